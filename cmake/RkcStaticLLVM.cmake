@@ -1,0 +1,56 @@
+# Fully static LLVM/MLIR linking for the GPU-machine bundle (see docs/building.md).
+#
+# Debian's MLIR config makes every imported MLIR target depend on the `LLVM`
+# shared library. Here we replace that dependency with the static component
+# archives, drop optional shared dependencies (z3), and link libstdc++/libgcc
+# statically so the binaries start on a machine that has no LLVM at all.
+set(LLVM_LINK_LLVM_DYLIB OFF)
+llvm_map_components_to_libnames(RKC_LLVM_STATIC_LIBS
+  Support Demangle TargetParser BinaryFormat Core Remarks BitstreamReader)
+find_library(RKC_ZSTD_STATIC libzstd.a REQUIRED)
+find_library(RKC_Z_STATIC libz.a)
+if(NOT RKC_Z_STATIC)
+  set(RKC_Z_STATIC "")
+endif()
+
+function(rkc_rewrite_llvm_dep target)
+  get_target_property(deps ${target} INTERFACE_LINK_LIBRARIES)
+  if(NOT deps)
+    return()
+  endif()
+  set(out "")
+  foreach(d IN LISTS deps)
+    if(d STREQUAL "LLVM")
+      list(APPEND out ${RKC_LLVM_STATIC_LIBS})
+    elseif(d MATCHES "libz3" OR d STREQUAL "zstd::libzstd_shared")
+      if(d STREQUAL "zstd::libzstd_shared")
+        list(APPEND out ${RKC_ZSTD_STATIC})
+      endif()
+    elseif(d STREQUAL "ZLIB::ZLIB")
+      if(RKC_Z_STATIC)
+        list(APPEND out ${RKC_Z_STATIC})
+      endif()
+    else()
+      list(APPEND out ${d})
+    endif()
+  endforeach()
+  set_target_properties(${target} PROPERTIES INTERFACE_LINK_LIBRARIES "${out}")
+endfunction()
+
+get_property(_rkc_mlir_libs GLOBAL PROPERTY MLIR_ALL_LIBS)
+foreach(t IN LISTS MLIR_EXPORTED_TARGETS _rkc_mlir_libs)
+  if(TARGET ${t})
+    rkc_rewrite_llvm_dep(${t})
+  endif()
+endforeach()
+foreach(t IN LISTS LLVM_EXPORTED_TARGETS)
+  if(TARGET ${t})
+    rkc_rewrite_llvm_dep(${t})
+  endif()
+endforeach()
+foreach(t LLVMSupport LLVMDemangle)
+  rkc_rewrite_llvm_dep(${t})
+endforeach()
+
+add_link_options(-static-libstdc++ -static-libgcc -Wl,--gc-sections -Wl,--exclude-libs,ALL)
+add_compile_options(-ffunction-sections -fdata-sections)

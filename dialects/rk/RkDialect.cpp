@@ -1,0 +1,126 @@
+//===- RkDialect.cpp - rk dialect registration, types, attributes ---------===//
+
+#include "rk/RkDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::rk;
+
+#include "rk/RkDialect.cpp.inc"
+#include "rk/RkEnums.cpp.inc"
+#define GET_TYPEDEF_CLASSES
+#include "rk/RkTypes.cpp.inc"
+#define GET_ATTRDEF_CLASSES
+#include "rk/RkAttrs.cpp.inc"
+
+void RkDialect::initialize() {
+  registerTypes();
+  registerAttributes();
+  addOperations<
+#define GET_OP_LIST
+#include "rk/RkOps.cpp.inc"
+      >();
+}
+
+void RkDialect::registerTypes() {
+  addTypes<
+#define GET_TYPEDEF_LIST
+#include "rk/RkTypes.cpp.inc"
+      >();
+}
+
+void RkDialect::registerAttributes() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "rk/RkAttrs.cpp.inc"
+      >();
+}
+
+Operation *RkDialect::materializeConstant(OpBuilder &builder, Attribute value,
+                                          Type type, Location loc) {
+  if (auto typed = dyn_cast<TypedAttr>(value))
+    if (arith::ConstantOp::isBuildableWith(typed, type))
+      return arith::ConstantOp::create(builder, loc, type, typed);
+  return nullptr;
+}
+
+static constexpr llvm::StringLiteral kNameAttr = "rk.name";
+
+LogicalResult RkDialect::verifyOperationAttribute(Operation *op,
+                                                  NamedAttribute attr) {
+  return op->emitError() << "'" << attr.getName()
+                         << "' is not an rk operation attribute (rk.name "
+                            "belongs on function arguments)";
+}
+
+LogicalResult RkDialect::verifyRegionArgAttribute(Operation *op,
+                                                  unsigned regionIndex,
+                                                  unsigned argIndex,
+                                                  NamedAttribute attr) {
+  if (attr.getName() != kNameAttr)
+    return op->emitError() << "unknown argument attribute '" << attr.getName()
+                           << "' (rk knows only 'rk.name')";
+  auto name = dyn_cast<StringAttr>(attr.getValue());
+  if (!name || name.getValue().empty())
+    return op->emitError() << "'rk.name' of argument #" << argIndex
+                           << " must be a non-empty string";
+  Region &region = op->getRegion(regionIndex);
+  for (BlockArgument other : region.getArguments()) {
+    if (other.getArgNumber() >= argIndex)
+      break;
+    auto func = dyn_cast<FunctionOpInterface>(op);
+    if (!func)
+      break;
+    if (auto otherName =
+            func.getArgAttrOfType<StringAttr>(other.getArgNumber(), kNameAttr))
+      if (otherName == name)
+        return op->emitError() << "arguments #" << other.getArgNumber()
+                               << " and #" << argIndex
+                               << " have the same rk.name \""
+                               << name.getValue() << "\"";
+  }
+  return success();
+}
+
+LogicalResult QuantAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                unsigned bits, int64_t groupSize, unsigned axis,
+                                Type scaleType, bool symmetric,
+                                QuantPacking packing) {
+  if (bits != 4 && bits != 8)
+    return emitError() << "#rk.quant bits must be 4 or 8, got " << bits;
+  if (groupSize < 0)
+    return emitError() << "#rk.quant group_size must be positive (or 0 for one "
+                          "group over the whole axis), got "
+                       << groupSize;
+  if (!scaleType.isF16() && !scaleType.isBF16() && !scaleType.isF32())
+    return emitError() << "#rk.quant scale type must be f16, bf16 or f32, got "
+                       << scaleType;
+  if (packing == QuantPacking::k8 && bits != 4)
+    return emitError() << "#rk.quant packing 'k8' holds eight 4-bit values per "
+                          "32-bit word and needs bits = 4";
+  (void)axis;
+  (void)symmetric;
+  return success();
+}
+
+bool mlir::rk::isDataFloat(Type t) {
+  return t.isF32() || t.isBF16() || t.isF16() || isa<DTypeType>(t);
+}
+
+Type mlir::rk::computeType(Type t) {
+  if (isDataFloat(t))
+    return Float32Type::get(t.getContext());
+  return t;
+}
+
+std::string mlir::rk::argName(Operation *op, unsigned index) {
+  if (auto func = dyn_cast<FunctionOpInterface>(op))
+    if (auto name = func.getArgAttrOfType<StringAttr>(index, kNameAttr))
+      return name.str();
+  return "arg" + std::to_string(index);
+}

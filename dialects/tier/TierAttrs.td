@@ -1,0 +1,99 @@
+//===- TierAttrs.td - tier layout and schedule attributes --*- tablegen -*-===//
+#ifndef TIER_ATTRS_TD
+#define TIER_ATTRS_TD
+
+include "tier/TierDialect.td"
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/EnumAttr.td"
+
+def Tier_Level : I32EnumAttr<"Level", "hardware tier", [
+    I32EnumAttrCase<"thread", 0>, I32EnumAttrCase<"warp", 1>,
+    I32EnumAttrCase<"block", 2>, I32EnumAttrCase<"cluster", 3>]> {
+  let cppNamespace = "::mlir::tier";
+  let genSpecializedAttr = 0;
+}
+def Tier_LevelAttr : EnumAttr<Tier_Dialect, Tier_Level, "level"> {
+  let summary = "A hardware tier: thread, warp, block or cluster";
+  let description = [{
+    The tier a reduction climbs to: `thread` (registers of one thread),
+    `warp` (shuffles), `block` (shared memory and one barrier) or `cluster`
+    (distributed shared memory of a thread-block cluster).
+  }];
+}
+
+def Tier_Staging : I32EnumAttr<"Staging", "where a row is staged", [
+    I32EnumAttrCase<"registers", 0>, I32EnumAttrCase<"smem", 1>,
+    I32EnumAttrCase<"stream", 2>]> {
+  let cppNamespace = "::mlir::tier";
+  let genSpecializedAttr = 0;
+}
+def Tier_StagingAttr : EnumAttr<Tier_Dialect, Tier_Staging, "staging"> {
+  let summary = "Where a row lives between reductions";
+  let description = [{
+    `registers`: the row is loaded once into registers and stays there;
+    `smem`: it is copied to shared memory (cp.async) and re-read from there;
+    `stream`: the row is streamed in chunks with online combiners and read
+    again from global memory where a later phase needs it.
+  }];
+}
+
+def Tier_TvLayoutAttr : AttrDef<Tier_Dialect, "TvLayout"> {
+  let mnemonic = "tv_layout";
+  let summary = "Thread-value layout of a row over one CTA";
+  let description = [{
+    How the N elements of a row map onto threads and values:
+    `threads` threads of a CTA work on one row (a power of two, 1..1024;
+    below 32 several rows share a warp), each holding `values` elements of
+    the row in `values / vector` chunks of `vector` consecutive elements
+    (one 16-byte access when `vector * sizeof(element) == 16`). Chunk `c` of
+    thread `t` in CTA `r` of a cluster of `C` CTAs starts at column
+    `((c * C + r) * threads + t) * vector`. A CTA holds `rows` rows
+    (`rows * threads` threads in all, at most 1024).
+
+    ```mlir
+    #tier.tv_layout<threads = 256, values = 16, vector = 8, rows = 1>
+    ```
+  }];
+  let parameters = (ins "int64_t":$threads, "int64_t":$values,
+                        "int64_t":$vector, "int64_t":$rows);
+  let assemblyFormat = [{
+    `<` `threads` `=` $threads `,` `values` `=` $values `,` `vector` `=` $vector
+    `,` `rows` `=` $rows `>`
+  }];
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// Threads per CTA.
+    int64_t getCtaThreads() const { return getThreads() * getRows(); }
+    /// Vector chunks per thread.
+    int64_t getChunks() const { return getValues() / getVector(); }
+  }];
+}
+
+def Tier_ScheduleAttr : AttrDef<Tier_Dialect, "Schedule"> {
+  let mnemonic = "schedule";
+  let summary = "How reductions climb the tiers and where rows are staged";
+  let description = [{
+    * `reduce`: the highest tier a row reduction reaches (`thread`, `warp`,
+      `block` or `cluster`); it follows from the layout and cluster size.
+    * `cluster`: CTAs per thread-block cluster working on one row (1..16;
+      1 means no cluster; above 8 needs the non-portable cluster size).
+    * `staging`: `registers`, `smem` or `stream`.
+    * `unroll`: independent vector loads each thread keeps in flight.
+    * `min_blocks`: the `__launch_bounds__` minimum CTAs per SM (0: none).
+
+    ```mlir
+    #tier.schedule<reduce = cluster, cluster = 4, staging = registers,
+                   unroll = 4, min_blocks = 1>
+    ```
+  }];
+  let parameters = (ins "::mlir::tier::Level":$reduce, "int64_t":$cluster,
+                        "::mlir::tier::Staging":$staging, "int64_t":$unroll,
+                        "int64_t":$minBlocks);
+  let assemblyFormat = [{
+    `<` `reduce` `=` $reduce `,` `cluster` `=` $cluster `,` `staging` `=` $staging
+    `,` `unroll` `=` $unroll `,` `min_blocks` `=` $minBlocks `>`
+  }];
+  let genVerifyDecl = 1;
+}
+
+#endif // TIER_ATTRS_TD

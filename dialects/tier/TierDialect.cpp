@@ -1,0 +1,88 @@
+//===- TierDialect.cpp - tier dialect registration and attributes ---------===//
+
+#include "tier/TierDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::tier;
+
+#include "tier/TierDialect.cpp.inc"
+#include "tier/TierEnums.cpp.inc"
+#define GET_TYPEDEF_CLASSES
+#include "tier/TierTypes.cpp.inc"
+#define GET_ATTRDEF_CLASSES
+#include "tier/TierAttrs.cpp.inc"
+
+void TierDialect::initialize() {
+  registerAttributes();
+  registerTypes();
+  addOperations<
+#define GET_OP_LIST
+#include "tier/TierOps.cpp.inc"
+      >();
+}
+
+void TierDialect::registerAttributes() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "tier/TierAttrs.cpp.inc"
+      >();
+}
+
+void TierDialect::registerTypes() {
+  addTypes<
+#define GET_TYPEDEF_LIST
+#include "tier/TierTypes.cpp.inc"
+      >();
+}
+
+static bool isPow2(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
+
+LogicalResult TvLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                   int64_t threads, int64_t values,
+                                   int64_t vector, int64_t rows) {
+  if (!isPow2(threads) || threads > 1024)
+    return emitError() << "tv_layout threads must be a power of two in "
+                          "[1, 1024], got "
+                       << threads;
+  if (!isPow2(vector) || vector > 16)
+    return emitError() << "tv_layout vector must be a power of two in "
+                          "[1, 16], got "
+                       << vector;
+  if (values < vector || values % vector != 0)
+    return emitError() << "tv_layout values (" << values
+                       << ") must be a positive multiple of vector (" << vector
+                       << ")";
+  if (rows < 1 || threads * rows > 1024)
+    return emitError() << "tv_layout needs rows >= 1 and threads x rows <= "
+                          "1024 threads per CTA, got "
+                       << threads << " x " << rows;
+  if ((threads * rows) % 32 != 0)
+    return emitError() << "tv_layout threads x rows (" << threads * rows
+                       << ") must fill whole warps (a multiple of 32)";
+  return success();
+}
+
+LogicalResult ScheduleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                   Level reduce, int64_t cluster,
+                                   Staging staging, int64_t unroll,
+                                   int64_t minBlocks) {
+  if (cluster < 1 || cluster > 16)
+    return emitError() << "schedule cluster must be in [1, 16], got "
+                       << cluster;
+  if ((cluster > 1) != (reduce == Level::cluster))
+    return emitError() << "schedule reduce = cluster goes with cluster > 1 "
+                          "(got reduce = "
+                       << stringifyLevel(reduce) << ", cluster = " << cluster
+                       << ")";
+  if (unroll < 1)
+    return emitError() << "schedule unroll must be at least 1, got " << unroll;
+  if (minBlocks < 0)
+    return emitError() << "schedule min_blocks must be non-negative, got "
+                       << minBlocks;
+  (void)staging;
+  return success();
+}

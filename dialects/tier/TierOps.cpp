@@ -1,0 +1,127 @@
+//===- TierOps.cpp - tier op verifiers ------------------------------------===//
+
+#include "tier/TierDialect.h"
+#include "rk/RkDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+
+using namespace mlir;
+using namespace mlir::tier;
+
+/// The layout of the function that holds `op`, if it has been planned.
+static TvLayoutAttr layoutOf(Operation *op) {
+  for (Operation *p = op->getParentOp(); p; p = p->getParentOp())
+    if (auto l = p->getAttrOfType<TvLayoutAttr>(kLayoutAttr))
+      return l;
+  return {};
+}
+
+static LogicalResult checkFragSize(Operation *op, FragType frag) {
+  if (auto layout = layoutOf(op))
+    if (frag.getSize() != layout.getValues())
+      return op->emitOpError() << "fragment size " << frag.getSize()
+                               << " must equal the layout's values per thread ("
+                               << layout.getValues() << ")";
+  return success();
+}
+
+LogicalResult LoadOp::verify() {
+  auto t = getSource().getType();
+  if (t.getRank() != 1 && t.getRank() != 2)
+    return emitOpError() << "loads a row of an [M, N] tensor or an [N] row "
+                            "vector, got "
+                         << t;
+  return checkFragSize(*this, getResult().getType());
+}
+
+LogicalResult StoreOp::verify() {
+  if (getDest().getType().getRank() != 2)
+    return emitOpError() << "stores into an [M, N] tensor, got "
+                         << getDest().getType();
+  return checkFragSize(*this, getValue().getType());
+}
+
+LogicalResult MapOp::verify() {
+  Block &block = getBody().front();
+  if (block.getNumArguments() != getInputs().size())
+    return emitOpError() << "region must have one argument per input ("
+                         << getInputs().size() << ")";
+  bool anyFrag = false;
+  for (auto [arg, in] : llvm::zip(block.getArguments(), getInputs())) {
+    Type scalar = in.getType();
+    if (auto f = dyn_cast<FragType>(scalar)) {
+      anyFrag = true;
+      scalar = f.getElementType();
+      if (failed(checkFragSize(*this, f)))
+        return failure();
+    }
+    if (arg.getType() != scalar)
+      return emitOpError() << "region argument type " << arg.getType()
+                           << " does not match input element type " << scalar;
+  }
+  for (Type r : getResultTypes())
+    if (isa<FragType>(r) != anyFrag)
+      return emitOpError("results are fragments exactly when an input is");
+  auto yield = dyn_cast<YieldOp>(block.getTerminator());
+  if (!yield || yield.getValues().size() != getNumResults())
+    return emitOpError("region must yield one value per result");
+  return success();
+}
+
+/// Shared by the four reduction tiers: a builtin kind or a combiner region
+/// over two states.
+static LogicalResult verifyCombiner(Operation *op, Attribute kind,
+                                    Region &combiner, TypeRange state) {
+  if (kind) {
+    if (!isa<rk::ReduceKindAttr>(kind))
+      return op->emitOpError("'kind' must be a #rk.reduce_kind");
+    if (!combiner.empty())
+      return op->emitOpError("takes a builtin kind or a combiner region, not both");
+    return success();
+  }
+  if (combiner.empty() || combiner.front().getNumArguments() != 2 * state.size())
+    return op->emitOpError() << "needs a builtin kind or a combiner region of "
+                             << 2 * state.size() << " arguments";
+  return success();
+}
+
+LogicalResult ThreadReduceOp::verify() {
+  if (getInit().size() != getNumResults())
+    return emitOpError("'init' needs one value per state component");
+  for (Value in : getInputs())
+    if (failed(checkFragSize(*this, cast<FragType>(in.getType()))))
+      return failure();
+  return verifyCombiner(*this, getKindAttr(), getCombiner(), getResultTypes());
+}
+
+static LogicalResult verifyWidth(Operation *op, int64_t width, StringRef what) {
+  if (width < 1 || width > 32 || (width & (width - 1)))
+    return op->emitOpError() << what << " must be a power of two in [1, 32], got "
+                             << width;
+  return success();
+}
+
+LogicalResult WarpReduceOp::verify() {
+  if (failed(verifyWidth(*this, getWidth(), "width")))
+    return failure();
+  return verifyCombiner(*this, getKindAttr(), getCombiner(), getResultTypes());
+}
+
+LogicalResult BlockReduceOp::verify() {
+  if (getWarps() < 2 || failed(verifyWidth(*this, getWarps(), "warps")))
+    return emitOpError() << "warps per row must be a power of two in [2, 32], got "
+                         << getWarps();
+  return verifyCombiner(*this, getKindAttr(), getCombiner(), getResultTypes());
+}
+
+LogicalResult ClusterReduceOp::verify() {
+  if (getCluster() < 2 || getCluster() > 16)
+    return emitOpError() << "cluster must be in [2, 16], got " << getCluster();
+  if (getWarps() * getCluster() > 1024)
+    return emitOpError("warps x cluster must be at most 1024");
+  return verifyCombiner(*this, getKindAttr(), getCombiner(), getResultTypes());
+}
+
+#define GET_OP_CLASSES
+#include "tier/TierOps.cpp.inc"

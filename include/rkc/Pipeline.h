@@ -1,0 +1,45 @@
+//===- Pipeline.h - the rkc compile pipeline, defined once --------*- C++ -*-===//
+//
+// rk spec -> rk-specialize-shapes -> rk-decompose -> rk-fuse-reductions
+//         -> rk-plan-tiers -> rk-lower-to-tier   (then tier-emit-cuda, NVRTC)
+//
+// Used by rk-opt (as the `rkc-pipeline` pass pipeline), the rkc driver and
+// the JIT library.
+//
+//===----------------------------------------------------------------------===//
+#ifndef RKC_PIPELINE_H
+#define RKC_PIPELINE_H
+
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Pass/PassManager.h"
+
+#include <string>
+#include <vector>
+
+namespace rkc {
+
+struct PipelineOptions {
+  std::vector<std::string> shapes; ///< NAME=D0xD1...
+  std::string dtype;               ///< f32 | bf16 | f16 ("" for non-generic specs)
+  std::string arch = "sm_90a";
+  std::string schedule;            ///< plan override ("" = heuristic)
+  std::string streaming = "auto";  ///< online combiners: auto | always | never
+};
+
+/// Where the pipeline stops: after the row program is formed (`Rk`), or
+/// after lowering to the tier dialect (`Tier`, ready for tier-emit-cuda).
+enum class Stage { Rk, Tier };
+
+void buildPipeline(mlir::OpPassManager &pm, const PipelineOptions &options,
+                   Stage until = Stage::Tier);
+
+/// Every dialect a spec or a lowered kernel may use.
+void registerDialects(mlir::DialectRegistry &registry);
+
+/// Registers the passes and the `rkc-pipeline` pipeline with MLIR's pass
+/// registry (for rk-opt).
+void registerPassesAndPipeline();
+
+} // namespace rkc
+
+#endif

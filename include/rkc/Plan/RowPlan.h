@@ -1,0 +1,90 @@
+//===- RowPlan.h - the row-kernel cost model and its decisions ---*- C++ -*-===//
+//
+// The decision half of rkc (the lowering obeys, never decides): how a row of
+// N elements is laid over threads, warps, CTAs and clusters. See
+// docs/planner.md for the model and the reasons behind each rule.
+//
+//===----------------------------------------------------------------------===//
+#ifndef RKC_PLAN_ROWPLAN_H
+#define RKC_PLAN_ROWPLAN_H
+
+#include "rkc/Plan/Target.h"
+
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/Error.h"
+#include <cstdint>
+#include <string>
+
+namespace rkc::plan {
+
+enum class Staging { Registers, Smem, Stream };
+enum class Level { Thread, Warp, Block, Cluster };
+
+const char *stagingName(Staging s);
+const char *levelName(Level l);
+
+/// What the planner needs to know about a row program.
+struct RowProblem {
+  int64_t rows = 1;        ///< M
+  int64_t cols = 1;        ///< N, the reduced (row) length
+  int elemBytes = 4;       ///< storage bytes of the widest [M, N] operand
+  int minElemBytes = 4;    ///< storage bytes of the narrowest [M, N] operand
+  int liveFrags = 1;       ///< row fragments live at once (register pressure)
+  int reductions = 1;      ///< reductions per row (each owns smem buffers)
+  int stateWords = 1;      ///< largest reduction state, in 32-bit words
+};
+
+/// One schedule: the TV layout and the tier schedule of a row kernel.
+struct RowPlan {
+  int64_t threads = 32;    ///< threads of a CTA on one row
+  int64_t values = 1;      ///< values per thread
+  int64_t vector = 1;      ///< elements per vector access
+  int64_t rows = 1;        ///< rows per CTA
+  int64_t cluster = 1;     ///< CTAs per cluster on one row
+  Staging staging = Staging::Registers;
+  int64_t unroll = 1;      ///< vector loads in flight per thread
+  int64_t minBlocks = 0;   ///< __launch_bounds__ min blocks (0: none)
+
+  Level reduceLevel() const;
+  int64_t ctaThreads() const { return threads * rows; }
+  int64_t warpsPerRow() const { return threads >= 32 ? threads / 32 : 1; }
+  /// Human-readable one-line summary (also the override syntax).
+  std::string str() const;
+};
+
+/// A partially specified plan: the override syntax of --schedule
+/// ("threads=256,vector=8,cluster=4,..."); unset fields are -1.
+struct PlanOverride {
+  int64_t threads = -1, values = -1, vector = -1, rows = -1, cluster = -1,
+          unroll = -1, minBlocks = -1;
+  int staging = -1;
+  bool empty() const;
+};
+llvm::Expected<PlanOverride> parseOverride(llvm::StringRef text);
+
+/// Largest vector width (elements) usable for 128-bit accesses of a row of
+/// `cols` elements of `elemBytes` bytes, given rows start W-aligned only if
+/// cols is a multiple of W.
+int64_t pickVector(int64_t cols, int elemBytes);
+
+/// Values per thread that fit in registers with `liveFrags` fragments live.
+int64_t registerBudget(const RowProblem &p);
+
+/// True if no register-staged schedule (clusters included) can hold a row.
+bool needsStreaming(const RowProblem &p, const Target &t);
+
+/// The heuristic plan, with `ovr` applied on top; the reasons for each
+/// decision are appended to `remarks`. Fails with a message when the
+/// override breaks a resource limit or the problem cannot be planned.
+llvm::Expected<RowPlan> planRow(const RowProblem &p, const Target &t,
+                                const PlanOverride &ovr,
+                                llvm::SmallVectorImpl<std::string> *remarks);
+
+/// Checks a complete plan against the problem and the target's limits;
+/// returns the reason it is invalid, or an empty string.
+std::string checkPlan(const RowPlan &plan, const RowProblem &p,
+                      const Target &t);
+
+} // namespace rkc::plan
+
+#endif // RKC_PLAN_ROWPLAN_H

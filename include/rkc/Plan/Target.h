@@ -1,0 +1,35 @@
+//===- Target.h - what the planner knows about a GPU architecture -*- C++ -*-===//
+#ifndef RKC_PLAN_TARGET_H
+#define RKC_PLAN_TARGET_H
+
+#include "llvm/ADT/StringRef.h"
+#include <optional>
+#include <string>
+
+namespace rkc::plan {
+
+/// The resources of one GPU architecture that the cost model uses.
+/// Values are per SM / per CTA limits from the CUDA programming guide.
+struct Target {
+  std::string arch;          ///< NVRTC name: sm_80, sm_90, sm_90a, sm_100a
+  int smVersion = 0;         ///< 80, 90, 100
+  int maxCluster = 1;        ///< CTAs per cluster (1: no clusters)
+  int portableCluster = 1;   ///< largest cluster size without opt-in
+  int maxThreadsPerCta = 1024;
+  int maxSmemPerCta = 48 * 1024;   ///< bytes usable with opt-in
+  int regsPerSm = 65536;
+  int maxRegsPerThread = 255;
+  int numSms = 0;            ///< 0: unknown at plan time (compile-only)
+
+  bool hasClusters() const { return maxCluster > 1; }
+};
+
+/// The target for an architecture name, or nullopt if unsupported.
+std::optional<Target> lookupTarget(llvm::StringRef arch);
+
+/// Comma-separated list of supported architectures, for error messages.
+const char *supportedArchs();
+
+} // namespace rkc::plan
+
+#endif // RKC_PLAN_TARGET_H

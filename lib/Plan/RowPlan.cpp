@@ -1,0 +1,266 @@
+//===- RowPlan.cpp - the row-kernel cost model -----------------------------===//
+//
+// Rules (docs/planner.md explains the numbers):
+//  1. Vector width: 16-byte accesses of the narrowest row operand, halved
+//     until it divides N (so every row start stays aligned).
+//  2. Register budget: about 64 fp32 row values per thread in registers,
+//     shared by the fragments that are live at once.
+//  3. Threads per row: enough for ~4 vector loads in flight per thread;
+//     a sub-warp group when the row has fewer than 32 vectors; up to 1024.
+//  4. Cluster: when one CTA of 1024 threads cannot hold the row within the
+//     register budget, split the row over 2..16 CTAs (DSMEM reductions).
+//  5. Streaming: when even the largest cluster cannot hold it.
+//  6. Rows per CTA: CTAs of at least 128 threads for short rows.
+//
+//===----------------------------------------------------------------------===//
+
+#include "rkc/Plan/RowPlan.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MathExtras.h"
+
+using llvm::Expected;
+using llvm::StringRef;
+
+namespace rkc::plan {
+
+static constexpr int64_t kTargetChunks = 4;     // vector loads in flight
+static constexpr int64_t kRegisterValues = 64;  // fp32 row values per thread
+static constexpr int64_t kMinCtaThreads = 128;
+
+const char *stagingName(Staging s) {
+  switch (s) {
+  case Staging::Registers: return "registers";
+  case Staging::Smem: return "smem";
+  case Staging::Stream: return "stream";
+  }
+  return "?";
+}
+
+const char *levelName(Level l) {
+  switch (l) {
+  case Level::Thread: return "thread";
+  case Level::Warp: return "warp";
+  case Level::Block: return "block";
+  case Level::Cluster: return "cluster";
+  }
+  return "?";
+}
+
+Level RowPlan::reduceLevel() const {
+  if (cluster > 1) return Level::Cluster;
+  if (threads > 32) return Level::Block;
+  if (threads > 1) return Level::Warp;
+  return Level::Thread;
+}
+
+std::string RowPlan::str() const {
+  return llvm::formatv("threads={0},values={1},vector={2},rows={3},cluster={4},"
+                       "staging={5},unroll={6},min_blocks={7}",
+                       threads, values, vector, rows, cluster,
+                       stagingName(staging), unroll, minBlocks)
+      .str();
+}
+
+bool PlanOverride::empty() const {
+  return threads < 0 && values < 0 && vector < 0 && rows < 0 && cluster < 0 &&
+         unroll < 0 && minBlocks < 0 && staging < 0;
+}
+
+Expected<PlanOverride> parseOverride(StringRef text) {
+  PlanOverride o;
+  llvm::SmallVector<StringRef> items;
+  text.split(items, ',', -1, /*KeepEmpty=*/false);
+  for (StringRef item : items) {
+    auto [key, val] = item.trim().split('=');
+    key = key.trim();
+    val = val.trim();
+    if (key == "staging") {
+      if (val == "registers") o.staging = (int)Staging::Registers;
+      else if (val == "smem") o.staging = (int)Staging::Smem;
+      else if (val == "stream") o.staging = (int)Staging::Stream;
+      else
+        return llvm::createStringError(
+            "schedule: staging must be registers, smem or stream, got '" +
+            val.str() + "'");
+      continue;
+    }
+    int64_t v;
+    if (val.getAsInteger(10, v) || v < 0)
+      return llvm::createStringError("schedule: '" + key.str() +
+                                     "' needs a non-negative integer, got '" +
+                                     val.str() + "'");
+    if (key == "threads") o.threads = v;
+    else if (key == "values") o.values = v;
+    else if (key == "vector") o.vector = v;
+    else if (key == "rows") o.rows = v;
+    else if (key == "cluster") o.cluster = v;
+    else if (key == "unroll") o.unroll = v;
+    else if (key == "min_blocks") o.minBlocks = v;
+    else
+      return llvm::createStringError(
+          "schedule: unknown field '" + key.str() +
+          "' (threads, values, vector, rows, cluster, staging, unroll, "
+          "min_blocks)");
+  }
+  return o;
+}
+
+static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+static int64_t pow2Ceil(int64_t v) { return (int64_t)llvm::PowerOf2Ceil(std::max<int64_t>(v, 1)); }
+static bool isPow2(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
+
+int64_t pickVector(int64_t cols, int elemBytes) {
+  int64_t w = 16 / std::max(elemBytes, 1);
+  while (w > 1 && cols % w != 0)
+    w /= 2;
+  return w;
+}
+
+int64_t registerBudget(const RowProblem &p) {
+  int64_t live = std::max(p.liveFrags, 1);
+  return std::max<int64_t>((int64_t)llvm::bit_floor((uint64_t)(kRegisterValues / live)), 1);
+}
+
+bool needsStreaming(const RowProblem &p, const Target &t) {
+  int64_t w = pickVector(p.cols, p.minElemBytes);
+  int64_t vmax = std::max(registerBudget(p), w);
+  int64_t capacity = (int64_t)t.maxThreadsPerCta * t.maxCluster * vmax;
+  return p.cols > capacity;
+}
+
+std::string checkPlan(const RowPlan &pl, const RowProblem &p, const Target &t) {
+  if (!isPow2(pl.threads) || pl.threads > t.maxThreadsPerCta)
+    return llvm::formatv("threads per row must be a power of two up to {0}, got {1}",
+                         t.maxThreadsPerCta, pl.threads);
+  if (!isPow2(pl.vector) || pl.vector * p.minElemBytes > 16)
+    return llvm::formatv("vector = {0} is not a power of two with at most 16 "
+                         "bytes per access ({1}-byte elements)",
+                         pl.vector, p.minElemBytes);
+  if (p.rows > 1 && p.cols % pl.vector != 0)
+    return llvm::formatv("vector = {0} needs N ({1}) to be a multiple of it so "
+                         "that every row starts aligned",
+                         pl.vector, p.cols);
+  if (pl.values < pl.vector || pl.values % pl.vector != 0)
+    return llvm::formatv("values per thread ({0}) must be a multiple of vector ({1})",
+                         pl.values, pl.vector);
+  if (pl.rows < 1 || pl.ctaThreads() > t.maxThreadsPerCta ||
+      pl.ctaThreads() % 32 != 0)
+    return llvm::formatv("threads x rows ({0} x {1}) must be a multiple of 32 "
+                         "and at most {2}",
+                         pl.threads, pl.rows, t.maxThreadsPerCta);
+  if (!isPow2(pl.cluster) || pl.cluster > t.maxCluster)
+    return t.hasClusters()
+               ? llvm::formatv("cluster = {0} must be a power of two up to {1}",
+                               pl.cluster, t.maxCluster)
+                     .str()
+               : llvm::formatv("cluster = {0} needs thread-block clusters, which "
+                               "{1} does not have",
+                               pl.cluster, t.arch)
+                     .str();
+  if (pl.cluster > 1 && pl.rows != 1)
+    return "a cluster works on one row at a time: rows must be 1";
+  if (pl.cluster > 1 && pl.warpsPerRow() * pl.cluster > 32)
+    return llvm::formatv("warps per row x cluster ({0} x {1}) must be at most "
+                         "32 (one state per lane in the cluster reduction)",
+                         pl.warpsPerRow(), pl.cluster);
+  if (pl.threads * pl.cluster * pl.values < p.cols &&
+      pl.staging != Staging::Stream)
+    return llvm::formatv("threads x cluster x values ({0} x {1} x {2}) does not "
+                         "cover the row of {3} elements",
+                         pl.threads, pl.cluster, pl.values, p.cols);
+  int64_t regValues = pl.values * std::max(p.liveFrags, 1);
+  if (pl.staging == Staging::Registers && regValues > 4 * kRegisterValues)
+    return llvm::formatv("values per thread x live fragments ({0} x {1}) would "
+                         "spill the register file",
+                         pl.values, p.liveFrags);
+  if (pl.unroll < 1)
+    return "unroll must be at least 1";
+  int64_t smem = (int64_t)p.reductions * p.stateWords * 4 *
+                 (pl.rows * pl.warpsPerRow() * pl.cluster + 2);
+  if (smem > t.maxSmemPerCta)
+    return llvm::formatv("reduction buffers need {0} bytes of shared memory, "
+                         "over the {1} bytes of {2}",
+                         smem, t.maxSmemPerCta, t.arch);
+  return "";
+}
+
+Expected<RowPlan> planRow(const RowProblem &p, const Target &t,
+                          const PlanOverride &o,
+                          llvm::SmallVectorImpl<std::string> *remarks) {
+  auto note = [&](std::string s) {
+    if (remarks)
+      remarks->push_back(std::move(s));
+  };
+  if (p.cols < 1 || p.rows < 1)
+    return llvm::createStringError("cannot plan an empty row problem");
+  RowPlan pl;
+
+  // 1. Vector width.
+  pl.vector = o.vector > 0 ? o.vector : pickVector(p.cols, p.minElemBytes);
+  note(llvm::formatv("vector = {0}: {1}-byte accesses of {2}-byte elements{3}",
+                     pl.vector, pl.vector * p.minElemBytes, p.minElemBytes,
+                     pl.vector * p.minElemBytes < 16 ? " (N is not a multiple of a 16-byte vector)" : ""));
+
+  // 2-5. Threads per row, cluster, values per thread, staging.
+  int64_t nvec = ceilDiv(p.cols, pl.vector);
+  int64_t kmax = std::max<int64_t>(registerBudget(p) / pl.vector, 1);
+  int64_t threads;
+  int64_t cluster = 1;
+  if (nvec <= 32) {
+    threads = pow2Ceil(nvec);
+  } else {
+    int64_t target = std::min(kTargetChunks, kmax);
+    threads = std::max<int64_t>(32, pow2Ceil(ceilDiv(nvec, target)));
+    if (threads > t.maxThreadsPerCta) {
+      threads = t.maxThreadsPerCta;
+      int64_t kNeeded = ceilDiv(nvec, threads);
+      if (kNeeded > kmax && t.hasClusters())
+        cluster = std::min<int64_t>(pow2Ceil(ceilDiv(kNeeded, kmax)), t.maxCluster);
+    }
+  }
+  if (o.cluster > 0)
+    cluster = o.cluster;
+  if (o.threads > 0)
+    threads = o.threads;
+  // A cluster's lanes hold one state per warp of the row: at most 32.
+  while (cluster > 1 && (threads / 32) * cluster > 32 && o.threads <= 0)
+    threads /= 2;
+  pl.threads = threads;
+  pl.cluster = cluster;
+  int64_t chunks = ceilDiv(nvec, threads * cluster);
+  pl.values = o.values > 0 ? o.values : chunks * pl.vector;
+  bool fits = chunks <= kmax || o.values > 0;
+  pl.staging = o.staging >= 0 ? (Staging)o.staging
+                              : (fits ? Staging::Registers : Staging::Stream);
+  note(llvm::formatv("{0} threads per row{1}, {2} values per thread ({3} "
+                     "vector loads in flight)",
+                     pl.threads, pl.threads < 32 ? " (sub-warp)" : "",
+                     pl.values, pl.values / pl.vector));
+  note(llvm::formatv("cluster = {0}{1}", pl.cluster,
+                     pl.cluster > 1 ? ": the row is split over the CTAs of a "
+                                      "cluster and reduced through DSMEM"
+                                    : ""));
+
+  // 6. Rows per CTA.
+  pl.rows = o.rows > 0 ? o.rows
+                       : (pl.cluster > 1 ? 1 : std::max<int64_t>(1, kMinCtaThreads / pl.threads));
+  note(llvm::formatv("{0} rows per CTA ({1} threads)", pl.rows, pl.ctaThreads()));
+  note(llvm::formatv("reductions climb to the {0} tier", levelName(pl.reduceLevel())));
+  note(llvm::formatv("staging = {0}: {1}", stagingName(pl.staging),
+                     pl.staging == Staging::Registers
+                         ? "the row stays in registers and is read from global memory once"
+                         : "the row does not fit on chip; it is streamed with online combiners"));
+  pl.unroll = o.unroll > 0 ? o.unroll : pl.values / pl.vector;
+  pl.minBlocks = o.minBlocks >= 0 ? o.minBlocks : 0;
+
+  std::string why = checkPlan(pl, p, t);
+  if (!why.empty())
+    return llvm::createStringError((o.empty() ? "no valid schedule: "
+                                              : "invalid schedule override: ") +
+                                   why);
+  return pl;
+}
+
+} // namespace rkc::plan

@@ -1,0 +1,644 @@
+//===- EmitCuda.cpp - tier kernels to CUDA C++ ----------------------------===//
+//
+// One CUDA kernel per planned function. The kernel body is generated from
+// the tier ops: every region op becomes one C++ statement; the device
+// templates (templates/rkc) only provide primitives: vector copies,
+// per-tier reductions, cluster operations and conversions.
+//
+//===----------------------------------------------------------------------===//
+
+#include "rkc/Target/CudaEmitter.h"
+
+#include "rk/RkDialect.h"
+#include "tier/TierDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
+
+using namespace mlir;
+using llvm::formatv;
+
+namespace {
+
+/// C++ type of a scalar compute value. Narrow floats are carried as float
+/// holding a rounded value.
+FailureOr<std::string> cType(Type t, Operation *where) {
+  if (isa<Float32Type, BFloat16Type, Float16Type>(t))
+    return std::string("float");
+  if (t.isInteger(1))
+    return std::string("bool");
+  if (t.isIndex() || t.isInteger(64))
+    return std::string("long long");
+  if (t.isInteger(8) || t.isInteger(16) || t.isInteger(32))
+    return std::string("int");
+  return where->emitError() << "type " << t << " has no CUDA lowering";
+}
+
+/// Storage type of a tensor element in global memory (templates' names).
+FailureOr<std::string> storageType(Type t, Operation *where) {
+  if (t.isF32()) return std::string("float");
+  if (t.isBF16()) return std::string("rkc::bf16");
+  if (t.isF16()) return std::string("rkc::f16");
+  if (t.isInteger(64)) return std::string("long long");
+  if (t.isInteger(32)) return std::string("int");
+  if (t.isInteger(8)) return std::string("signed char");
+  return where->emitError() << "element type " << t << " has no CUDA storage type";
+}
+
+std::string dtypeName(Type t) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << t;
+  return s;
+}
+
+std::string floatLiteral(double v) {
+  if (std::isnan(v)) return "__int_as_float(0x7fffffff)";
+  if (std::isinf(v)) return v > 0 ? "__int_as_float(0x7f800000)" : "__int_as_float(0xff800000)";
+  std::string s = formatv("{0}", llvm::format("%.9g", v)).str();
+  if (s.find_first_of(".e") == std::string::npos)
+    s += ".0";
+  return s + "f";
+}
+
+std::string attrLiteral(Attribute a, Operation *where, bool &ok) {
+  if (auto f = dyn_cast<FloatAttr>(a))
+    return floatLiteral(f.getValueAsDouble());
+  if (auto i = dyn_cast<IntegerAttr>(a)) {
+    if (i.getType().isInteger(1))
+      return i.getValue().isZero() ? "false" : "true";
+    return formatv("{0}LL", i.getValue().getSExtValue()).str();
+  }
+  ok = false;
+  where->emitError() << "unsupported constant " << a;
+  return "";
+}
+
+class KernelEmitter {
+public:
+  KernelEmitter(func::FuncOp f, raw_ostream &os) : func(f), os(os) {}
+  LogicalResult emit(rkc::KernelInfo &info);
+
+private:
+  std::string fresh(StringRef p) { return (p + Twine(counter++)).str(); }
+  LogicalResult emitRegionOps(Block &block, llvm::raw_ostream &out,
+                              StringRef indent);
+  FailureOr<std::string> expr(Operation &op);
+  FailureOr<std::string> combinerFor(Operation *op, Attribute kind,
+                                     Region &combiner, TypeRange state,
+                                     std::string &stateType);
+  LogicalResult emitOp(Operation *op);
+
+  func::FuncOp func;
+  raw_ostream &os;
+  std::string decls, body, setup;
+  llvm::raw_string_ostream declOs{decls}, bodyOs{body}, setupOs{setup};
+  llvm::DenseMap<Value, std::string> names;
+  unsigned counter = 0;
+  tier::TvLayoutAttr layout;
+  tier::ScheduleAttr sched;
+  bool anyCluster = false;
+  bool clusterWaited = false;
+  int64_t smemBytes = 0;
+  llvm::DenseMap<Operation *, std::string> stateNames;
+};
+
+FailureOr<std::string> KernelEmitter::expr(Operation &op) {
+  auto n = [&](unsigned i) { return names.lookup(op.getOperand(i)); };
+  auto bin = [&](StringRef o) { return formatv("({0} {1} {2})", n(0), o, n(1)).str(); };
+  auto call = [&](StringRef f) {
+    std::string s = f.str() + "(";
+    for (unsigned i = 0; i < op.getNumOperands(); ++i)
+      s += (i ? ", " : "") + n(i);
+    return s + ")";
+  };
+  auto cast = [&](Type t) -> FailureOr<std::string> {
+    auto ct = cType(t, &op);
+    if (failed(ct)) return failure();
+    return formatv("(({0}){1})", *ct, n(0)).str();
+  };
+  using R = FailureOr<std::string>;
+  return llvm::TypeSwitch<Operation *, R>(&op)
+      .Case([&](arith::ConstantOp c) -> R {
+        bool ok = true;
+        std::string s = attrLiteral(c.getValue(), &op, ok);
+        if (!ok) return failure();
+        return s;
+      })
+      .Case([&](arith::AddFOp) { return bin("+"); })
+      .Case([&](arith::SubFOp) { return bin("-"); })
+      .Case([&](arith::MulFOp) { return bin("*"); })
+      .Case([&](arith::DivFOp) { return bin("/"); })
+      .Case([&](arith::RemFOp) { return call("fmodf"); })
+      .Case([&](arith::NegFOp) { return "(-" + n(0) + ")"; })
+      .Case([&](arith::MaximumFOp) { return call("rkc::maximumf"); })
+      .Case([&](arith::MinimumFOp) { return call("rkc::minimumf"); })
+      .Case([&](arith::MaxNumFOp) { return call("fmaxf"); })
+      .Case([&](arith::MinNumFOp) { return call("fminf"); })
+      .Case([&](arith::AddIOp) { return bin("+"); })
+      .Case([&](arith::SubIOp) { return bin("-"); })
+      .Case([&](arith::MulIOp) { return bin("*"); })
+      .Case([&](arith::DivSIOp) { return bin("/"); })
+      .Case([&](arith::RemSIOp) { return bin("%"); })
+      .Case([&](arith::AndIOp) { return bin("&"); })
+      .Case([&](arith::OrIOp) { return bin("|"); })
+      .Case([&](arith::XOrIOp) { return bin("^"); })
+      .Case([&](arith::ShLIOp) { return bin("<<"); })
+      .Case([&](arith::ShRSIOp) { return bin(">>"); })
+      .Case([&](arith::MaxSIOp) { return formatv("({0} > {1} ? {0} : {1})", n(0), n(1)).str(); })
+      .Case([&](arith::MinSIOp) { return formatv("({0} < {1} ? {0} : {1})", n(0), n(1)).str(); })
+      .Case([&](arith::SelectOp) { return formatv("({0} ? {1} : {2})", n(0), n(1), n(2)).str(); })
+      .Case([&](arith::CmpFOp c) -> R {
+        std::string a = n(0), b = n(1);
+        using P = arith::CmpFPredicate;
+        switch (c.getPredicate()) {
+        case P::OEQ: return formatv("({0} == {1})", a, b).str();
+        case P::OGT: return formatv("({0} > {1})", a, b).str();
+        case P::OGE: return formatv("({0} >= {1})", a, b).str();
+        case P::OLT: return formatv("({0} < {1})", a, b).str();
+        case P::OLE: return formatv("({0} <= {1})", a, b).str();
+        case P::ONE: return formatv("({0} < {1} || {0} > {1})", a, b).str();
+        case P::ORD: return formatv("({0} == {0} && {1} == {1})", a, b).str();
+        case P::UEQ: return formatv("!({0} < {1} || {0} > {1})", a, b).str();
+        case P::UGT: return formatv("!({0} <= {1})", a, b).str();
+        case P::UGE: return formatv("!({0} < {1})", a, b).str();
+        case P::ULT: return formatv("!({0} >= {1})", a, b).str();
+        case P::ULE: return formatv("!({0} > {1})", a, b).str();
+        case P::UNE: return formatv("({0} != {1})", a, b).str();
+        case P::UNO: return formatv("({0} != {0} || {1} != {1})", a, b).str();
+        case P::AlwaysTrue: return std::string("true");
+        case P::AlwaysFalse: return std::string("false");
+        }
+        return failure();
+      })
+      .Case([&](arith::CmpIOp c) -> R {
+        using P = arith::CmpIPredicate;
+        std::string a = n(0), b = n(1);
+        std::string ua = "((unsigned long long)" + a + ")", ub = "((unsigned long long)" + b + ")";
+        switch (c.getPredicate()) {
+        case P::eq: return formatv("({0} == {1})", a, b).str();
+        case P::ne: return formatv("({0} != {1})", a, b).str();
+        case P::slt: return formatv("({0} < {1})", a, b).str();
+        case P::sle: return formatv("({0} <= {1})", a, b).str();
+        case P::sgt: return formatv("({0} > {1})", a, b).str();
+        case P::sge: return formatv("({0} >= {1})", a, b).str();
+        case P::ult: return formatv("({0} < {1})", ua, ub).str();
+        case P::ule: return formatv("({0} <= {1})", ua, ub).str();
+        case P::ugt: return formatv("({0} > {1})", ua, ub).str();
+        case P::uge: return formatv("({0} >= {1})", ua, ub).str();
+        }
+        return failure();
+      })
+      .Case([&](arith::ExtFOp) { return n(0); })
+      .Case([&](arith::TruncFOp t) -> R {
+        Type to = t.getType();
+        if (to.isBF16()) return "rkc::round_bf16(" + n(0) + ")";
+        if (to.isF16()) return "rkc::round_f16(" + n(0) + ")";
+        return op.emitError() << "truncf to " << to << " has no CUDA lowering";
+      })
+      .Case<arith::SIToFPOp, arith::FPToSIOp, arith::IndexCastOp, arith::ExtSIOp,
+            arith::TruncIOp>([&](Operation *o) { return cast(o->getResult(0).getType()); })
+      .Case([&](arith::ExtUIOp e) -> R {
+        unsigned w = e.getIn().getType().getIntOrFloatBitWidth();
+        if (w == 1) return cast(e.getType());
+        return formatv("((long long)((unsigned long long){0} & {1}ULL))", n(0),
+                       (w >= 64 ? ~0ULL : ((1ULL << w) - 1))).str();
+      })
+      .Case([&](arith::UIToFPOp) { return "((float)(unsigned long long)" + n(0) + ")"; })
+      .Case([&](math::ExpOp) { return call("expf"); })
+      .Case([&](math::Exp2Op) { return call("exp2f"); })
+      .Case([&](math::ExpM1Op) { return call("expm1f"); })
+      .Case([&](math::LogOp) { return call("logf"); })
+      .Case([&](math::Log2Op) { return call("log2f"); })
+      .Case([&](math::Log1pOp) { return call("log1pf"); })
+      .Case([&](math::SqrtOp) { return call("sqrtf"); })
+      .Case([&](math::RsqrtOp) { return call("rsqrtf"); })
+      .Case([&](math::TanhOp) { return call("tanhf"); })
+      .Case([&](math::ErfOp) { return call("erff"); })
+      .Case([&](math::AbsFOp) { return call("fabsf"); })
+      .Case([&](math::SinOp) { return call("sinf"); })
+      .Case([&](math::CosOp) { return call("cosf"); })
+      .Case([&](math::TanOp) { return call("tanf"); })
+      .Case([&](math::AtanOp) { return call("atanf"); })
+      .Case([&](math::Atan2Op) { return call("atan2f"); })
+      .Case([&](math::PowFOp) { return call("powf"); })
+      .Case([&](math::FmaOp) { return call("fmaf"); })
+      .Case([&](math::FloorOp) { return call("floorf"); })
+      .Case([&](math::CeilOp) { return call("ceilf"); })
+      .Case([&](math::RoundOp) { return call("roundf"); })
+      .Case([&](math::RoundEvenOp) { return call("rintf"); })
+      .Case([&](math::AbsIOp) { return formatv("({0} < 0 ? -{0} : {0})", n(0)).str(); })
+      .Default([&](Operation *o) -> R {
+        return o->emitError() << "'" << o->getName()
+                              << "' has no CUDA lowering in rkc";
+      });
+}
+
+LogicalResult KernelEmitter::emitRegionOps(Block &block, llvm::raw_ostream &out,
+                                           StringRef indent) {
+  for (Operation &op : block.without_terminator()) {
+    if (op.getNumResults() != 1)
+      return op.emitError("region ops must have one result");
+    auto e = expr(op);
+    if (failed(e))
+      return failure();
+    auto t = cType(op.getResult(0).getType(), &op);
+    if (failed(t))
+      return failure();
+    std::string name = fresh("v");
+    names[op.getResult(0)] = name;
+    out << indent << "const " << *t << " " << name << " = " << *e << ";\n";
+  }
+  return success();
+}
+
+/// The combiner functor of a reduction op (a template functor for builtin
+/// kinds, a generated one for regions) and its state type.
+FailureOr<std::string> KernelEmitter::combinerFor(Operation *op, Attribute kind,
+                                                  Region &combiner, TypeRange state,
+                                                  std::string &stateType) {
+  if (auto k = dyn_cast_or_null<rk::ReduceKindAttr>(kind)) {
+    auto t0 = cType(state[0], op);
+    if (failed(t0))
+      return failure();
+    switch (k.getValue()) {
+    case rk::ReduceKind::add: stateType = *t0; return std::string("rkc::OpAdd");
+    case rk::ReduceKind::mul: stateType = *t0; return std::string("rkc::OpMul");
+    case rk::ReduceKind::max: stateType = *t0; return std::string("rkc::OpMax");
+    case rk::ReduceKind::min: stateType = *t0; return std::string("rkc::OpMin");
+    case rk::ReduceKind::argmax:
+    case rk::ReduceKind::argmin: {
+      auto ti = cType(state[1], op);
+      if (failed(ti))
+        return failure();
+      stateType = formatv("rkc::ValIdx<{0}, {1}>", *t0, *ti).str();
+      return std::string(k.getValue() == rk::ReduceKind::argmax ? "rkc::OpArgMax"
+                                                                : "rkc::OpArgMin");
+    }
+    }
+  }
+  // A generated functor over a struct state.
+  std::string id = fresh("");
+  stateType = "State" + id;
+  std::string comb = "Combine" + id;
+  declOs << "struct " << stateType << " {";
+  SmallVector<std::string> ctypes;
+  for (auto [i, t] : llvm::enumerate(state)) {
+    auto ct = cType(t, op);
+    if (failed(ct))
+      return failure();
+    ctypes.push_back(*ct);
+    declOs << " " << *ct << " c" << i << ";";
+  }
+  declOs << " };\n";
+  declOs << "struct " << comb << " {\n  RKC_DEVICE " << stateType << " operator()(const "
+         << stateType << " &a, const " << stateType << " &b) const {\n";
+  Block &blk = combiner.front();
+  unsigned k = state.size();
+  for (unsigned i = 0; i < k; ++i) {
+    std::string an = fresh("v"), bn = fresh("v");
+    names[blk.getArgument(i)] = an;
+    names[blk.getArgument(k + i)] = bn;
+    declOs << "    const " << ctypes[i] << " " << an << " = a.c" << i << ";\n";
+    declOs << "    const " << ctypes[i] << " " << bn << " = b.c" << i << ";\n";
+  }
+  if (failed(emitRegionOps(blk, declOs, "    ")))
+    return failure();
+  declOs << "    return " << stateType << "{";
+  for (auto [i, y] : llvm::enumerate(blk.getTerminator()->getOperands()))
+    declOs << (i ? ", " : "") << names.lookup(y);
+  declOs << "};\n  }\n};\n";
+  return comb;
+}
+
+LogicalResult KernelEmitter::emitOp(Operation *op) {
+  auto &b = bodyOs;
+  if (auto c = dyn_cast<arith::ConstantOp>(op)) {
+    auto e = expr(*op);
+    auto t = cType(c.getType(), op);
+    if (failed(e) || failed(t))
+      return failure();
+    std::string n = fresh("c");
+    names[c] = n;
+    b << "  const " << *t << " " << n << " = " << *e << ";\n";
+    return success();
+  }
+  if (auto ld = dyn_cast<tier::LoadOp>(op)) {
+    auto arg = cast<BlockArgument>(ld.getSource());
+    unsigned i = arg.getArgNumber();
+    auto st = storageType(ld.getSource().getType().getElementType(), op);
+    if (failed(st))
+      return failure();
+    std::string n = fresh("f");
+    names[ld] = n;
+    bool isRow = ld.getSource().getType().getRank() == 2;
+    b << formatv("  float {0}[V];\n  rkc::load_frag<{1}, V, W>(a{2}{3}, col0, "
+                 "COL_STEP, N, {0}, 0.0f);\n",
+                 n, *st, i, isRow ? formatv(" + row * s{0}", i).str() : "");
+    return success();
+  }
+  if (auto ld = dyn_cast<tier::LoadRowScalarOp>(op)) {
+    unsigned i = cast<BlockArgument>(ld.getSource()).getArgNumber();
+    auto t = cType(ld.getType(), op);
+    if (failed(t))
+      return failure();
+    std::string n = fresh("s");
+    names[ld] = n;
+    Type elem = ld.getSource().getType().getElementType();
+    if (rk::isDataFloat(elem))
+      b << formatv("  const float {0} = rkc::to_f32(a{1}[row]);\n", n, i);
+    else
+      b << formatv("  const {0} {1} = ({0})a{2}[row];\n", *t, n, i);
+    return success();
+  }
+  if (auto g = dyn_cast<tier::GatherOp>(op)) {
+    unsigned i = cast<BlockArgument>(g.getSource()).getArgNumber();
+    std::string n = fresh("s");
+    names[g] = n;
+    b << formatv("  const float {0} = ({1} >= 0 && {1} < N) ? rkc::to_f32(a{2}[row * s{2} + {1}]) : 0.0f;\n",
+                 n, names.lookup(g.getIndex()), i);
+    return success();
+  }
+  if (auto m = dyn_cast<tier::MapOp>(op)) {
+    Block &blk = m.getBody().front();
+    bool isFrag = m.getNumResults() && isa<tier::FragType>(m.getResult(0).getType());
+    SmallVector<std::string> outs;
+    for (Value r : m.getResults()) {
+      Type s = isFrag ? cast<tier::FragType>(r.getType()).getElementType() : r.getType();
+      auto t = cType(s, op);
+      if (failed(t))
+        return failure();
+      std::string n = fresh(isFrag ? "f" : "s");
+      names[r] = n;
+      outs.push_back(n);
+      b << "  " << *t << " " << n << (isFrag ? "[V]" : "") << ";\n";
+    }
+    std::string ind = isFrag ? "    " : "    ";
+    if (isFrag)
+      b << "  #pragma unroll\n  for (int i = 0; i < V; ++i) {\n";
+    else
+      b << "  {\n";
+    for (auto [arg, in] : llvm::zip(blk.getArguments(), m.getInputs())) {
+      auto t = cType(arg.getType(), op);
+      if (failed(t))
+        return failure();
+      std::string n = fresh("v");
+      names[arg] = n;
+      bool frag = isa<tier::FragType>(in.getType());
+      b << ind << "const " << *t << " " << n << " = " << names.lookup(in)
+        << (frag ? "[i]" : "") << ";\n";
+    }
+    if (failed(emitRegionOps(blk, b, ind)))
+      return failure();
+    for (auto [i, y] : llvm::enumerate(blk.getTerminator()->getOperands()))
+      b << ind << outs[i] << (isFrag ? "[i]" : "") << " = " << names.lookup(y) << ";\n";
+    b << "  }\n";
+    return success();
+  }
+  auto unpackInto = [&](Operation *o, const std::string &r, const std::string &stateType,
+                        bool builtinScalar, bool isArg) -> LogicalResult {
+    for (auto [i, res] : llvm::enumerate(o->getResults())) {
+      if (builtinScalar) {
+        names[res] = r;
+        continue;
+      }
+      auto t = cType(res.getType(), o);
+      if (failed(t))
+        return failure();
+      std::string n = fresh("s");
+      names[res] = n;
+      std::string field = isArg ? (i == 0 ? "v" : "i") : "c" + std::to_string(i);
+      b << "  const " << *t << " " << n << " = " << r << "." << field << ";\n";
+    }
+    return success();
+  };
+  if (auto tr = dyn_cast<tier::ThreadReduceOp>(op)) {
+    std::string stateType;
+    auto comb = combinerFor(op, tr.getKindAttr(), tr.getCombiner(),
+                            tr.getResultTypes(), stateType);
+    if (failed(comb))
+      return failure();
+    std::string r = fresh("r");
+    bool ok = true;
+    std::string init;
+    for (auto [i, a] : llvm::enumerate(tr.getInit()))
+      init += (i ? ", " : "") + attrLiteral(a, op, ok);
+    if (!ok)
+      return failure();
+    bool isArg = isa_and_nonnull<rk::ReduceKindAttr>(tr.getKindAttr()) &&
+                 tr.getNumResults() == 2;
+    bool builtinScalar = isa_and_nonnull<rk::ReduceKindAttr>(tr.getKindAttr()) && !isArg;
+    b << "  " << stateType << " " << r << " = "
+      << (builtinScalar ? init : stateType + "{" + init + "}") << ";\n";
+    b << "  #pragma unroll\n  for (int i = 0; i < V; ++i) {\n";
+    b << "    const int col = col0 + (i / W) * COL_STEP + (i % W);\n";
+    std::string elem;
+    if (builtinScalar)
+      elem = names.lookup(tr.getInputs()[0]) + "[i]";
+    else if (isArg)
+      elem = stateType + "{" + names.lookup(tr.getInputs()[0]) + "[i], col}";
+    else {
+      elem = stateType + "{";
+      for (auto [i, in] : llvm::enumerate(tr.getInputs()))
+        elem += (i ? ", " : "") + names.lookup(in) + "[i]";
+      elem += "}";
+    }
+    b << "    if (FULL_ROW || col < N) " << r << " = " << *comb << "()(" << r
+      << ", " << elem << ");\n  }\n";
+    stateNames[op] = r;
+    return unpackInto(op, r, stateType, builtinScalar, isArg);
+  }
+  if (isa<tier::WarpReduceOp, tier::BlockReduceOp, tier::ClusterReduceOp>(op)) {
+    Attribute kind = op->getAttr("kind");
+    std::string stateType;
+    auto comb = combinerFor(op, kind, op->getRegion(0),
+                            op->getResultTypes(), stateType);
+    if (failed(comb))
+      return failure();
+    bool isArg = isa_and_nonnull<rk::ReduceKindAttr>(kind) && op->getNumResults() == 2;
+    bool builtinScalar = isa_and_nonnull<rk::ReduceKindAttr>(kind) && !isArg;
+    // The incoming state: the previous tier's state variable.
+    Value in0 = op->getOperand(0);
+    std::string prev;
+    Operation *def = in0.getDefiningOp();
+    if (isa<tier::ThreadReduceOp, tier::WarpReduceOp, tier::BlockReduceOp,
+            tier::ClusterReduceOp>(def))
+      prev = stateNames.lookup(def);
+    if (prev.empty())
+      prev = names.lookup(in0);
+    std::string r = fresh("r");
+    if (auto w = dyn_cast<tier::WarpReduceOp>(op)) {
+      b << formatv("  const {0} {1} = rkc::warp_reduce<{2}>({3}, {4}());\n",
+                   stateType, r, w.getWidth(), prev, *comb);
+    } else if (auto bl = dyn_cast<tier::BlockReduceOp>(op)) {
+      std::string buf = fresh("red");
+      b << formatv("  __shared__ {0} {1}[ROWS * {2}];\n", stateType, buf, bl.getWarps());
+      b << formatv("  const {0} {1} = rkc::block_reduce<{2}>({3}, {4}(), {5}, "
+                   "row_in_cta, warp_in_row, lane);\n",
+                   stateType, r, bl.getWarps(), prev, *comb, buf);
+    } else {
+      auto cl = cast<tier::ClusterReduceOp>(op);
+      std::string buf = fresh("cbuf"), bar = fresh("mbar");
+      setupOs << formatv("  __shared__ {0} {1}[{2}];\n  __shared__ alignas(8) rkc::u64 {3};\n"
+                         "  rkc::cluster_reduce_setup<{4}, {5}, {0}>(&{3});\n",
+                         stateType, buf, cl.getWarps() * cl.getCluster(), bar,
+                         cl.getWarps(), cl.getCluster());
+      anyCluster = true;
+      if (!clusterWaited) {
+        b << "  rkc::cluster_wait();\n";
+        clusterWaited = true;
+      }
+      b << formatv("  const {0} {1} = rkc::cluster_reduce<{2}, {3}>({4}, {5}(), {6}, "
+                   "&{7}, warp_in_row, lane);\n",
+                   stateType, r, cl.getWarps(), cl.getCluster(), prev, *comb, buf, bar);
+    }
+    stateNames[op] = r;
+    return unpackInto(op, r, stateType, builtinScalar, isArg);
+  }
+  if (auto st = dyn_cast<tier::StoreOp>(op)) {
+    unsigned i = cast<BlockArgument>(st.getDest()).getArgNumber();
+    auto sty = storageType(st.getDest().getType().getElementType(), op);
+    if (failed(sty))
+      return failure();
+    b << formatv("  if (row_ok) rkc::store_frag<{0}, V, W>(a{1} + row * s{1}, col0, "
+                 "COL_STEP, N, {2});\n",
+                 *sty, i, names.lookup(st.getValue()));
+    return success();
+  }
+  if (auto st = dyn_cast<tier::StoreRowScalarOp>(op)) {
+    unsigned i = cast<BlockArgument>(st.getDest()).getArgNumber();
+    Type elem = st.getDest().getType().getElementType();
+    auto sty = storageType(elem, op);
+    if (failed(sty))
+      return failure();
+    std::string v = names.lookup(st.getValue());
+    std::string conv = rk::isDataFloat(elem)
+                           ? formatv("rkc::from_f32<{0}>({1})", *sty, v).str()
+                           : formatv("({0}){1}", *sty, v).str();
+    b << formatv("  if (row_ok && t == 0 && rank == 0) a{0}[row] = {1};\n", i, conv);
+    return success();
+  }
+  if (isa<func::ReturnOp>(op))
+    return success();
+  return op->emitError() << "'" << op->getName() << "' has no CUDA lowering";
+}
+
+LogicalResult KernelEmitter::emit(rkc::KernelInfo &info) {
+  layout = func->getAttrOfType<tier::TvLayoutAttr>(tier::kLayoutAttr);
+  sched = func->getAttrOfType<tier::ScheduleAttr>(tier::kScheduleAttr);
+  auto arch = func->getAttrOfType<StringAttr>(tier::kArchAttr);
+  if (!layout || !sched || !arch)
+    return func.emitError("the kernel is not planned (run rk-plan-tiers)");
+  bool lowered = true;
+  func.walk([&](Operation *op) {
+    if (isa<rk::RkDialect>(op->getDialect()))
+      lowered = false;
+  });
+  if (!lowered)
+    return func.emitError("the kernel still holds rk ops (run rk-lower-to-tier)");
+
+  info.name = ("rkc_" + func.getName()).str();
+  info.ctaThreads = layout.getCtaThreads();
+  info.rowsPerCta = layout.getRows();
+  info.cluster = sched.getCluster();
+  info.vector = layout.getVector();
+  info.arch = arch.str();
+  int64_t rows = 0, cols = 0;
+  std::string params;
+  llvm::raw_string_ostream ps(params);
+  for (BlockArgument a : func.getArguments()) {
+    auto t = cast<RankedTensorType>(a.getType());
+    auto st = storageType(t.getElementType(), func);
+    if (failed(st))
+      return failure();
+    rkc::KernelArg ka;
+    ka.name = rk::argName(func, a.getArgNumber());
+    ka.dtype = dtypeName(t.getElementType());
+    ka.shape.assign(t.getShape().begin(), t.getShape().end());
+    ka.output = (bool)func.getArgAttr(a.getArgNumber(), "tier.output");
+    ka.elemBytes = std::max<int>(1, t.getElementTypeBitWidth() / 8);
+    info.args.push_back(ka);
+    if (t.getRank() == 2 && !rows) {
+      rows = t.getDimSize(0);
+      cols = t.getDimSize(1);
+    }
+    ps << (a.getArgNumber() ? ",\n    " : "    ") << (ka.output ? "" : "const ")
+       << *st << " *__restrict__ a" << a.getArgNumber();
+  }
+  for (BlockArgument a : func.getArguments())
+    ps << ",\n    const long long s" << a.getArgNumber();
+  ps << ",\n    const long long M";
+  info.rows = rows;
+  info.cols = cols;
+
+  for (Operation &op : func.getBody().front())
+    if (failed(emitOp(&op)))
+      return failure();
+
+  int64_t V = layout.getValues(), W = layout.getVector(), T = layout.getThreads();
+  int64_t C = sched.getCluster();
+  bool fullRow = (T * C * V == cols) && cols % (W * T * C) == 0;
+  info.plan = formatv("threads={0},values={1},vector={2},rows={3},cluster={4},staging={5},unroll={6},min_blocks={7}",
+                      T, V, W, layout.getRows(), C,
+                      tier::stringifyStaging(sched.getStaging()), sched.getUnroll(),
+                      sched.getMinBlocks()).str();
+  os << "// kernel " << info.name << ": " << info.plan << "\n";
+  os << decls;
+  os << "extern \"C\" __global__ void ";
+  if (C > 1)
+    os << "__cluster_dims__(" << C << ", 1, 1) ";
+  os << "__launch_bounds__(" << info.ctaThreads;
+  if (sched.getMinBlocks() > 0)
+    os << ", " << sched.getMinBlocks();
+  os << ")\n" << info.name << "(\n" << params << ") {\n";
+  os << formatv("  constexpr int N = {0};\n  constexpr int V = {1};\n  constexpr int W = {2};\n"
+                "  constexpr int TPR = {3};\n  constexpr int ROWS = {4};\n  constexpr int C = {5};\n"
+                "  constexpr int COL_STEP = C * TPR * W;\n  constexpr bool FULL_ROW = {6};\n",
+                cols, V, W, T, layout.getRows(), C, fullRow ? "true" : "false");
+  os << "  (void)FULL_ROW; (void)ROWS;\n";
+  os << "  const int tid = threadIdx.x;\n  const int t = tid % TPR;\n"
+        "  const int row_in_cta = tid / TPR;\n  const int lane = tid & 31;\n"
+        "  const int warp_in_row = t / 32;\n  (void)lane; (void)warp_in_row;\n";
+  os << (C > 1 ? "  const int rank = (int)rkc::cluster_ctarank();\n" : "  const int rank = 0;\n");
+  os << "  const long long row_raw = (long long)(blockIdx.x / C) * ROWS + row_in_cta;\n"
+        "  const bool row_ok = row_raw < M;\n"
+        "  const long long row = row_ok ? row_raw : M - 1;\n"
+        "  const int col0 = (rank * TPR + t) * W;\n";
+  if (anyCluster)
+    os << setup << "  rkc::cluster_arrive_relaxed();\n";
+  os << body;
+  if (anyCluster)
+    os << "  rkc::cluster_exit_sync();\n";
+  os << "}\n";
+  return success();
+}
+
+} // namespace
+
+LogicalResult rkc::emitCuda(ModuleOp module, std::string &source,
+                            std::vector<KernelInfo> &kernels) {
+  llvm::raw_string_ostream os(source);
+  os << "// Generated by rkc from tier IR. Device primitives: templates/rkc.\n"
+        "#include \"rkc/rkc.cuh\"\n\n";
+  for (auto func : module.getOps<func::FuncOp>()) {
+    if (func.isExternal())
+      continue;
+    KernelInfo info;
+    KernelEmitter e(func, os);
+    if (failed(e.emit(info)))
+      return failure();
+    kernels.push_back(std::move(info));
+    os << "\n";
+  }
+  if (kernels.empty())
+    return module.emitError("no kernel to emit");
+  return success();
+}

@@ -1,0 +1,283 @@
+//===- Decompose.cpp - named row ops into generic row programs ------------===//
+//
+// After this pass a kernel only holds rk.map, rk.reduce, rk.broadcast,
+// rk.gather and constants, which is all the planner and the lowering know.
+// Every intermediate is f32; only the op's results keep its element types.
+//
+//===----------------------------------------------------------------------===//
+
+#include "rkc/Transforms/Passes.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+#define DEBUG_TYPE "rk-decompose"
+
+namespace rkc {
+#define GEN_PASS_DEF_RKDECOMPOSEPASS
+#include "rkc/Transforms/Passes.h.inc"
+} // namespace rkc
+
+using namespace mlir;
+using namespace mlir::rk;
+
+namespace {
+
+using BodyFn = function_ref<SmallVector<Value>(OpBuilder &, Location, ValueRange)>;
+
+/// Builds row programs with a fixed [M, N] shape.
+class RowBuilder {
+public:
+  RowBuilder(PatternRewriter &r, Location loc, RankedTensorType rowType)
+      : b(r), loc(loc), m(rowType.getDimSize(0)), n(rowType.getDimSize(1)) {}
+
+  RankedTensorType rowT(Type e) { return RankedTensorType::get({m, n}, e); }
+  RankedTensorType perRowT(Type e) { return RankedTensorType::get({m}, e); }
+  Type f32() { return b.getF32Type(); }
+
+  /// rk.map over `operands` producing `resultTypes`.
+  SmallVector<Value> map(ValueRange operands, TypeRange resultTypes, BodyFn body) {
+    auto op = MapOp::create(b, loc, resultTypes, operands);
+    {
+      OpBuilder::InsertionGuard g(b);
+      Block *block = b.createBlock(&op.getBody());
+      for (Value v : operands) {
+        Type t = v.getType();
+        if (auto rt = dyn_cast<RankedTensorType>(t))
+          t = computeType(rt.getElementType());
+        block->addArgument(t, loc);
+      }
+      SmallVector<Value> ys = body(b, loc, block->getArguments());
+      YieldOp::create(b, loc, ys);
+    }
+    return SmallVector<Value>(op.getResults());
+  }
+  Value map1(ValueRange operands, Type resultType, BodyFn body) {
+    return map(operands, TypeRange{resultType}, body)[0];
+  }
+
+  Value reduce(ReduceKind kind, Value x) {
+    return ReduceOp::create(b, loc, TypeRange{perRowT(f32())}, ValueRange{x}, kind)
+        .getResult(0);
+  }
+  /// A per-row [M] value over the row.
+  Value overRow(Value perRow) {
+    auto t = cast<RankedTensorType>(perRow.getType());
+    return BroadcastOp::create(b, loc, rowT(t.getElementType()), perRow,
+                               b.getDenseI64ArrayAttr({0}));
+  }
+  /// A row vector [N] over all rows.
+  Value overRows(Value vec) {
+    auto t = cast<RankedTensorType>(vec.getType());
+    return BroadcastOp::create(b, loc, rowT(t.getElementType()), vec,
+                               b.getDenseI64ArrayAttr({1}));
+  }
+  Value cst(float v) {
+    return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v));
+  }
+  Value rowLength() { return cst((float)n); }
+
+  /// exp(x - max_row(x)) and its row sums: the body of softmax-like ops.
+  std::pair<Value, Value> expShifted(Value x, Value &rowMax) {
+    rowMax = reduce(ReduceKind::max, x);
+    Value e = map1({x, overRow(rowMax)}, rowT(f32()),
+                   [](OpBuilder &b, Location l, ValueRange a) {
+                     Value d = arith::SubFOp::create(b, l, a[0], a[1]);
+                     return SmallVector<Value>{math::ExpOp::create(b, l, d)};
+                   });
+    return {e, reduce(ReduceKind::add, e)};
+  }
+
+  /// m + log(s), per row.
+  Value logSumExp(Value rowMax, Value sum) {
+    return map1({rowMax, sum}, perRowT(f32()),
+                [](OpBuilder &b, Location l, ValueRange a) {
+                  Value lg = math::LogOp::create(b, l, a[1]);
+                  return SmallVector<Value>{arith::AddFOp::create(b, l, a[0], lg)};
+                });
+  }
+
+  /// rsqrt(sum / N + eps), per row.
+  Value invRms(Value sum, float eps) {
+    Value nv = rowLength(), ev = cst(eps);
+    return map1({sum, nv, ev}, perRowT(f32()),
+                [](OpBuilder &b, Location l, ValueRange a) {
+                  Value mean = arith::DivFOp::create(b, l, a[0], a[1]);
+                  Value s = arith::AddFOp::create(b, l, mean, a[2]);
+                  return SmallVector<Value>{math::RsqrtOp::create(b, l, s)};
+                });
+  }
+
+  PatternRewriter &b;
+  Location loc;
+  int64_t m, n;
+};
+
+static LogicalResult requireStatic(PatternRewriter &r, Operation *op, Value x) {
+  if (!cast<RankedTensorType>(x.getType()).hasStaticShape())
+    return r.notifyMatchFailure(op, "needs static shapes (run rk-specialize-shapes)");
+  return success();
+}
+
+struct DecomposeRmsNorm : OpRewritePattern<RmsNormOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(RmsNormOp op, PatternRewriter &r) const override {
+    if (failed(requireStatic(r, op, op.getInput())))
+      return failure();
+    RowBuilder rb(r, op.getLoc(), op.getInput().getType());
+    Value h = op.getInput();
+    SmallVector<Value> results;
+    if (op.getResidual())
+      h = rb.map1({op.getInput(), op.getResidual()}, rb.rowT(rb.f32()),
+                  [](OpBuilder &b, Location l, ValueRange a) {
+                    return SmallVector<Value>{arith::AddFOp::create(b, l, a[0], a[1])};
+                  });
+    Value sq = rb.map1({h}, rb.rowT(rb.f32()), [](OpBuilder &b, Location l, ValueRange a) {
+      return SmallVector<Value>{arith::MulFOp::create(b, l, a[0], a[0])};
+    });
+    Value inv = rb.invRms(rb.reduce(ReduceKind::add, sq), op.getEps().convertToFloat());
+    Value y = rb.map1({h, rb.overRow(inv), rb.overRows(op.getWeight())},
+                      op.getResult().getType(),
+                      [](OpBuilder &b, Location l, ValueRange a) {
+                        Value p = arith::MulFOp::create(b, l, a[0], a[1]);
+                        return SmallVector<Value>{arith::MulFOp::create(b, l, p, a[2])};
+                      });
+    results.push_back(y);
+    if (op.getResidual())
+      results.push_back(rb.map1({h}, op.getResidualOut().getType(),
+                                [](OpBuilder &, Location, ValueRange a) {
+                                  return SmallVector<Value>{a[0]};
+                                }));
+    r.replaceOp(op, results);
+    return success();
+  }
+};
+
+struct DecomposeLayerNorm : OpRewritePattern<LayerNormOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(LayerNormOp op, PatternRewriter &r) const override {
+    if (failed(requireStatic(r, op, op.getInput())))
+      return failure();
+    RowBuilder rb(r, op.getLoc(), op.getInput().getType());
+    Value x = op.getInput();
+    Value mean = rb.map1({rb.reduce(ReduceKind::add, x), rb.rowLength()},
+                         rb.perRowT(rb.f32()),
+                         [](OpBuilder &b, Location l, ValueRange a) {
+                           return SmallVector<Value>{arith::DivFOp::create(b, l, a[0], a[1])};
+                         });
+    Value d = rb.map1({x, rb.overRow(mean)}, rb.rowT(rb.f32()),
+                      [](OpBuilder &b, Location l, ValueRange a) {
+                        return SmallVector<Value>{arith::SubFOp::create(b, l, a[0], a[1])};
+                      });
+    Value sq = rb.map1({d}, rb.rowT(rb.f32()), [](OpBuilder &b, Location l, ValueRange a) {
+      return SmallVector<Value>{arith::MulFOp::create(b, l, a[0], a[0])};
+    });
+    Value inv = rb.invRms(rb.reduce(ReduceKind::add, sq), op.getEps().convertToFloat());
+    SmallVector<Value> operands{d, rb.overRow(inv), rb.overRows(op.getWeight())};
+    bool hasBias = (bool)op.getBias();
+    if (hasBias)
+      operands.push_back(rb.overRows(op.getBias()));
+    Value y = rb.map1(operands, op.getResult().getType(),
+                      [&](OpBuilder &b, Location l, ValueRange a) {
+                        Value p = arith::MulFOp::create(b, l, a[0], a[1]);
+                        Value q = arith::MulFOp::create(b, l, p, a[2]);
+                        if (hasBias)
+                          q = arith::AddFOp::create(b, l, q, a[3]);
+                        return SmallVector<Value>{q};
+                      });
+    r.replaceOp(op, y);
+    return success();
+  }
+};
+
+struct DecomposeSoftmax : OpRewritePattern<SoftmaxOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(SoftmaxOp op, PatternRewriter &r) const override {
+    if (failed(requireStatic(r, op, op.getInput())))
+      return failure();
+    RowBuilder rb(r, op.getLoc(), op.getInput().getType());
+    Value rowMax;
+    auto [e, sum] = rb.expShifted(op.getInput(), rowMax);
+    Value inv = rb.map1({sum}, rb.perRowT(rb.f32()), [](OpBuilder &b, Location l, ValueRange a) {
+      Value one = arith::ConstantOp::create(b, l, b.getF32FloatAttr(1.0f));
+      return SmallVector<Value>{arith::DivFOp::create(b, l, one, a[0])};
+    });
+    Value y = rb.map1({e, rb.overRow(inv)}, op.getResult().getType(),
+                      [](OpBuilder &b, Location l, ValueRange a) {
+                        return SmallVector<Value>{arith::MulFOp::create(b, l, a[0], a[1])};
+                      });
+    r.replaceOp(op, y);
+    return success();
+  }
+};
+
+struct DecomposeLogSoftmax : OpRewritePattern<LogSoftmaxOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(LogSoftmaxOp op, PatternRewriter &r) const override {
+    if (failed(requireStatic(r, op, op.getInput())))
+      return failure();
+    RowBuilder rb(r, op.getLoc(), op.getInput().getType());
+    Value rowMax;
+    auto [e, sum] = rb.expShifted(op.getInput(), rowMax);
+    (void)e;
+    Value lse = rb.logSumExp(rowMax, sum);
+    Value y = rb.map1({op.getInput(), rb.overRow(lse)}, op.getResult().getType(),
+                      [](OpBuilder &b, Location l, ValueRange a) {
+                        return SmallVector<Value>{arith::SubFOp::create(b, l, a[0], a[1])};
+                      });
+    r.replaceOp(op, y);
+    return success();
+  }
+};
+
+struct DecomposeCrossEntropy : OpRewritePattern<CrossEntropyOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(CrossEntropyOp op, PatternRewriter &r) const override {
+    if (failed(requireStatic(r, op, op.getLogits())))
+      return failure();
+    RowBuilder rb(r, op.getLoc(), op.getLogits().getType());
+    Value rowMax;
+    Value x = op.getLogits();
+    auto [e, sum] = rb.expShifted(x, rowMax);
+    (void)e;
+    Value lseF = rb.logSumExp(rowMax, sum);
+    auto xType = cast<RankedTensorType>(x.getType());
+    Value picked = GatherOp::create(r, op.getLoc(), rb.perRowT(xType.getElementType()),
+                                    x, op.getTargets());
+    Type tElem = cast<RankedTensorType>(op.getTargets().getType()).getElementType();
+    int64_t ignore = op.getIgnoreIndex();
+    Value loss = rb.map1({lseF, picked, op.getTargets()}, op.getLoss().getType(),
+                         [&](OpBuilder &b, Location l, ValueRange a) {
+                           Value ign = arith::ConstantOp::create(
+                               b, l, b.getIntegerAttr(tElem, ignore));
+                           Value isIgnored = arith::CmpIOp::create(
+                               b, l, arith::CmpIPredicate::eq, a[2], ign);
+                           Value zero = arith::ConstantOp::create(b, l, b.getF32FloatAttr(0.0f));
+                           Value diff = arith::SubFOp::create(b, l, a[0], a[1]);
+                           return SmallVector<Value>{
+                               arith::SelectOp::create(b, l, isIgnored, zero, diff)};
+                         });
+    Value lse = lseF;
+    if (op.getLse().getType() != lseF.getType())
+      lse = rb.map1({lseF}, op.getLse().getType(), [](OpBuilder &, Location, ValueRange a) {
+        return SmallVector<Value>{a[0]};
+      });
+    r.replaceOp(op, {loss, lse});
+    return success();
+  }
+};
+
+struct Decompose : public ::rkc::impl::RkDecomposePassBase<Decompose> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    patterns.add<DecomposeRmsNorm, DecomposeLayerNorm, DecomposeSoftmax,
+                 DecomposeLogSoftmax, DecomposeCrossEntropy>(&getContext());
+    GreedyRewriteConfig config;
+    config.enableFolding(false);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns), config)))
+      return signalPassFailure();
+  }
+};
+
+} // namespace

@@ -1,0 +1,298 @@
+//===- FuseReductions.cpp - one pass over the data per row ----------------===//
+//
+// 1. Sibling reductions (same row, neither feeding the other) are merged
+//    into one rk.reduce whose state is the tuple of theirs: one climb of the
+//    tiers, one barrier per tier, instead of one per reduction.
+// 2. When the row is streamed, `max` followed by a sum of `exp(x - max)`
+//    becomes one online (m, l) reduction, so the statistics need one read of
+//    the row instead of two.
+//
+//===----------------------------------------------------------------------===//
+
+#include "rkc/Transforms/Passes.h"
+#include "RowAnalysis.h"
+
+#include "mlir/Analysis/SliceAnalysis.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+
+#define DEBUG_TYPE "rk-fuse-reductions"
+
+namespace rkc {
+#define GEN_PASS_DEF_RKFUSEREDUCTIONSPASS
+#include "rkc/Transforms/Passes.h.inc"
+} // namespace rkc
+
+using namespace mlir;
+using namespace mlir::rk;
+
+namespace {
+
+/// The identity of a builtin kind for a state component of type `t`.
+static TypedAttr identityOf(ReduceKind kind, Type t, OpBuilder &b) {
+  if (auto ft = dyn_cast<FloatType>(t)) {
+    const llvm::fltSemantics &sem = ft.getFloatSemantics();
+    switch (kind) {
+    case ReduceKind::add: return b.getFloatAttr(t, 0.0);
+    case ReduceKind::mul: return b.getFloatAttr(t, 1.0);
+    case ReduceKind::max: return b.getFloatAttr(t, llvm::APFloat::getInf(sem, true));
+    case ReduceKind::min: return b.getFloatAttr(t, llvm::APFloat::getInf(sem, false));
+    default: return {};
+    }
+  }
+  unsigned w = t.getIntOrFloatBitWidth();
+  switch (kind) {
+  case ReduceKind::add: return b.getIntegerAttr(t, 0);
+  case ReduceKind::mul: return b.getIntegerAttr(t, 1);
+  case ReduceKind::max: return b.getIntegerAttr(t, llvm::APInt::getSignedMinValue(w));
+  case ReduceKind::min: return b.getIntegerAttr(t, llvm::APInt::getSignedMaxValue(w));
+  default: return {};
+  }
+}
+
+/// Combines two state components with a builtin kind.
+static Value combineBuiltin(ReduceKind kind, Value a, Value b, OpBuilder &bd,
+                            Location l) {
+  bool f = isa<FloatType>(a.getType());
+  switch (kind) {
+  case ReduceKind::add:
+    return f ? (Value)arith::AddFOp::create(bd, l, a, b) : arith::AddIOp::create(bd, l, a, b);
+  case ReduceKind::mul:
+    return f ? (Value)arith::MulFOp::create(bd, l, a, b) : arith::MulIOp::create(bd, l, a, b);
+  case ReduceKind::max:
+    return f ? (Value)arith::MaximumFOp::create(bd, l, a, b) : arith::MaxSIOp::create(bd, l, a, b);
+  case ReduceKind::min:
+    return f ? (Value)arith::MinimumFOp::create(bd, l, a, b) : arith::MinSIOp::create(bd, l, a, b);
+  default:
+    return {};
+  }
+}
+
+static bool mergeable(ReduceOp r) {
+  return !r.getKind() || (*r.getKind() != ReduceKind::argmax &&
+                          *r.getKind() != ReduceKind::argmin);
+}
+
+/// State component types of a reduction.
+static SmallVector<Type> stateTypes(ReduceOp r) {
+  SmallVector<Type> s;
+  for (Value in : r.getInputs())
+    s.push_back(computeType(cast<RankedTensorType>(in.getType()).getElementType()));
+  return s;
+}
+
+/// Emits into `block` (whose arguments are a's state then b's state) the
+/// combination of the state components [offset, offset + k) of `r`.
+static SmallVector<Value> emitCombine(ReduceOp r, Block *block, unsigned offset,
+                                      unsigned total, OpBuilder &b) {
+  unsigned k = r.getInputs().size();
+  Location l = r.getLoc();
+  if (auto kind = r.getKind()) {
+    return {combineBuiltin(*kind, block->getArgument(offset),
+                           block->getArgument(total + offset), b, l)};
+  }
+  IRMapping map;
+  Block &src = r.getCombiner().front();
+  for (unsigned i = 0; i < k; ++i) {
+    map.map(src.getArgument(i), block->getArgument(offset + i));
+    map.map(src.getArgument(k + i), block->getArgument(total + offset + i));
+  }
+  for (Operation &op : src.without_terminator())
+    b.clone(op, map);
+  SmallVector<Value> out;
+  for (Value v : src.getTerminator()->getOperands())
+    out.push_back(map.lookupOrDefault(v));
+  return out;
+}
+
+static SmallVector<Attribute> initOf(ReduceOp r, OpBuilder &b) {
+  if (auto kind = r.getKind())
+    return {identityOf(*kind, stateTypes(r)[0], b)};
+  return SmallVector<Attribute>(r.getInit()->getValue());
+}
+
+/// Merges `first` into `second` (which comes later); returns the new op.
+static ReduceOp mergeSiblings(ReduceOp first, ReduceOp second) {
+  OpBuilder b(second);
+  SmallVector<Value> inputs(first.getInputs());
+  inputs.append(second.getInputs().begin(), second.getInputs().end());
+  SmallVector<Type> results(first.getResultTypes());
+  results.append(second.getResultTypes().begin(), second.getResultTypes().end());
+  SmallVector<Attribute> init = initOf(first, b);
+  llvm::append_range(init, initOf(second, b));
+  auto merged = ReduceOp::create(b, second.getLoc(), results, inputs,
+                                 b.getArrayAttr(init));
+  SmallVector<Type> state = stateTypes(first);
+  llvm::append_range(state, stateTypes(second));
+  SmallVector<Type> args(state);
+  args.append(state);
+  Block *block = b.createBlock(&merged.getCombiner(), {}, args,
+                               SmallVector<Location>(args.size(), second.getLoc()));
+  unsigned total = state.size();
+  SmallVector<Value> yields = emitCombine(first, block, 0, total, b);
+  llvm::append_range(yields, emitCombine(second, block, first.getInputs().size(), total, b));
+  YieldOp::create(b, second.getLoc(), yields);
+  unsigned k1 = first.getNumResults();
+  for (unsigned i = 0; i < k1; ++i)
+    first.getResult(i).replaceAllUsesWith(merged.getResult(i));
+  for (unsigned i = 0; i < second.getNumResults(); ++i)
+    second.getResult(i).replaceAllUsesWith(merged.getResult(k1 + i));
+  second.erase();
+  first.erase();
+  return merged;
+}
+
+/// True when every user of `r`'s results comes after `later`.
+static bool usersAfter(ReduceOp r, Operation *later) {
+  Block *block = later->getBlock();
+  for (Operation *u : r->getUsers()) {
+    Operation *top = block->findAncestorOpInBlock(*u);
+    if (!top || !later->isBeforeInBlock(top))
+      return false;
+  }
+  return true;
+}
+
+/// True when `later`'s inputs do not depend on `earlier`'s results.
+static bool independent(ReduceOp earlier, ReduceOp later) {
+  SetVector<Operation *> slice;
+  BackwardSliceOptions opts;
+  opts.inclusive = false;
+  (void)getBackwardSlice(later.getOperation(), &slice, opts);
+  return !slice.contains(earlier.getOperation());
+}
+
+static void mergeSiblingReductions(func::FuncOp func) {
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    SmallVector<ReduceOp> reds;
+    for (auto r : func.getBody().front().getOps<ReduceOp>())
+      reds.push_back(r);
+    for (size_t i = 0; i < reds.size() && !changed; ++i)
+      for (size_t j = i + 1; j < reds.size() && !changed; ++j) {
+        ReduceOp a = reds[i], b = reds[j];
+        if (!mergeable(a) || !mergeable(b) ||
+            a.getInputs()[0].getType() != b.getInputs()[0].getType())
+          continue;
+        if (!independent(a, b) || !usersAfter(a, b))
+          continue;
+        mergeSiblings(a, b);
+        changed = true;
+      }
+  }
+}
+
+/// `%e = rk.map %x, %mb { subf a0, a1; exp; yield }` ?
+static bool isExpShift(MapOp map, Value x, Value shift) {
+  if (map.getNumResults() != 1 || map.getOperands_().size() != 2 ||
+      map.getOperands_()[0] != x || map.getOperands_()[1] != shift)
+    return false;
+  Block &b = map.getBody().front();
+  auto ops = b.without_terminator();
+  if (std::distance(ops.begin(), ops.end()) != 2)
+    return false;
+  auto sub = dyn_cast<arith::SubFOp>(&*ops.begin());
+  auto ex = dyn_cast<math::ExpOp>(&*std::next(ops.begin()));
+  return sub && ex && sub.getLhs() == b.getArgument(0) &&
+         sub.getRhs() == b.getArgument(1) && ex.getOperand() == sub &&
+         b.getTerminator()->getOperand(0) == ex;
+}
+
+/// max(x) then sum(exp(x - max)) -> one online (m, l) reduction.
+static void formOnlineSoftmax(func::FuncOp func) {
+  SmallVector<ReduceOp> maxes;
+  func.walk([&](ReduceOp r) {
+    if (r.getKind() == ReduceKind::max)
+      maxes.push_back(r);
+  });
+  for (ReduceOp maxOp : maxes) {
+    Value x = maxOp.getInputs()[0];
+    for (Operation *u : maxOp.getResult(0).getUsers()) {
+      auto bc = dyn_cast<BroadcastOp>(u);
+      if (!bc || bc.getDims() != ArrayRef<int64_t>{0})
+        continue;
+      for (Operation *mu : bc.getResult().getUsers()) {
+        auto map = dyn_cast<MapOp>(mu);
+        if (!map || !isExpShift(map, x, bc.getResult()))
+          continue;
+        ReduceOp sumOp;
+        for (Operation *eu : map.getResult(0).getUsers())
+          if (auto s = dyn_cast<ReduceOp>(eu); s && s.getKind() == ReduceKind::add)
+            sumOp = s;
+        if (!sumOp)
+          continue;
+        OpBuilder b(maxOp);
+        Location l = maxOp.getLoc();
+        Type f32 = b.getF32Type();
+        auto xt = cast<RankedTensorType>(x.getType());
+        auto ones = MapOp::create(b, l, TypeRange{RankedTensorType::get(xt.getShape(), f32)},
+                                  ValueRange{x});
+        {
+          Block *blk = b.createBlock(&ones.getBody(), {}, {f32}, {l});
+          Value one = arith::ConstantOp::create(b, l, b.getF32FloatAttr(1.0f));
+          YieldOp::create(b, l, ValueRange{one});
+          b.setInsertionPointAfter(ones);
+          (void)blk;
+        }
+        Type perRow = maxOp.getResult(0).getType();
+        auto online = ReduceOp::create(
+            b, l, TypeRange{perRow, sumOp.getResult(0).getType()},
+            ValueRange{x, ones.getResult(0)},
+            b.getArrayAttr({identityOf(ReduceKind::max, f32, b),
+                            identityOf(ReduceKind::add, f32, b)}));
+        Block *blk = b.createBlock(&online.getCombiner(), {}, {f32, f32, f32, f32},
+                                   SmallVector<Location>(4, l));
+        Value m1 = blk->getArgument(0), l1 = blk->getArgument(1);
+        Value m2 = blk->getArgument(2), l2 = blk->getArgument(3);
+        Value m = arith::MaximumFOp::create(b, l, m1, m2);
+        Value ninf = arith::ConstantOp::create(
+            b, l, cast<TypedAttr>(identityOf(ReduceKind::max, f32, b)));
+        Value empty = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, m, ninf);
+        Value e1 = math::ExpOp::create(b, l, arith::SubFOp::create(b, l, m1, m));
+        Value e2 = math::ExpOp::create(b, l, arith::SubFOp::create(b, l, m2, m));
+        Value s = arith::AddFOp::create(b, l, arith::MulFOp::create(b, l, l1, e1),
+                                        arith::MulFOp::create(b, l, l2, e2));
+        Value both = arith::AddFOp::create(b, l, l1, l2);
+        Value lsum = arith::SelectOp::create(b, l, empty, both, s);
+        YieldOp::create(b, l, ValueRange{m, lsum});
+        maxOp.getResult(0).replaceAllUsesWith(online.getResult(0));
+        sumOp.getResult(0).replaceAllUsesWith(online.getResult(1));
+        sumOp.erase();
+        maxOp.erase();
+        return formOnlineSoftmax(func); // the walk list is stale; start again
+      }
+    }
+  }
+}
+
+struct FuseReductions
+    : public ::rkc::impl::RkFuseReductionsPassBase<FuseReductions> {
+  using Base::Base;
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    if (streaming != "auto" && streaming != "always" && streaming != "never") {
+      func.emitError() << "streaming must be auto, always or never, got '"
+                       << streaming << "'";
+      return signalPassFailure();
+    }
+    bool stream = streaming == "always";
+    if (streaming == "auto") {
+      auto target = ::rkc::plan::lookupTarget(arch);
+      if (!target) {
+        func.emitError() << "unsupported arch '" << arch << "' (supported: "
+                         << ::rkc::plan::supportedArchs() << ")";
+        return signalPassFailure();
+      }
+      auto problem = ::rkc::analyzeRowProgram(func);
+      if (failed(problem))
+        return signalPassFailure();
+      stream = ::rkc::plan::needsStreaming(*problem, *target);
+    }
+    if (stream)
+      formOnlineSoftmax(func);
+    mergeSiblingReductions(func);
+  }
+};
+
+} // namespace

@@ -1,0 +1,82 @@
+//===- PlanTiers.cpp - attach the planner's decisions to a kernel ---------===//
+//
+// The decisions themselves live in lib/Plan (RowPlan.cpp); this pass only
+// summarises the program, asks the planner, reports each decision as a
+// remark and records it as tier.layout / tier.schedule attributes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "rkc/Transforms/Passes.h"
+#include "RowAnalysis.h"
+
+#define DEBUG_TYPE "rk-plan-tiers"
+
+namespace rkc {
+#define GEN_PASS_DEF_RKPLANTIERSPASS
+#include "rkc/Transforms/Passes.h.inc"
+} // namespace rkc
+
+using namespace mlir;
+
+namespace {
+
+static tier::Level toLevel(::rkc::plan::Level l) {
+  switch (l) {
+  case ::rkc::plan::Level::Thread: return tier::Level::thread;
+  case ::rkc::plan::Level::Warp: return tier::Level::warp;
+  case ::rkc::plan::Level::Block: return tier::Level::block;
+  case ::rkc::plan::Level::Cluster: return tier::Level::cluster;
+  }
+  return tier::Level::thread;
+}
+
+static tier::Staging toStaging(::rkc::plan::Staging s) {
+  switch (s) {
+  case ::rkc::plan::Staging::Registers: return tier::Staging::registers;
+  case ::rkc::plan::Staging::Smem: return tier::Staging::smem;
+  case ::rkc::plan::Staging::Stream: return tier::Staging::stream;
+  }
+  return tier::Staging::registers;
+}
+
+struct PlanTiers : public ::rkc::impl::RkPlanTiersPassBase<PlanTiers> {
+  using Base::Base;
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    if (func.isExternal())
+      return;
+    auto target = ::rkc::plan::lookupTarget(arch);
+    if (!target) {
+      func.emitError() << "unsupported arch '" << arch << "' (supported: "
+                       << ::rkc::plan::supportedArchs() << ")";
+      return signalPassFailure();
+    }
+    auto ovr = ::rkc::plan::parseOverride(schedule);
+    if (!ovr) {
+      func.emitError() << llvm::toString(ovr.takeError());
+      return signalPassFailure();
+    }
+    auto problem = ::rkc::analyzeRowProgram(func);
+    if (failed(problem))
+      return signalPassFailure();
+    SmallVector<std::string> remarks;
+    auto plan = ::rkc::plan::planRow(*problem, *target, *ovr, &remarks);
+    if (!plan) {
+      func.emitError() << llvm::toString(plan.takeError());
+      return signalPassFailure();
+    }
+    for (const std::string &r : remarks)
+      func.emitRemark() << "plan: " << r;
+    MLIRContext *ctx = &getContext();
+    func->setAttr(tier::kArchAttr, StringAttr::get(ctx, arch));
+    func->setAttr(tier::kLayoutAttr,
+                  tier::TvLayoutAttr::get(ctx, plan->threads, plan->values,
+                                          plan->vector, plan->rows));
+    func->setAttr(tier::kScheduleAttr,
+                  tier::ScheduleAttr::get(ctx, toLevel(plan->reduceLevel()),
+                                          plan->cluster, toStaging(plan->staging),
+                                          plan->unroll, plan->minBlocks));
+  }
+};
+
+} // namespace

@@ -1,0 +1,124 @@
+//===- RowAnalysis.cpp - summarise a row program for the planner ----------===//
+
+#include "RowAnalysis.h"
+
+#include "rk/RkDialect.h"
+
+#include "llvm/ADT/DenseMap.h"
+
+using namespace mlir;
+
+int rkc::storageBytes(Type t) {
+  if (t.isIntOrFloat())
+    return std::max<int>(1, (int)t.getIntOrFloatBitWidth() / 8);
+  return 4;
+}
+
+/// A value held as a per-thread fragment: an [M, N] tensor that is not a
+/// broadcast (broadcasts are views) or an [N] row vector argument.
+static bool isFragment(Value v, int64_t m, int64_t n) {
+  auto t = dyn_cast<RankedTensorType>(v.getType());
+  if (!t || t.getRank() != 2 || v.getDefiningOp<rk::BroadcastOp>())
+    return false;
+  return t.getDimSize(0) == m && t.getDimSize(1) == n;
+}
+
+FailureOr<::rkc::plan::RowProblem>
+rkc::analyzeRowProgram(func::FuncOp func) {
+  ::rkc::plan::RowProblem p;
+  RankedTensorType rowType;
+  Operation *bad = nullptr;
+  auto consider = [&](Value v, Operation *where) {
+    auto t = dyn_cast<RankedTensorType>(v.getType());
+    if (!t || t.getRank() != 2)
+      return;
+    if (!rowType)
+      rowType = t;
+    else if (t.getShape() != rowType.getShape() && !bad)
+      bad = where;
+  };
+  for (BlockArgument a : func.getArguments())
+    consider(a, func);
+  func.walk([&](Operation *op) {
+    for (Value r : op->getResults())
+      consider(r, op);
+  });
+  if (!rowType)
+    return func.emitError("a row kernel needs at least one [M, N] tensor");
+  if (bad)
+    return bad->emitError() << "a row kernel works on one [M, N] shape ("
+                            << rowType << "); this op uses another";
+  if (!rowType.hasStaticShape())
+    return func.emitError("shapes must be bound first (rk-specialize-shapes)");
+  p.rows = rowType.getDimSize(0);
+  p.cols = rowType.getDimSize(1);
+
+  // Element sizes of the [M, N] data that moves through global memory.
+  int maxB = 0, minB = 16;
+  auto storage = [&](Type t) {
+    auto rt = dyn_cast<RankedTensorType>(t);
+    if (!rt || rt.getRank() != 2)
+      return;
+    int b = storageBytes(rt.getElementType());
+    maxB = std::max(maxB, b);
+    minB = std::min(minB, b);
+  };
+  for (Type t : func.getArgumentTypes())
+    storage(t);
+  for (Type t : func.getResultTypes())
+    storage(t);
+  if (maxB == 0)
+    maxB = minB = 4;
+  p.elemBytes = maxB;
+  p.minElemBytes = minB;
+
+  // Register pressure: the most fragments live at one point of the
+  // (single-block) program; a fragment lives from its definition (arguments:
+  // the start) to its last use.
+  Block &body = func.getBody().front();
+  llvm::DenseMap<Operation *, unsigned> order;
+  unsigned idx = 0;
+  for (Operation &op : body)
+    order[&op] = ++idx;
+  auto lastUse = [&](Value v) {
+    unsigned last = 0;
+    for (Operation *u : v.getUsers()) {
+      Operation *top = body.findAncestorOpInBlock(*u);
+      if (top)
+        last = std::max(last, order[top]);
+    }
+    return last;
+  };
+  SmallVector<std::pair<unsigned, unsigned>> ranges;
+  for (BlockArgument a : func.getArguments()) {
+    auto t = dyn_cast<RankedTensorType>(a.getType());
+    if (t && (t.getRank() == 2 || (t.getRank() == 1 && t.getDimSize(0) == p.cols &&
+                                   p.cols != p.rows)))
+      ranges.push_back({0, lastUse(a)});
+  }
+  int reductions = 0, stateWords = 1;
+  for (Operation &op : body) {
+    if (auto red = dyn_cast<rk::ReduceOp>(op)) {
+      ++reductions;
+      int words = (int)red.getInputs().size();
+      if (red.getKind() && (*red.getKind() == rk::ReduceKind::argmax ||
+                            *red.getKind() == rk::ReduceKind::argmin))
+        words = 2;
+      stateWords = std::max(stateWords, words);
+    }
+    for (Value r : op.getResults())
+      if (isFragment(r, p.rows, p.cols))
+        ranges.push_back({order[&op], lastUse(r)});
+  }
+  int live = 1;
+  for (unsigned at = 0; at <= idx; ++at) {
+    int n = 0;
+    for (auto [b, e] : ranges)
+      n += (b <= at && at < e) ? 1 : 0;
+    live = std::max(live, n);
+  }
+  p.liveFrags = live;
+  p.reductions = std::max(reductions, 1);
+  p.stateWords = stateWords;
+  return p;
+}

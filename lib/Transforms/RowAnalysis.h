@@ -1,0 +1,27 @@
+//===- RowAnalysis.h - what a row program asks of the planner ----*- C++ -*-===//
+//
+// Summarises a (decomposed, shape-specialised) row program as the
+// rkc::plan::RowProblem the cost model takes: rows, row length, element
+// sizes, register pressure. Shared by rk-fuse-reductions (which asks whether
+// a row can stay on chip) and rk-plan-tiers.
+//
+//===----------------------------------------------------------------------===//
+#ifndef RKC_LIB_TRANSFORMS_ROWANALYSIS_H
+#define RKC_LIB_TRANSFORMS_ROWANALYSIS_H
+
+#include "rkc/Plan/RowPlan.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+namespace rkc {
+
+/// Fails with a diagnostic on `func` when it is not a row program of one
+/// [M, N] shape.
+mlir::FailureOr<plan::RowProblem> analyzeRowProgram(mlir::func::FuncOp func);
+
+/// Storage bytes of an element type (i4 counts as 1).
+int storageBytes(mlir::Type t);
+
+} // namespace rkc
+
+#endif

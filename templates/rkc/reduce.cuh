@@ -1,0 +1,148 @@
+// rkc/reduce.cuh - warp and CTA tiers of a row reduction, for any combiner.
+//
+// Template parameters:
+//   S              reduction state: any trivially copyable type whose size is a
+//                  multiple of 4 bytes (float, int, struct {float m, l;},
+//                  struct {float v; int idx;}, ...). It is moved between lanes
+//                  32 bits at a time and kept in shared memory as-is.
+//   Op             combiner functor: `RKC_DEVICE S operator()(const S& a,
+//                  const S& b) const`, associative and commutative up to
+//                  rounding (add, max, online-softmax (m, l) merges, arg-max
+//                  with an index tie-break, ...). No identity element is
+//                  needed. op(a, b) and op(b, a) need not be bitwise equal
+//                  (FMA contraction often makes them differ): partners always
+//                  combine in lane order, so every lane of a group, and every
+//                  CTA of a cluster, ends with the bitwise-same result.
+//   WIDTH          lanes of a warp_reduce group: a power of two in [1, 32].
+//   WARPS_PER_ROW  warps that cooperate on one row in block_reduce: a power of
+//                  two in [1, 32].
+//
+// Tiers: a row is first reduced in registers by each thread, then across the
+// lanes of a warp (warp_reduce), then across the warps of the row inside the
+// CTA (block_reduce, through shared memory), and in cluster mode across the
+// CTAs of a cluster (cluster_reduce, rkc/cluster.cuh).
+#pragma once
+
+#include "rkc/base.cuh"
+
+namespace rkc {
+
+/// __shfl_xor_sync of an arbitrary state: each 32-bit word of `v` is exchanged
+/// with lane (lane ^ lane_mask) of its `width`-lane segment (one
+/// shfl.sync.bfly.b32 per word). All 32 lanes of the warp must call it.
+template <class S> RKC_DEVICE S shfl_xor(const S &v, int lane_mask, int width) {
+  static_assert(sizeof(S) % 4 == 0,
+                "rkc::shfl_xor: sizeof(S) must be a multiple of 4");
+  constexpr int N = sizeof(S) / 4;
+  u32 w[N];
+  memcpy(w, &v, sizeof(S));
+#pragma unroll
+  for (int i = 0; i < N; ++i)
+    w[i] = __shfl_xor_sync(0xffffffffu, w[i], lane_mask, width);
+  S r;
+  memcpy(&r, w, sizeof(S));
+  return r;
+}
+
+namespace detail {
+
+/// c ? a : b for any state, selected word by word so that S stays in
+/// registers (a conditional on whole objects selects their addresses and
+/// forces them into local memory).
+template <class S> RKC_DEVICE S select(bool c, const S &a, const S &b) {
+  constexpr int N = sizeof(S) / 4;
+  u32 wa[N], wb[N];
+  memcpy(wa, &a, sizeof(S));
+  memcpy(wb, &b, sizeof(S));
+#pragma unroll
+  for (int i = 0; i < N; ++i)
+    wa[i] = c ? wa[i] : wb[i];
+  S r;
+  memcpy(&r, wa, sizeof(S));
+  return r;
+}
+
+} // namespace detail
+
+/// Butterfly reduction inside aligned groups of WIDTH lanes: lanes
+/// [k*WIDTH, (k+1)*WIDTH) reduce their values independently and every lane of
+/// a group ends with the group's result, bitwise identical in all its lanes:
+/// at each step both partners evaluate op(lower lane's value, upper lane's
+/// value). WIDTH == 1 returns `v`. All 32 lanes of the warp must call it.
+template <int WIDTH, class S, class Op> RKC_DEVICE S warp_reduce(S v, Op op) {
+  static_assert(WIDTH >= 1 && WIDTH <= 32 && (WIDTH & (WIDTH - 1)) == 0,
+                "rkc::warp_reduce: WIDTH must be a power of two in [1, 32]");
+  const int lane = lane_id();
+#pragma unroll
+  for (int offset = WIDTH / 2; offset > 0; offset /= 2) {
+    const S other = shfl_xor(v, offset, WIDTH);
+    const bool upper = (lane & offset) != 0;
+    v = op(detail::select(upper, other, v), detail::select(upper, v, other));
+  }
+  return v;
+}
+
+namespace detail {
+
+/// Reduces the N slots slots[0..N) (N a power of two) and returns the result
+/// in every lane of the warp, without an identity element.
+///
+/// With G = min(N, 32), lane l accumulates the slots congruent to l mod G
+/// (slot l % G, then l % G + G, ...), so each aligned group of G consecutive
+/// lanes holds exactly one partial for every residue class, i.e. it covers
+/// every slot exactly once. warp_reduce<G> then combines the G partials of the
+/// group: each slot enters the result exactly once, as required by
+/// non-idempotent combiners such as add. Every group holds the same values in
+/// the same positions and combines them in the same order, so all 32 lanes
+/// (and every CTA reducing the same slots) end with the bitwise-same result.
+template <int N, class S, class Op>
+RKC_DEVICE S reduce_slots(const S *slots, Op op, int lane) {
+  static_assert(N >= 1 && (N & (N - 1)) == 0,
+                "rkc: number of reduction slots must be a power of two");
+  constexpr int G = N < 32 ? N : 32;
+  const int r = lane & (G - 1);
+  S acc = slots[r];
+#pragma unroll
+  for (int k = 1; k < N / G; ++k)
+    acc = op(acc, slots[k * G + r]);
+  return warp_reduce<G>(acc, op);
+}
+
+} // namespace detail
+
+/// Reduces across the WARPS_PER_ROW warps that share a row inside the CTA.
+///
+///  v            this warp's warp-reduced value (identical in all its lanes)
+///  smem         shared buffer of rows_per_cta * WARPS_PER_ROW elements used by
+///               this reduction only (never reused: the single barrier below
+///               does not protect a later overwrite against slow readers)
+///  row_in_cta   row of the calling warp inside the CTA
+///  warp_in_row  index of the calling warp among the warps of its row
+///  lane         lane_id()
+///
+/// Lane 0 of each warp publishes v in smem[row_in_cta * WARPS_PER_ROW +
+/// warp_in_row]; after one __syncthreads() every warp combines the
+/// WARPS_PER_ROW entries of its row with detail::reduce_slots (exact, see
+/// there). Returns the row's result in every thread of the row.
+///
+/// Contains a __syncthreads(): every thread of the CTA must call it, in
+/// uniform control flow. WARPS_PER_ROW == 1 returns v (no barrier, no smem).
+template <int WARPS_PER_ROW, class S, class Op>
+RKC_DEVICE S block_reduce(S v, Op op, S *smem, int row_in_cta, int warp_in_row,
+                          int lane) {
+  static_assert(
+      WARPS_PER_ROW >= 1 && WARPS_PER_ROW <= 32 &&
+          (WARPS_PER_ROW & (WARPS_PER_ROW - 1)) == 0,
+      "rkc::block_reduce: WARPS_PER_ROW must be a power of two in [1, 32]");
+  if constexpr (WARPS_PER_ROW == 1) {
+    return v;
+  } else {
+    S *row_slots = smem + row_in_cta * WARPS_PER_ROW;
+    if (lane == 0)
+      row_slots[warp_in_row] = v;
+    __syncthreads();
+    return detail::reduce_slots<WARPS_PER_ROW>(row_slots, op, lane);
+  }
+}
+
+} // namespace rkc

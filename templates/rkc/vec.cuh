@@ -1,0 +1,322 @@
+// rkc/vec.cuh - vectorised global / shared memory accesses and row fragments.
+//
+// Template parameters:
+//   T    storage type of the tensor elements: float, bf16 or f16.
+//   W    elements per vector access; sizeof(T) * W must be 4, 8 or 16 bytes
+//        (one ld/st .u32, .v2.u32 or .v4.u32), a multiple of 16 bytes (that
+//        many consecutive 16-byte accesses), or W == 1 (scalar access).
+//   VPT  values per thread of a row fragment; a multiple of W.
+//
+// Alignment contract: for W > 1 the caller guarantees that every vector access
+// is W-element aligned, i.e. `p` (load_vec/store_vec), or `row + col0` and
+// `col_step` (load_frag/store_frag) are multiples of W elements. The code
+// generator picks W so that this holds and falls back to W == 1 (scalar
+// accesses) when it cannot prove it.
+//
+// Memory spaces: pointers are generic; the loads and stores are plain C++
+// accesses of the builtin vector types, so the compiler emits ld.global /
+// st.global when the pointer provably comes from a kernel parameter (and
+// ld.global.nc for `const T* __restrict__` parameters), and keeps full
+// freedom to schedule them. The *_stream loads and the cp.async / shared
+// helpers use inline PTX with an explicit state space.
+#pragma once
+
+#include "rkc/base.cuh"
+#include "rkc/convert.cuh"
+
+namespace rkc {
+
+/// W elements of storage type T with the alignment of one vector access; for
+/// declaring buffers (e.g. shared staging) that the vector helpers access.
+template <class T, int W> struct alignas(sizeof(T) * W) Vec { T v[W]; };
+
+namespace detail {
+
+/// One aligned access of BYTES bytes as WORDS 32-bit words, with a single
+/// instruction: load (generic, C++), load_stream (ld.global.cs),
+/// load_shared (ld.shared, 32-bit shared address) and store (generic, C++).
+template <int BYTES> struct Access;
+
+template <> struct Access<4> {
+  enum : int { WORDS = 1 };
+  RKC_DEVICE static void load(const void *p, u32 (&w)[1]) {
+    w[0] = *static_cast<const u32 *>(p);
+  }
+  RKC_DEVICE static void load_stream(const void *p, u32 (&w)[1]) {
+    asm volatile("ld.global.cs.u32 %0, [%1];" : "=r"(w[0]) : "l"(p));
+  }
+  RKC_DEVICE static void load_shared(u32 a, u32 (&w)[1]) {
+    asm volatile("ld.shared.u32 %0, [%1];" : "=r"(w[0]) : "r"(a) : "memory");
+  }
+  RKC_DEVICE static void store(void *p, const u32 (&w)[1]) {
+    *static_cast<u32 *>(p) = w[0];
+  }
+};
+
+template <> struct Access<8> {
+  enum : int { WORDS = 2 };
+  RKC_DEVICE static void load(const void *p, u32 (&w)[2]) {
+    const uint2 v = *static_cast<const uint2 *>(p);
+    w[0] = v.x;
+    w[1] = v.y;
+  }
+  RKC_DEVICE static void load_stream(const void *p, u32 (&w)[2]) {
+    asm volatile("ld.global.cs.v2.u32 {%0, %1}, [%2];"
+                 : "=r"(w[0]), "=r"(w[1])
+                 : "l"(p));
+  }
+  RKC_DEVICE static void load_shared(u32 a, u32 (&w)[2]) {
+    asm volatile("ld.shared.v2.u32 {%0, %1}, [%2];"
+                 : "=r"(w[0]), "=r"(w[1])
+                 : "r"(a)
+                 : "memory");
+  }
+  RKC_DEVICE static void store(void *p, const u32 (&w)[2]) {
+    uint2 v;
+    v.x = w[0];
+    v.y = w[1];
+    *static_cast<uint2 *>(p) = v;
+  }
+};
+
+template <> struct Access<16> {
+  enum : int { WORDS = 4 };
+  RKC_DEVICE static void load(const void *p, u32 (&w)[4]) {
+    const uint4 v = *static_cast<const uint4 *>(p);
+    w[0] = v.x;
+    w[1] = v.y;
+    w[2] = v.z;
+    w[3] = v.w;
+  }
+  RKC_DEVICE static void load_stream(const void *p, u32 (&w)[4]) {
+    asm volatile("ld.global.cs.v4.u32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(w[0]), "=r"(w[1]), "=r"(w[2]), "=r"(w[3])
+                 : "l"(p));
+  }
+  RKC_DEVICE static void load_shared(u32 a, u32 (&w)[4]) {
+    asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(w[0]), "=r"(w[1]), "=r"(w[2]), "=r"(w[3])
+                 : "r"(a)
+                 : "memory");
+  }
+  RKC_DEVICE static void store(void *p, const u32 (&w)[4]) {
+    uint4 v;
+    v.x = w[0];
+    v.y = w[1];
+    v.z = w[2];
+    v.w = w[3];
+    *static_cast<uint4 *>(p) = v;
+  }
+};
+
+/// Checks the (T, W) pair of a vector access.
+template <class T, int W> RKC_DEVICE constexpr bool valid_vec() {
+  return W == 1 || sizeof(T) * W == 4 || sizeof(T) * W == 8 ||
+         (sizeof(T) * W) % 16 == 0;
+}
+
+/// Widens the words of one vector access into W floats.
+template <class T, int W, int WORDS>
+RKC_DEVICE void unpack_words(const u32 (&w)[WORDS], float (&out)[W]) {
+#pragma unroll
+  for (int i = 0; i < WORDS; ++i)
+    WordCodec<T>::unpack(w[i], out + i * WordCodec<T>::ELEMS);
+}
+
+/// Vector load of W elements; STREAM selects the evict-first variant.
+template <class T, int W, bool STREAM>
+RKC_DEVICE void load_vec_impl(const T *p, float (&out)[W]) {
+  static_assert(valid_vec<T, W>(), "rkc::load_vec: bad (T, W)");
+  if constexpr (W == 1) {
+    out[0] = to_f32(*p);
+  } else if constexpr (sizeof(T) * W > 16) {
+    // Wider than one access (e.g. f32 weights under a bf16 layout of W = 8):
+    // consecutive 16-byte accesses.
+    constexpr int S = 16 / sizeof(T);
+#pragma unroll
+    for (int k = 0; k < W / S; ++k)
+      load_vec_impl<T, S, STREAM>(p + k * S,
+                                  *reinterpret_cast<float(*)[S]>(out + k * S));
+  } else {
+    typedef Access<sizeof(T) * W> A;
+    u32 w[A::WORDS];
+    if constexpr (STREAM)
+      A::load_stream(p, w);
+    else
+      A::load(p, w);
+    unpack_words<T>(w, out);
+  }
+}
+
+/// Fragment load shared by load_frag / load_frag_stream.
+template <class T, int VPT, int W, bool STREAM>
+RKC_DEVICE void load_frag_impl(const T *row, int col0, int col_step, int n,
+                               float (&frag)[VPT], float fill) {
+  static_assert(VPT % W == 0, "rkc::load_frag: VPT must be a multiple of W");
+#pragma unroll
+  for (int c = 0; c < VPT / W; ++c) {
+    const int col = col0 + c * col_step;
+    float(&chunk)[W] = *reinterpret_cast<float(*)[W]>(frag + c * W);
+    if (col + W <= n) {
+      load_vec_impl<T, W, STREAM>(row + col, chunk);
+    } else {
+#pragma unroll
+      for (int j = 0; j < W; ++j)
+        chunk[j] = col + j < n ? to_f32(row[col + j]) : fill;
+    }
+  }
+}
+
+} // namespace detail
+
+// ---------------------------------------------------------------------------
+// Scalars.
+// ---------------------------------------------------------------------------
+
+/// Loads one element and widens it to f32.
+template <class T> RKC_DEVICE float load_scalar(const T *p) {
+  return to_f32(*p);
+}
+
+/// Narrows `x` to T (round to nearest even) and stores it.
+template <class T> RKC_DEVICE void store_scalar(T *p, float x) {
+  *p = from_f32<T>(x);
+}
+
+/// Loads a 32-bit index (e.g. a class label) as i64.
+RKC_DEVICE long long load_index(const int *p) { return *p; }
+
+/// Loads a 64-bit index (e.g. a class label).
+RKC_DEVICE long long load_index(const long long *p) { return *p; }
+
+// ---------------------------------------------------------------------------
+// One vector access of W elements (a single ld/st of W * sizeof(T) bytes).
+// ---------------------------------------------------------------------------
+
+/// Loads p[0..W) with one access and widens it to f32. `p` is W-aligned.
+template <class T, int W>
+RKC_DEVICE void load_vec(const T *p, float (&out)[W]) {
+  detail::load_vec_impl<T, W, false>(p, out);
+}
+
+/// As load_vec, for global data read exactly once: `ld.global.cs` (cache
+/// streaming, evict-first in L1 and L2). `p` must point to global memory that
+/// this thread has not written earlier in the kernel (like CUDA's __ldcs, the
+/// asm is not ordered after the thread's prior plain stores).
+template <class T, int W>
+RKC_DEVICE void load_vec_stream(const T *p, float (&out)[W]) {
+  detail::load_vec_impl<T, W, true>(p, out);
+}
+
+/// Narrows in[0..W) to T and stores it to p[0..W) with one access.
+template <class T, int W>
+RKC_DEVICE void store_vec(T *p, const float (&in)[W]) {
+  static_assert(detail::valid_vec<T, W>(), "rkc::store_vec: bad (T, W)");
+  if constexpr (W == 1) {
+    *p = from_f32<T>(in[0]);
+  } else if constexpr (sizeof(T) * W > 16) {
+    constexpr int S = 16 / sizeof(T);
+#pragma unroll
+    for (int k = 0; k < W / S; ++k)
+      store_vec<T, S>(p + k * S, *reinterpret_cast<const float(*)[S]>(in + k * S));
+  } else {
+    typedef detail::Access<sizeof(T) * W> A;
+    constexpr int E = WordCodec<T>::ELEMS;
+    u32 w[A::WORDS];
+#pragma unroll
+    for (int i = 0; i < A::WORDS; ++i)
+      w[i] = WordCodec<T>::pack(in + i * E);
+    A::store(p, w);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Row fragments (the thread-value layout of the generated kernels).
+//
+// A thread owns VPT = CHUNKS * W values of a row of n elements; value v lives
+// at column  col0 + (v / W) * col_step + (v % W).  A chunk whose W columns are
+// all < n is accessed with one vector access; a chunk that straddles n is
+// accessed element-wise with predication; columns >= n are never touched.
+// ---------------------------------------------------------------------------
+
+/// Loads a fragment; values at columns >= n are set to `fill` (typically the
+/// identity of the consuming reduction: 0 for sums, -inf for max).
+template <class T, int VPT, int W>
+RKC_DEVICE void load_frag(const T *row, int col0, int col_step, int n,
+                          float (&frag)[VPT], float fill) {
+  detail::load_frag_impl<T, VPT, W, false>(row, col0, col_step, n, frag, fill);
+}
+
+/// As load_frag, with load_vec_stream for the full chunks (data read once).
+template <class T, int VPT, int W>
+RKC_DEVICE void load_frag_stream(const T *row, int col0, int col_step, int n,
+                                 float (&frag)[VPT], float fill) {
+  detail::load_frag_impl<T, VPT, W, true>(row, col0, col_step, n, frag, fill);
+}
+
+/// Stores a fragment; never writes columns >= n.
+template <class T, int VPT, int W>
+RKC_DEVICE void store_frag(T *row, int col0, int col_step, int n,
+                           const float (&frag)[VPT]) {
+  static_assert(VPT % W == 0, "rkc::store_frag: VPT must be a multiple of W");
+#pragma unroll
+  for (int c = 0; c < VPT / W; ++c) {
+    const int col = col0 + c * col_step;
+    const float(&chunk)[W] = *reinterpret_cast<const float(*)[W]>(frag + c * W);
+    if (col + W <= n) {
+      store_vec<T, W>(row + col, chunk);
+    } else {
+#pragma unroll
+      for (int j = 0; j < W; ++j)
+        if (col + j < n)
+          row[col + j] = from_f32<T>(chunk[j]);
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Asynchronous global -> shared copies (cp.async, sm_80+) and shared loads.
+// ---------------------------------------------------------------------------
+
+/// Starts a 16-byte asynchronous copy global -> shared, bypassing L1
+/// (`cp.async.cg.shared.global`). `smem` points to shared memory, `gmem` to
+/// global memory (a generic pointer, whose value is its global address); both
+/// are 16-byte aligned.
+RKC_DEVICE void cp_async_16(void *smem, const void *gmem) {
+  const u32 a = smem_addr(smem);
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;"
+               :
+               : "r"(a), "l"(gmem)
+               : "memory");
+}
+
+/// Closes the current group of cp.async operations of this thread.
+RKC_DEVICE void cp_async_commit() {
+  asm volatile("cp.async.commit_group;" ::: "memory");
+}
+
+/// Waits until every committed cp.async group of this thread has landed.
+/// Other threads' copies are visible only after a subsequent __syncthreads().
+RKC_DEVICE void cp_async_wait_all() {
+  asm volatile("cp.async.wait_group 0;" ::: "memory");
+}
+
+/// Loads W elements from shared memory with one `ld.shared` access (16 bytes:
+/// ld.shared.v4.u32) and widens them. `smem_p` is W-aligned shared memory.
+template <class T, int W>
+RKC_DEVICE void load_vec_shared(const T *smem_p, float (&out)[W]) {
+  static_assert(detail::valid_vec<T, W>(), "rkc::load_vec_shared: bad (T, W)");
+  const u32 a = smem_addr(smem_p);
+  if constexpr (sizeof(T) * W == 2) {
+    T x;
+    asm volatile("ld.shared.u16 %0, [%1];" : "=h"(x.bits) : "r"(a) : "memory");
+    out[0] = to_f32(x);
+  } else {
+    typedef detail::Access<sizeof(T) * W> A;
+    u32 w[A::WORDS];
+    A::load_shared(a, w);
+    detail::unpack_words<T>(w, out);
+  }
+}
+
+} // namespace rkc
