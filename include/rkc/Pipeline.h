@@ -13,6 +13,7 @@
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Pass/PassManager.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,8 +31,11 @@ struct PipelineOptions {
 /// after lowering to the tier dialect (`Tier`, ready for tier-emit-cuda).
 enum class Stage { Rk, Tier };
 
+/// Adds the passes after stage `from` (nullopt: from the spec) up to and
+/// including stage `until`.
 void buildPipeline(mlir::OpPassManager &pm, const PipelineOptions &options,
-                   Stage until = Stage::Tier);
+                   Stage until = Stage::Tier,
+                   std::optional<Stage> from = std::nullopt);
 
 /// Every dialect a spec or a lowered kernel may use.
 void registerDialects(mlir::DialectRegistry &registry);

@@ -8,20 +8,24 @@
 
 using namespace mlir;
 
-void rkc::buildPipeline(OpPassManager &pm, const PipelineOptions &o, Stage until) {
-  ::rkc::RkSpecializeShapesPassOptions spec;
-  spec.shapes.assign(o.shapes.begin(), o.shapes.end());
-  spec.dtype = o.dtype;
-  pm.addPass(::rkc::createRkSpecializeShapesPass(spec));
-  OpPassManager &fpm = pm.nest<func::FuncOp>();
-  fpm.addPass(::rkc::createRkDecomposePass());
-  fpm.addPass(createCSEPass());
-  ::rkc::RkFuseReductionsPassOptions fuse;
-  fuse.streaming = o.streaming;
-  fuse.arch = o.arch;
-  fpm.addPass(::rkc::createRkFuseReductionsPass(fuse));
+void rkc::buildPipeline(OpPassManager &pm, const PipelineOptions &o, Stage until,
+                        std::optional<Stage> from) {
+  if (!from) {
+    ::rkc::RkSpecializeShapesPassOptions spec;
+    spec.shapes.assign(o.shapes.begin(), o.shapes.end());
+    spec.dtype = o.dtype;
+    pm.addPass(::rkc::createRkSpecializeShapesPass(spec));
+    OpPassManager &fpm = pm.nest<func::FuncOp>();
+    fpm.addPass(::rkc::createRkDecomposePass());
+    fpm.addPass(createCSEPass());
+    ::rkc::RkFuseReductionsPassOptions fuse;
+    fuse.streaming = o.streaming;
+    fuse.arch = o.arch;
+    fpm.addPass(::rkc::createRkFuseReductionsPass(fuse));
+  }
   if (until == Stage::Rk)
     return;
+  OpPassManager &fpm = pm.nest<func::FuncOp>();
   ::rkc::RkPlanTiersPassOptions plan;
   plan.arch = o.arch;
   plan.schedule = o.schedule;

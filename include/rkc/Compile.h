@@ -1,0 +1,53 @@
+//===- Compile.h - spec text to CUDA, PTX and CUBIN ---------------*- C++ -*-===//
+//
+// The whole compile path of one request, shared by the rkc driver and the
+// JIT library: parse + verify the spec, run the pipeline (Pipeline.h), emit
+// CUDA (tier-emit-cuda), then NVRTC to PTX and CUBIN. Every failure comes
+// back as a message with the spec location ("spec.mlir:3:8: error: ...").
+//
+//===----------------------------------------------------------------------===//
+#ifndef RKC_COMPILE_H
+#define RKC_COMPILE_H
+
+#include "rkc/Pipeline.h"
+#include "rkc/Target/CudaEmitter.h"
+
+#include "llvm/Support/Error.h"
+
+#include <string>
+#include <vector>
+
+namespace rkc {
+
+/// How far a compile goes.
+enum class Emit { Rk, Tier, Cuda, Ptx, Cubin };
+
+struct CompileRequest {
+  std::string specText;
+  std::string specName = "<spec>";  ///< file name used in diagnostics
+  PipelineOptions options;
+  Emit upTo = Emit::Cubin;
+};
+
+struct CompileResult {
+  std::string rkIR;                 ///< the row program (after fusion)
+  std::string tierIR;               ///< after rk-lower-to-tier
+  std::string cuda;
+  std::string ptx;
+  std::vector<char> cubin;
+  std::vector<KernelInfo> kernels;
+  std::vector<std::string> remarks; ///< plan decisions
+  std::string nvrtcLog;
+};
+
+llvm::Expected<CompileResult> compile(const CompileRequest &request);
+
+/// NVRTC's version as "major.minor", or an error if it cannot be loaded.
+llvm::Expected<std::string> nvrtcVersion();
+
+/// SHA-256 of the embedded device templates (part of every cache key).
+const char *templateHash();
+
+} // namespace rkc
+
+#endif

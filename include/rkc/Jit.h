@@ -1,0 +1,48 @@
+//===- Jit.h - compile and launch rkc kernels at run time ---------*- C++ -*-===//
+#ifndef RKC_JIT_H
+#define RKC_JIT_H
+
+#include "rkc/Compile.h"
+
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+
+namespace rkc {
+
+/// A compiled kernel: the compile result plus, per CUDA context, the loaded
+/// module. Thread-safe; shared between all users of the same request.
+class Kernel {
+public:
+  /// Compiles (or finds in the in-process cache) the request. An empty
+  /// `options.arch` means: the current device's architecture, else sm_90a.
+  static llvm::Expected<std::shared_ptr<Kernel>> get(CompileRequest request);
+
+  const KernelInfo &info() const { return result_.kernels.front(); }
+  const CompileResult &result() const { return result_; }
+
+  /// Launches on `stream` (a CUstream; null = the legacy default stream).
+  /// `ptrs` holds one device pointer per argument (inputs, then outputs);
+  /// `strides` one row stride in elements per argument (null: contiguous);
+  /// `rows` is M.
+  llvm::Error launch(void *const *ptrs, const int64_t *strides, int64_t rows,
+                     void *stream);
+
+private:
+  explicit Kernel(CompileResult r) : result_(std::move(r)) {}
+  llvm::Expected<void *> function();
+
+  CompileResult result_;
+  std::mutex mu_;
+  std::unordered_map<void *, void *> functions_; // CUcontext -> CUfunction
+};
+
+/// Cache key of a request: a hash of everything that changes the binary.
+std::string cacheKey(const CompileRequest &request);
+
+} // namespace rkc
+
+#endif

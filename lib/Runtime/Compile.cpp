@@ -1,0 +1,115 @@
+//===- Compile.cpp - one compile request from spec text to CUBIN ----------===//
+
+#include "rkc/Compile.h"
+
+#include "Nvrtc.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace rkc::detail {
+extern const char kTemplateHash[];
+}
+
+const char *rkc::templateHash() { return detail::kTemplateHash; }
+
+llvm::Expected<std::string> rkc::nvrtcVersion() { return nvrtc::version(); }
+
+namespace {
+
+/// Collects errors as "file:line:col: error: msg" text and remarks as plain
+/// lines, instead of printing them.
+class Diagnostics {
+public:
+  Diagnostics(mlir::MLIRContext &ctx, llvm::SourceMgr &mgr)
+      : os(errors), handler(mgr, &ctx, os) {
+    ctx.printOpOnDiagnostic(false);
+    id = ctx.getDiagEngine().registerHandler([this](mlir::Diagnostic &d) {
+      if (d.getSeverity() == mlir::DiagnosticSeverity::Remark) {
+        remarks.push_back(d.str());
+        return mlir::success();
+      }
+      return mlir::failure(); // to the source manager handler
+    });
+  }
+
+  std::string errors;
+  std::vector<std::string> remarks;
+
+private:
+  llvm::raw_string_ostream os;
+  mlir::SourceMgrDiagnosticHandler handler;
+  mlir::DiagnosticEngine::HandlerID id;
+};
+
+} // namespace
+
+llvm::Expected<rkc::CompileResult> rkc::compile(const CompileRequest &req) {
+  mlir::DialectRegistry registry;
+  registerDialects(registry);
+  mlir::MLIRContext ctx(registry, mlir::MLIRContext::Threading::DISABLED);
+  ctx.loadAllAvailableDialects();
+  llvm::SourceMgr mgr;
+  mgr.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBufferCopy(req.specText, req.specName), llvm::SMLoc());
+  Diagnostics diags(ctx, mgr);
+  auto fail = [&](llvm::StringRef fallback) {
+    std::string msg = diags.errors.empty() ? fallback.str() : diags.errors;
+    while (!msg.empty() && msg.back() == '\n')
+      msg.pop_back();
+    return llvm::createStringError(msg);
+  };
+
+  if (req.specText.find_first_not_of(" \t\r\n") == std::string::npos)
+    return llvm::createStringError(req.specName + ":1:1: error: the spec is empty");
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      mlir::parseSourceFile<mlir::ModuleOp>(mgr, mlir::ParserConfig(&ctx));
+  if (!module)
+    return fail(req.specName + ": error: cannot parse the spec");
+
+  CompileResult res;
+  auto print = [&](std::string &out) {
+    llvm::raw_string_ostream os(out);
+    module->print(os);
+  };
+  {
+    mlir::PassManager pm(&ctx);
+    buildPipeline(pm, req.options, Stage::Rk);
+    if (mlir::failed(pm.run(*module)))
+      return fail("the pipeline failed");
+    print(res.rkIR);
+  }
+  if (req.upTo == Emit::Rk)
+    return res;
+  {
+    // The rest of the pipeline, from the row program to tier.
+    mlir::PassManager pm(&ctx);
+    PipelineOptions o = req.options;
+    buildPipeline(pm, o, Stage::Tier, /*from=*/Stage::Rk);
+    if (mlir::failed(pm.run(*module)))
+      return fail("the pipeline failed");
+    print(res.tierIR);
+  }
+  res.remarks = diags.remarks;
+  if (req.upTo == Emit::Tier)
+    return res;
+  if (mlir::failed(emitCuda(*module, res.cuda, res.kernels)))
+    return fail("CUDA emission failed");
+  if (req.upTo == Emit::Cuda)
+    return res;
+  std::string arch = res.kernels.empty() ? req.options.arch : res.kernels[0].arch;
+  auto out = nvrtc::compile(res.cuda, arch, req.upTo == Emit::Cubin);
+  if (!out) {
+    std::string msg = req.specName + ": error: " + llvm::toString(out.takeError());
+    return llvm::createStringError(msg);
+  }
+  res.ptx = std::move(out->ptx);
+  res.cubin = std::move(out->cubin);
+  res.nvrtcLog = std::move(out->log);
+  return res;
+}

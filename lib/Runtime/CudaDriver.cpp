@@ -1,0 +1,113 @@
+//===- CudaDriver.cpp - libcuda.so.1 through dlopen -----------------------===//
+
+#include "CudaDriver.h"
+
+#include <cstdlib>
+#include <dlfcn.h>
+#include <mutex>
+
+using namespace rkc::cuda;
+
+namespace {
+struct Loaded {
+  Driver d{};
+  std::string error;
+};
+
+const Loaded &load() {
+  static Loaded l;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    const char *name = std::getenv("RKC_CUDA_DRIVER_LIBRARY");
+    void *h = dlopen(name ? name : "libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+      l.error = "no CUDA driver: cannot load libcuda.so.1 (this machine has no "
+                "NVIDIA driver; compiling to PTX/CUBIN still works)";
+      return;
+    }
+    auto sym = [&](auto &fn, const char *s) {
+      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(h, s));
+      if (!fn && l.error.empty())
+        l.error = std::string("no CUDA driver: libcuda.so.1 lacks ") + s;
+    };
+    Driver &d = l.d;
+    sym(d.init, "cuInit");
+    sym(d.deviceGet, "cuDeviceGet");
+    sym(d.deviceGetAttribute, "cuDeviceGetAttribute");
+    sym(d.deviceGetName, "cuDeviceGetName");
+    sym(d.driverGetVersion, "cuDriverGetVersion");
+    sym(d.ctxGetCurrent, "cuCtxGetCurrent");
+    sym(d.ctxSetCurrent, "cuCtxSetCurrent");
+    sym(d.ctxGetDevice, "cuCtxGetDevice");
+    sym(d.primaryCtxRetain, "cuDevicePrimaryCtxRetain");
+    sym(d.moduleLoadData, "cuModuleLoadData");
+    sym(d.moduleUnload, "cuModuleUnload");
+    sym(d.moduleGetFunction, "cuModuleGetFunction");
+    sym(d.funcSetAttribute, "cuFuncSetAttribute");
+    sym(d.launchKernel, "cuLaunchKernel");
+    sym(d.getErrorString, "cuGetErrorString");
+    if (!l.error.empty())
+      return;
+    CUresult r = d.init(0);
+    if (r != CUDA_SUCCESS)
+      l.error = r == 34 /*CUDA_ERROR_STUB_LIBRARY*/
+                    ? "no CUDA driver: libcuda.so.1 is the toolkit's stub library"
+                    : "no CUDA driver: cuInit failed (" + describe(d, r, "cuInit") + ")";
+  });
+  return l;
+}
+} // namespace
+
+llvm::Expected<const Driver *> rkc::cuda::driver() {
+  const Loaded &l = load();
+  if (!l.error.empty())
+    return llvm::createStringError(l.error);
+  return &l.d;
+}
+
+std::string rkc::cuda::describe(const Driver &d, CUresult r, const char *what) {
+  const char *s = nullptr;
+  if (d.getErrorString)
+    d.getErrorString(r, &s);
+  return std::string(what) + " failed: CUDA error " + std::to_string((int)r) +
+         (s ? std::string(" (") + s + ")" : "");
+}
+
+llvm::Expected<CUcontext> rkc::cuda::currentContext() {
+  auto d = driver();
+  if (!d)
+    return d.takeError();
+  CUcontext ctx = nullptr;
+  (*d)->ctxGetCurrent(&ctx);
+  if (ctx)
+    return ctx;
+  CUdevice dev;
+  CUresult r = (*d)->deviceGet(&dev, 0);
+  if (r != CUDA_SUCCESS)
+    return llvm::createStringError(describe(**d, r, "cuDeviceGet (no GPU?)"));
+  r = (*d)->primaryCtxRetain(&ctx, dev);
+  if (r == CUDA_SUCCESS)
+    r = (*d)->ctxSetCurrent(ctx);
+  if (r != CUDA_SUCCESS)
+    return llvm::createStringError(describe(**d, r, "creating a context"));
+  return ctx;
+}
+
+llvm::Expected<std::string> rkc::cuda::currentArch() {
+  auto ctx = currentContext();
+  if (!ctx)
+    return ctx.takeError();
+  const Driver &d = **driver();
+  CUdevice dev;
+  d.ctxGetDevice(&dev);
+  int major = 0, minor = 0;
+  d.deviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev);
+  d.deviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev);
+  if (major == 9 && minor == 0)
+    return std::string("sm_90a");
+  if (major == 10 && minor == 0)
+    return std::string("sm_100a");
+  if (major == 8)
+    return "sm_8" + std::to_string(minor);
+  return "sm_" + std::to_string(major) + std::to_string(minor);
+}

@@ -1,0 +1,49 @@
+//===- CudaDriver.h - the CUDA driver API loaded at run time ------*- C++ -*-===//
+#ifndef RKC_LIB_RUNTIME_CUDADRIVER_H
+#define RKC_LIB_RUNTIME_CUDADRIVER_H
+
+#include <cuda.h> // types and enums only; nothing is linked
+
+#include "llvm/Support/Error.h"
+
+#include <string>
+
+namespace rkc::cuda {
+
+/// Driver entry points, resolved with dlopen("libcuda.so.1").
+struct Driver {
+  CUresult (*init)(unsigned);
+  CUresult (*deviceGet)(CUdevice *, int);
+  CUresult (*deviceGetAttribute)(int *, CUdevice_attribute, CUdevice);
+  CUresult (*deviceGetName)(char *, int, CUdevice);
+  CUresult (*driverGetVersion)(int *);
+  CUresult (*ctxGetCurrent)(CUcontext *);
+  CUresult (*ctxSetCurrent)(CUcontext);
+  CUresult (*ctxGetDevice)(CUdevice *);
+  CUresult (*primaryCtxRetain)(CUcontext *, CUdevice);
+  CUresult (*moduleLoadData)(CUmodule *, const void *);
+  CUresult (*moduleUnload)(CUmodule);
+  CUresult (*moduleGetFunction)(CUfunction *, CUmodule, const char *);
+  CUresult (*funcSetAttribute)(CUfunction, CUfunction_attribute, int);
+  CUresult (*launchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned,
+                           unsigned, unsigned, unsigned, CUstream, void **, void **);
+  CUresult (*getErrorString)(CUresult, const char **);
+};
+
+/// The driver, initialised once; an error says why there is none ("no CUDA
+/// driver", a stub library, no device).
+llvm::Expected<const Driver *> driver();
+
+/// "CUDA error N (name): what" for a failed call.
+std::string describe(const Driver &d, CUresult r, const char *what);
+
+/// Makes sure a context is current (the caller's, else device 0's primary
+/// context) and returns it.
+llvm::Expected<CUcontext> currentContext();
+
+/// "sm_90a" etc. for the current device.
+llvm::Expected<std::string> currentArch();
+
+} // namespace rkc::cuda
+
+#endif

@@ -1,0 +1,181 @@
+//===- Jit.cpp - in-process kernel cache, module loading and launch -------===//
+
+#include "rkc/Jit.h"
+
+#include "CudaDriver.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/SHA256.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <future>
+#include <map>
+
+using namespace rkc;
+
+std::string rkc::cacheKey(const CompileRequest &r) {
+  llvm::SHA256 h;
+  auto add = [&](llvm::StringRef s) {
+    h.update(s);
+    h.update(llvm::StringRef("\0", 1));
+  };
+  add(RKC_VERSION);
+  add(templateHash());
+  add(r.specText);
+  for (const std::string &s : r.options.shapes)
+    add(s);
+  add(r.options.dtype);
+  add(r.options.arch);
+  add(r.options.schedule);
+  add(r.options.streaming);
+  std::array<uint8_t, 32> d = h.final();
+  return llvm::toHex(d, /*LowerCase=*/true);
+}
+
+namespace {
+struct Cache {
+  std::mutex mu;
+  std::map<std::string, std::shared_future<std::shared_ptr<Kernel>>> entries;
+  std::map<std::string, std::string> errors;
+};
+Cache &cache() {
+  static Cache c;
+  return c;
+}
+} // namespace
+
+llvm::Expected<std::shared_ptr<Kernel>> Kernel::get(CompileRequest req) {
+  if (req.options.arch.empty()) {
+    auto arch = cuda::currentArch();
+    if (arch)
+      req.options.arch = *arch;
+    else {
+      llvm::consumeError(arch.takeError());
+      req.options.arch = "sm_90a";
+    }
+  }
+  std::string key = cacheKey(req);
+  Cache &c = cache();
+  std::promise<std::shared_ptr<Kernel>> promise;
+  std::shared_future<std::shared_ptr<Kernel>> future;
+  bool owner = false;
+  {
+    std::lock_guard<std::mutex> lock(c.mu);
+    auto it = c.entries.find(key);
+    if (it != c.entries.end()) {
+      future = it->second;
+    } else {
+      future = promise.get_future().share();
+      c.entries.emplace(key, future);
+      owner = true;
+    }
+  }
+  if (owner) {
+    // Single flight: exactly one thread compiles a key; the others wait.
+    auto res = compile(req);
+    if (!res) {
+      std::string msg = llvm::toString(res.takeError());
+      {
+        std::lock_guard<std::mutex> lock(c.mu);
+        c.errors[key] = msg;
+        c.entries.erase(key); // a failed compile is retried next time
+      }
+      promise.set_value(nullptr);
+      return llvm::createStringError(msg);
+    }
+    promise.set_value(std::shared_ptr<Kernel>(new Kernel(std::move(*res))));
+  }
+  std::shared_ptr<Kernel> k = future.get();
+  if (!k) {
+    std::lock_guard<std::mutex> lock(c.mu);
+    return llvm::createStringError(c.errors[key]);
+  }
+  return k;
+}
+
+llvm::Expected<void *> Kernel::function() {
+  auto drv = cuda::driver();
+  if (!drv)
+    return drv.takeError();
+  auto ctx = cuda::currentContext();
+  if (!ctx)
+    return ctx.takeError();
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = functions_.find(*ctx);
+  if (it != functions_.end())
+    return it->second;
+  const cuda::Driver &d = **drv;
+  CUmodule mod;
+  CUresult r = d.moduleLoadData(&mod, result_.cubin.data());
+  if (r != CUDA_SUCCESS)
+    return llvm::createStringError(cuda::describe(d, r, "cuModuleLoadData"));
+  CUfunction fn;
+  r = d.moduleGetFunction(&fn, mod, info().name.c_str());
+  if (r != CUDA_SUCCESS)
+    return llvm::createStringError(cuda::describe(d, r, "cuModuleGetFunction"));
+  if (info().cluster > 8) {
+    r = d.funcSetAttribute(fn, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1);
+    if (r != CUDA_SUCCESS)
+      return llvm::createStringError(cuda::describe(d, r, "allowing a cluster of 16"));
+  }
+  functions_[*ctx] = fn;
+  return (void *)fn;
+}
+
+llvm::Error Kernel::launch(void *const *ptrs, const int64_t *strides, int64_t rows,
+                           void *stream) {
+  const KernelInfo &k = info();
+  if (rows < 1)
+    return llvm::createStringError(llvm::formatv("rows must be positive, got {0}", rows).str());
+  size_t n = k.args.size();
+  std::vector<int64_t> st(n, 0);
+  for (size_t i = 0; i < n; ++i) {
+    const KernelArg &a = k.args[i];
+    if (!ptrs[i])
+      return llvm::createStringError("argument '" + a.name + "' is a null pointer");
+    int64_t stride = strides ? strides[i] : 0;
+    if (a.shape.size() == 2) {
+      if (stride == 0)
+        stride = k.cols;
+      if (stride < k.cols)
+        return llvm::createStringError(llvm::formatv(
+            "row stride of '{0}' ({1}) is smaller than the row length N ({2})",
+            a.name, stride, k.cols).str());
+    }
+    st[i] = stride;
+    bool vectorised = a.shape.size() == 2 || (a.shape.size() == 1 && a.shape[0] == k.cols &&
+                                               k.cols != k.rows);
+    if (vectorised && k.vector > 1) {
+      uintptr_t align = (uintptr_t)(k.vector * a.elemBytes);
+      if ((uintptr_t)ptrs[i] % std::min<uintptr_t>(align, 16) != 0 ||
+          (a.shape.size() == 2 && stride % k.vector != 0))
+        return llvm::createStringError(llvm::formatv(
+            "'{0}' is not aligned for this kernel's {1}-element vector accesses "
+            "(pointer {2}, row stride {3}); compile with schedule vector=1 for "
+            "unaligned data",
+            a.name, k.vector, ptrs[i], stride).str());
+    }
+  }
+  auto fn = function();
+  if (!fn)
+    return fn.takeError();
+  std::vector<void *> params;
+  std::vector<void *> values(ptrs, ptrs + n);
+  long long m = rows;
+  for (size_t i = 0; i < n; ++i)
+    params.push_back(&values[i]);
+  for (size_t i = 0; i < n; ++i)
+    params.push_back(&st[i]);
+  params.push_back(&m);
+  int64_t groups = (rows + k.rowsPerCta - 1) / k.rowsPerCta;
+  int64_t grid = groups * k.cluster;
+  if (grid > 0x7fffffff)
+    return llvm::createStringError("too many rows for one launch");
+  const cuda::Driver &d = **cuda::driver();
+  CUresult r = d.launchKernel((CUfunction)*fn, (unsigned)grid, 1, 1,
+                              (unsigned)k.ctaThreads, 1, 1, 0, (CUstream)stream,
+                              params.data(), nullptr);
+  if (r != CUDA_SUCCESS)
+    return llvm::createStringError(cuda::describe(d, r, "cuLaunchKernel"));
+  return llvm::Error::success();
+}

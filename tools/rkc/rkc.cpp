@@ -1,0 +1,195 @@
+//===- rkc.cpp - the rkc command-line driver ------------------------------===//
+//
+//   rkc compile SPEC [--dtype f32|bf16|f16] --shape NAME=D0xD1... [--arch sm_90a]
+//               [--emit rk|tier|cuda|ptx|cubin] [-o FILE] [--print-plan]
+//               [--schedule threads=...,vector=...] [--streaming auto|always|never]
+//   rkc version
+//
+// Errors go to stderr as "error: ..." (with file:line:col where the spec has
+// a location), exit status 1, and no output file is left behind.
+//
+//===----------------------------------------------------------------------===//
+
+#include "rkc/Compile.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+using llvm::StringRef;
+
+namespace {
+
+int usage(llvm::raw_ostream &os, int code) {
+  os << "usage: rkc compile SPEC [--dtype f32|bf16|f16] --shape NAME=D0xD1... "
+        "[--arch ARCH]\n"
+        "                   [--emit rk|tier|cuda|ptx|cubin] [-o FILE] "
+        "[--print-plan]\n"
+        "                   [--schedule FIELD=V,...] [--streaming auto|always|never]\n"
+        "       rkc version\n";
+  return code;
+}
+
+int error(const llvm::Twine &msg) {
+  llvm::errs() << msg << "\n";
+  return 1;
+}
+
+/// Writes `data` to `path` atomically: a temporary file in the same
+/// directory, renamed over the target only once complete.
+int writeAtomically(const std::string &path, StringRef data) {
+  llvm::SmallString<256> tmp;
+  int fd;
+  llvm::SmallString<256> dir(path);
+  llvm::sys::path::remove_filename(dir);
+  if (dir.empty())
+    dir = ".";
+  llvm::SmallString<256> model(dir);
+  llvm::sys::path::append(model, ".rkc-%%%%%%%%.tmp");
+  if (std::error_code ec = llvm::sys::fs::createUniqueFile(model, fd, tmp))
+    return error("error: cannot write '" + path + "': " + ec.message());
+  {
+    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+    os << data;
+    os.flush();
+    if (os.has_error()) {
+      llvm::sys::fs::remove(tmp);
+      return error("error: cannot write '" + path + "': " + os.error().message());
+    }
+  }
+  if (std::error_code ec = llvm::sys::fs::rename(tmp, path)) {
+    llvm::sys::fs::remove(tmp);
+    return error("error: cannot write '" + path + "': " + ec.message());
+  }
+  return 0;
+}
+
+int compileCommand(std::vector<std::string> args) {
+  rkc::CompileRequest req;
+  std::string spec, out, emit = "ptx";
+  bool printPlan = false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    StringRef a = args[i];
+    auto value = [&](std::string &dst) {
+      if (a.contains('=') && a.starts_with("--")) {
+        dst = a.split('=').second.str();
+        return true;
+      }
+      if (i + 1 >= args.size())
+        return false;
+      dst = args[++i];
+      return true;
+    };
+    auto flag = [&](StringRef name) { return a == name || a.starts_with((name + "=").str()); };
+    std::string v;
+    if (flag("--shape")) {
+      if (!value(v)) return error("error: --shape needs NAME=D0xD1...");
+      req.options.shapes.push_back(v);
+    } else if (flag("--dtype")) {
+      if (!value(req.options.dtype)) return error("error: --dtype needs a value");
+    } else if (flag("--arch")) {
+      if (!value(req.options.arch)) return error("error: --arch needs a value");
+    } else if (flag("--emit")) {
+      if (!value(emit)) return error("error: --emit needs a value");
+    } else if (flag("--schedule")) {
+      if (!value(req.options.schedule)) return error("error: --schedule needs a value");
+    } else if (flag("--streaming")) {
+      if (!value(req.options.streaming)) return error("error: --streaming needs a value");
+    } else if (a == "-o") {
+      if (i + 1 >= args.size()) return error("error: -o needs a file name");
+      out = args[++i];
+    } else if (a == "--print-plan") {
+      printPlan = true;
+    } else if (a == "-h" || a == "--help") {
+      return usage(llvm::outs(), 0);
+    } else if (a.starts_with("-")) {
+      return error("error: unknown option '" + a + "'");
+    } else if (spec.empty()) {
+      spec = a.str();
+    } else {
+      return error("error: more than one spec given ('" + spec + "', '" + a + "')");
+    }
+  }
+  if (spec.empty())
+    return usage(llvm::errs(), 1);
+  if (req.options.dtype.size() && req.options.dtype != "f32" &&
+      req.options.dtype != "bf16" && req.options.dtype != "f16")
+    return error("error: unsupported dtype '" + req.options.dtype +
+                 "' (expected f32, bf16 or f16)");
+  std::optional<rkc::Emit> stage;
+  if (emit == "rk") stage = rkc::Emit::Rk;
+  else if (emit == "tier") stage = rkc::Emit::Tier;
+  else if (emit == "cuda") stage = rkc::Emit::Cuda;
+  else if (emit == "ptx") stage = rkc::Emit::Ptx;
+  else if (emit == "cubin") stage = rkc::Emit::Cubin;
+  else
+    return error("error: unknown --emit '" + emit + "' (rk, tier, cuda, ptx, cubin)");
+  if (*stage == rkc::Emit::Cubin && out.empty())
+    return error("error: --emit cubin writes a binary: give -o FILE");
+  req.upTo = *stage;
+  if (printPlan && req.upTo == rkc::Emit::Rk)
+    req.upTo = rkc::Emit::Tier;
+
+  auto buf = llvm::MemoryBuffer::getFile(spec, /*IsText=*/true);
+  if (!buf)
+    return error("error: cannot read '" + spec + "': " + buf.getError().message());
+  req.specText = (*buf)->getBuffer().str();
+  req.specName = spec;
+  auto res = rkc::compile(req);
+  if (!res)
+    return error(llvm::toString(res.takeError()));
+
+  if (printPlan) {
+    for (const std::string &r : res->remarks)
+      llvm::errs() << "plan: " << StringRef(r).drop_front(r.rfind("plan: ") == 0 ? 6 : 0) << "\n";
+    for (const rkc::KernelInfo &k : res->kernels)
+      llvm::errs() << "kernel " << k.name << ": " << k.plan << ", " << k.ctaThreads
+                   << " threads per CTA, grid = ceil(M / " << k.rowsPerCta << ") x "
+                   << k.cluster << " CTAs\n";
+  }
+  std::string text;
+  switch (*stage) {
+  case rkc::Emit::Rk: text = res->rkIR; break;
+  case rkc::Emit::Tier: text = res->tierIR; break;
+  case rkc::Emit::Cuda: text = res->cuda; break;
+  case rkc::Emit::Ptx: text = res->ptx; break;
+  case rkc::Emit::Cubin: text.assign(res->cubin.begin(), res->cubin.end()); break;
+  }
+  if (out.empty() || out == "-") {
+    llvm::outs() << text;
+    return 0;
+  }
+  return writeAtomically(out, text);
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty())
+    return usage(llvm::errs(), 1);
+  std::string cmd = args[0];
+  args.erase(args.begin());
+  if (cmd == "compile")
+    return compileCommand(args);
+  if (cmd == "version" || cmd == "--version") {
+    llvm::outs() << "rkc " RKC_VERSION "\n";
+    auto v = rkc::nvrtcVersion();
+    if (v)
+      llvm::outs() << "NVRTC " << *v << "\n";
+    else
+      llvm::outs() << "NVRTC unavailable: " << llvm::toString(v.takeError()) << "\n";
+    llvm::outs() << "templates " << rkc::templateHash() << "\n";
+    return 0;
+  }
+  if (cmd == "-h" || cmd == "--help" || cmd == "help")
+    return usage(llvm::outs(), 0);
+  llvm::errs() << "error: unknown command '" << cmd << "'\n";
+  return usage(llvm::errs(), 1);
+}
