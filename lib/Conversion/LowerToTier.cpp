@@ -116,13 +116,12 @@ FailureOr<Kind> Lowering::classify(Value v) {
   return k;
 }
 
-/// The tier value of an argument: loaded once, at the kernel's start.
+/// The tier value of an argument: loaded once, where it is first used (so
+/// a row vector needed only at the end does not hold registers before).
 Value Lowering::argValue(BlockArgument arg, Kind k) {
   auto it = argLoads.find(arg);
   if (it != argLoads.end())
     return it->second;
-  OpBuilder::InsertionGuard g(b);
-  b.setInsertionPointToStart(&func.getBody().front());
   auto t = cast<RankedTensorType>(arg.getType());
   Type scalar = computeType(t.getElementType());
   Value v;

@@ -118,14 +118,19 @@ int64_t pickVector(int64_t cols, int elemBytes) {
   return w;
 }
 
-int64_t registerBudget(const RowProblem &p) {
+int64_t registerBudget(const RowProblem &p, int64_t threads) {
+  // Registers per thread when one CTA of `threads` threads fills an SM
+  // (65536 registers, at most 255 per thread), less ~24 for addresses,
+  // loop state and the reduction; shared by the live fragments.
+  int64_t regs = std::min<int64_t>(255, 65536 / std::max<int64_t>(threads, 128));
   int64_t live = std::max(p.liveFrags, 1);
-  return std::max<int64_t>((int64_t)llvm::bit_floor((uint64_t)(kRegisterValues / live)), 1);
+  int64_t v = std::max<int64_t>((regs - 24) / live, 1);
+  return std::min<int64_t>((int64_t)llvm::bit_floor((uint64_t)v), kRegisterValues);
 }
 
 bool needsStreaming(const RowProblem &p, const Target &t) {
   int64_t w = pickVector(p.cols, p.minElemBytes);
-  int64_t vmax = std::max(registerBudget(p), w);
+  int64_t vmax = std::max(registerBudget(p, t.maxThreadsPerCta), w);
   int64_t capacity = (int64_t)t.maxThreadsPerCta * t.maxCluster * vmax;
   return p.cols > capacity;
 }
@@ -161,20 +166,17 @@ std::string checkPlan(const RowPlan &pl, const RowProblem &p, const Target &t) {
                      .str();
   if (pl.cluster > 1 && pl.rows != 1)
     return "a cluster works on one row at a time: rows must be 1";
-  if (pl.cluster > 1 && pl.warpsPerRow() * pl.cluster > 32)
-    return llvm::formatv("warps per row x cluster ({0} x {1}) must be at most "
-                         "32 (one state per lane in the cluster reduction)",
-                         pl.warpsPerRow(), pl.cluster);
   if (pl.threads * pl.cluster * pl.values < p.cols &&
       pl.staging != Staging::Stream)
     return llvm::formatv("threads x cluster x values ({0} x {1} x {2}) does not "
                          "cover the row of {3} elements",
                          pl.threads, pl.cluster, pl.values, p.cols);
+  int64_t regs = std::min<int64_t>(255, 65536 / std::max<int64_t>(pl.ctaThreads(), 128));
   int64_t regValues = pl.values * std::max(p.liveFrags, 1);
-  if (pl.staging == Staging::Registers && regValues > 4 * kRegisterValues)
+  if (pl.staging == Staging::Registers && regValues > regs)
     return llvm::formatv("values per thread x live fragments ({0} x {1}) would "
-                         "spill the register file",
-                         pl.values, p.liveFrags);
+                         "spill: a CTA of {2} threads has {3} registers per thread",
+                         pl.values, p.liveFrags, pl.ctaThreads(), regs);
   if (pl.unroll < 1)
     return "unroll must be at least 1";
   int64_t smem = (int64_t)p.reductions * p.stateWords * 4 *
@@ -205,28 +207,27 @@ Expected<RowPlan> planRow(const RowProblem &p, const Target &t,
 
   // 2-5. Threads per row, cluster, values per thread, staging.
   int64_t nvec = ceilDiv(p.cols, pl.vector);
-  int64_t kmax = std::max<int64_t>(registerBudget(p) / pl.vector, 1);
-  int64_t threads;
+  auto kmaxFor = [&](int64_t threads) {
+    return std::max<int64_t>(registerBudget(p, threads) / pl.vector, 1);
+  };
+  int64_t threads = o.threads > 0 ? o.threads : 32;
   int64_t cluster = 1;
-  if (nvec <= 32) {
-    threads = pow2Ceil(nvec);
-  } else {
-    int64_t target = std::min(kTargetChunks, kmax);
-    threads = std::max<int64_t>(32, pow2Ceil(ceilDiv(nvec, target)));
-    if (threads > t.maxThreadsPerCta) {
-      threads = t.maxThreadsPerCta;
-      int64_t kNeeded = ceilDiv(nvec, threads);
-      if (kNeeded > kmax && t.hasClusters())
-        cluster = std::min<int64_t>(pow2Ceil(ceilDiv(kNeeded, kmax)), t.maxCluster);
+  if (o.threads <= 0) {
+    if (nvec <= 32) {
+      threads = pow2Ceil(nvec);
+    } else {
+      // Widen the row group until each thread has a few loads in flight.
+      while (threads < t.maxThreadsPerCta &&
+             ceilDiv(nvec, threads) > std::min(kTargetChunks, kmaxFor(threads)))
+        threads *= 2;
     }
   }
+  if (ceilDiv(nvec, threads) > kmaxFor(threads) && t.hasClusters())
+    cluster = std::min<int64_t>(pow2Ceil(ceilDiv(nvec, threads * kmaxFor(threads))),
+                                t.maxCluster);
   if (o.cluster > 0)
     cluster = o.cluster;
-  if (o.threads > 0)
-    threads = o.threads;
-  // A cluster's lanes hold one state per warp of the row: at most 32.
-  while (cluster > 1 && (threads / 32) * cluster > 32 && o.threads <= 0)
-    threads /= 2;
+  int64_t kmax = kmaxFor(threads);
   pl.threads = threads;
   pl.cluster = cluster;
   int64_t chunks = ceilDiv(nvec, threads * cluster);

@@ -73,28 +73,38 @@ rkc::analyzeRowProgram(func::FuncOp func) {
   p.minElemBytes = minB;
 
   // Register pressure: the most fragments live at one point of the
-  // (single-block) program; a fragment lives from its definition (arguments:
-  // the start) to its last use.
+  // (single-block) program; a fragment lives from its definition (arguments
+  // are loaded at their first use) to its last use. A fragment consumed only
+  // by reductions is folded into them element by element and never held.
   Block &body = func.getBody().front();
   llvm::DenseMap<Operation *, unsigned> order;
   unsigned idx = 0;
   for (Operation &op : body)
     order[&op] = ++idx;
-  auto lastUse = [&](Value v) {
-    unsigned last = 0;
+  auto useRange = [&](Value v) {
+    unsigned first = ~0u, last = 0;
     for (Operation *u : v.getUsers()) {
-      Operation *top = body.findAncestorOpInBlock(*u);
-      if (top)
-        last = std::max(last, order[top]);
+      // Uses through a broadcast count where the broadcast is used.
+      SmallVector<Operation *> tops;
+      if (auto bc = dyn_cast<rk::BroadcastOp>(u))
+        for (Operation *bu : bc->getUsers())
+          tops.push_back(body.findAncestorOpInBlock(*bu));
+      else
+        tops.push_back(body.findAncestorOpInBlock(*u));
+      for (Operation *top : tops)
+        if (top) {
+          first = std::min(first, order[top]);
+          last = std::max(last, order[top]);
+        }
     }
-    return last;
+    return std::make_pair(first, last);
   };
   SmallVector<std::pair<unsigned, unsigned>> ranges;
   for (BlockArgument a : func.getArguments()) {
     auto t = dyn_cast<RankedTensorType>(a.getType());
     if (t && (t.getRank() == 2 || (t.getRank() == 1 && t.getDimSize(0) == p.cols &&
                                    p.cols != p.rows)))
-      ranges.push_back({0, lastUse(a)});
+      ranges.push_back(useRange(a));
   }
   int reductions = 0, stateWords = 1;
   for (Operation &op : body) {
@@ -106,15 +116,23 @@ rkc::analyzeRowProgram(func::FuncOp func) {
         words = 2;
       stateWords = std::max(stateWords, words);
     }
-    for (Value r : op.getResults())
-      if (isFragment(r, p.rows, p.cols))
-        ranges.push_back({order[&op], lastUse(r)});
+    for (Value r : op.getResults()) {
+      if (!isFragment(r, p.rows, p.cols))
+        continue;
+      bool onlyReduced = llvm::all_of(r.getUsers(), [](Operation *u) {
+        return isa<rk::ReduceOp>(u);
+      });
+      // Held from just after its definition (an elementwise result may
+      // take the registers of an operand that dies there).
+      if (!onlyReduced)
+        ranges.push_back({order[&op] + 1, useRange(r).second});
+    }
   }
   int live = 1;
   for (unsigned at = 0; at <= idx; ++at) {
     int n = 0;
     for (auto [b, e] : ranges)
-      n += (b <= at && at < e) ? 1 : 0;
+      n += (b <= at && at <= e) ? 1 : 0;
     live = std::max(live, n);
   }
   p.liveFrags = live;

@@ -67,8 +67,9 @@ llvm::Expected<PlanOverride> parseOverride(llvm::StringRef text);
 /// cols is a multiple of W.
 int64_t pickVector(int64_t cols, int elemBytes);
 
-/// Values per thread that fit in registers with `liveFrags` fragments live.
-int64_t registerBudget(const RowProblem &p);
+/// Row values per thread that fit in registers with `liveFrags` fragments
+/// live, in CTAs of `threads` threads (a power of two).
+int64_t registerBudget(const RowProblem &p, int64_t threads);
 
 /// True if no register-staged schedule (clusters included) can hold a row.
 bool needsStreaming(const RowProblem &p, const Target &t);
