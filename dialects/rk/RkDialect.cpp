@@ -53,7 +53,7 @@ static constexpr llvm::StringLiteral kNameAttr = "rk.name";
 
 LogicalResult RkDialect::verifyOperationAttribute(Operation *op,
                                                   NamedAttribute attr) {
-  return op->emitError() << "'" << attr.getName()
+  return op->emitError() << "'" << attr.getName().getValue()
                          << "' is not an rk operation attribute (rk.name "
                             "belongs on function arguments)";
 }
@@ -63,7 +63,8 @@ LogicalResult RkDialect::verifyRegionArgAttribute(Operation *op,
                                                   unsigned argIndex,
                                                   NamedAttribute attr) {
   if (attr.getName() != kNameAttr)
-    return op->emitError() << "unknown argument attribute '" << attr.getName()
+    return op->emitError() << "unknown argument attribute '"
+                           << attr.getName().getValue()
                            << "' (rk knows only 'rk.name')";
   auto name = dyn_cast<StringAttr>(attr.getValue());
   if (!name || name.getValue().empty())

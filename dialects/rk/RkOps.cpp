@@ -697,8 +697,11 @@ LogicalResult GatherOp::verify() {
 
 LogicalResult DimOp::verify() {
   int64_t rank = getInput().getType().getRank();
-  if (getIndex() < 0 || getIndex() >= rank)
-    return emitOpError() << "dimension index " << getIndex()
+  // getIndex() is unsigned (I64Attr): read the attribute as signed so that a
+  // negative index is caught and printed as written.
+  int64_t index = getIndexAttr().getInt();
+  if (index < 0 || index >= rank)
+    return emitOpError() << "dimension index " << index
                          << " is out of range for a rank-" << rank << " tensor";
   return success();
 }
