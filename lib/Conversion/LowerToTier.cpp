@@ -342,10 +342,12 @@ LogicalResult Lowering::run() {
       cols = r.getDimSize(1);
       break;
     }
-  if (sched.getStaging() == tier::Staging::stream)
-    return func.emitError("the plan streams this row (staging = stream), which "
-                          "the lowering does not implement yet; use a smaller "
-                          "row or a larger cluster");
+  // With staging = stream the same per-thread program describes one pass
+  // over a part of the row; tier-emit-cuda sweeps it over the row (loads and
+  // elementwise work are redone in each phase that needs them).
+  if (sched.getStaging() == tier::Staging::smem)
+    return func.emitError("staging = smem (cp.async row staging) is not "
+                          "implemented; use registers or stream");
   for (BlockArgument a : func.getArguments()) {
     auto t = dyn_cast<RankedTensorType>(a.getType());
     if (!t)

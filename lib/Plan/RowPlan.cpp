@@ -231,10 +231,18 @@ Expected<RowPlan> planRow(const RowProblem &p, const Target &t,
   pl.threads = threads;
   pl.cluster = cluster;
   int64_t chunks = ceilDiv(nvec, threads * cluster);
-  pl.values = o.values > 0 ? o.values : chunks * pl.vector;
   bool fits = chunks <= kmax || o.values > 0;
   pl.staging = o.staging >= 0 ? (Staging)o.staging
                               : (fits ? Staging::Registers : Staging::Stream);
+  if (pl.staging == Staging::Stream) {
+    // The row is swept in passes of threads x cluster x values elements;
+    // the largest cluster keeps the rows in flight few, so a second sweep
+    // of a row finds it in L2.
+    if (o.cluster <= 0 && t.hasClusters())
+      pl.cluster = t.maxCluster;
+    chunks = std::min(kmax, ceilDiv(nvec, threads * pl.cluster));
+  }
+  pl.values = o.values > 0 ? o.values : chunks * pl.vector;
   note(llvm::formatv("{0} threads per row{1}, {2} values per thread ({3} "
                      "vector loads in flight)",
                      pl.threads, pl.threads < 32 ? " (sub-warp)" : "",
@@ -252,7 +260,10 @@ Expected<RowPlan> planRow(const RowProblem &p, const Target &t,
   note(llvm::formatv("staging = {0}: {1}", stagingName(pl.staging),
                      pl.staging == Staging::Registers
                          ? "the row stays in registers and is read from global memory once"
-                         : "the row does not fit on chip; it is streamed with online combiners"));
+                         : llvm::formatv("the row does not fit on chip; it is swept in {0} "
+                                         "passes of {1} elements, with online combiners",
+                                         ceilDiv(p.cols, pl.threads * pl.cluster * pl.values),
+                                         pl.threads * pl.cluster * pl.values).str()));
   pl.unroll = o.unroll > 0 ? o.unroll : pl.values / pl.vector;
   pl.minBlocks = o.minBlocks >= 0 ? o.minBlocks : 0;
 

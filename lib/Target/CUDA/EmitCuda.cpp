@@ -16,12 +16,14 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cmath>
+#include <map>
 
 using namespace mlir;
 using llvm::formatv;
@@ -96,6 +98,14 @@ private:
                                      Region &combiner, TypeRange state,
                                      std::string &stateType);
   LogicalResult emitOp(Operation *op);
+  LogicalResult emitBody();
+  LogicalResult emitSweep(ArrayRef<Operation *> consumers);
+  static bool isFragOp(Operation *op) {
+    return isa<tier::LoadOp>(op) ||
+           (isa<tier::MapOp>(op) && op->getNumResults() &&
+            isa<tier::FragType>(op->getResult(0).getType()));
+  }
+  bool streaming = false;
 
   func::FuncOp func;
   raw_ostream &os;
@@ -109,6 +119,7 @@ private:
   bool clusterWaited = false;
   int64_t smemBytes = 0;
   llvm::DenseMap<Operation *, std::string> stateNames;
+  std::map<std::string, std::string> stateStructs;
 };
 
 FailureOr<std::string> KernelEmitter::expr(Operation &op) {
@@ -285,20 +296,27 @@ FailureOr<std::string> KernelEmitter::combinerFor(Operation *op, Attribute kind,
     }
     }
   }
-  // A generated functor over a struct state.
-  std::string id = fresh("");
-  stateType = "State" + id;
-  std::string comb = "Combine" + id;
-  declOs << "struct " << stateType << " {";
+  // A generated functor over a struct state; states of the same component
+  // types share one struct, so a value flows through the tiers unchanged.
   SmallVector<std::string> ctypes;
-  for (auto [i, t] : llvm::enumerate(state)) {
+  std::string sig;
+  for (Type t : state) {
     auto ct = cType(t, op);
     if (failed(ct))
       return failure();
     ctypes.push_back(*ct);
-    declOs << " " << *ct << " c" << i << ";";
+    sig += *ct + ";";
   }
-  declOs << " };\n";
+  std::string &structName = stateStructs[sig];
+  if (structName.empty()) {
+    structName = "State" + std::to_string(stateStructs.size());
+    declOs << "struct " << structName << " {";
+    for (auto [i, ct] : llvm::enumerate(ctypes))
+      declOs << " " << ct << " c" << i << ";";
+    declOs << " };\n";
+  }
+  stateType = structName;
+  std::string comb = "Combine" + fresh("");
   declOs << "struct " << comb << " {\n  RKC_DEVICE " << stateType << " operator()(const "
          << stateType << " &a, const " << stateType << " &b) const {\n";
   Block &blk = combiner.front();
@@ -531,6 +549,90 @@ LogicalResult KernelEmitter::emitOp(Operation *op) {
   return op->emitError() << "'" << op->getName() << "' has no CUDA lowering";
 }
 
+/// Registers staging: the ops in order. Streaming: per-row scalar work in
+/// order; each reduction's inputs, and the stored fragments, are computed in
+/// a sweep over the row (PASSES passes of PASS_COLS columns) that redoes
+/// the loads and elementwise ops they need.
+LogicalResult KernelEmitter::emitBody() {
+  Block &block = func.getBody().front();
+  if (!streaming) {
+    for (Operation &op : block)
+      if (failed(emitOp(&op)))
+        return failure();
+    return success();
+  }
+  SmallVector<Operation *> stores;
+  for (Operation &op : block) {
+    if (isFragOp(&op))
+      continue; // emitted inside the sweeps that need it
+    if (isa<tier::StoreOp>(op)) {
+      stores.push_back(&op);
+      continue;
+    }
+    if (isa<tier::ThreadReduceOp>(op)) {
+      if (failed(emitSweep({&op})))
+        return failure();
+      continue;
+    }
+    if (failed(emitOp(&op)))
+      return failure();
+  }
+  if (!stores.empty() && failed(emitSweep(stores)))
+    return failure();
+  return success();
+}
+
+LogicalResult KernelEmitter::emitSweep(ArrayRef<Operation *> consumers) {
+  // The fragment ops the consumers need, in program order.
+  llvm::SetVector<Operation *> slice;
+  SmallVector<Value> work;
+  for (Operation *c : consumers)
+    llvm::append_range(work, c->getOperands());
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    Operation *def = v.getDefiningOp();
+    if (!def || !isFragOp(def) || slice.contains(def))
+      continue;
+    slice.insert(def);
+    llvm::append_range(work, def->getOperands());
+  }
+  SmallVector<Operation *> ordered(slice.begin(), slice.end());
+  llvm::sort(ordered, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  const char *loopHead = "  for (int pass = 0; pass < PASSES; ++pass) {\n"
+                         "  const int col0 = col0_base + pass * PASS_COLS;\n";
+  if (auto tr = dyn_cast<tier::ThreadReduceOp>(consumers.front())) {
+    // The state lives across the sweep: emitOp writes "State r = init;",
+    // the fold loop over the values, then the unpacking; the declaration
+    // goes before the sweep, the fold inside, the unpacking after.
+    size_t mark = body.size();
+    bodyOs << loopHead;
+    for (Operation *op : ordered)
+      if (failed(emitOp(op)))
+        return failure();
+    std::string sweep = body.substr(mark);
+    body.resize(mark);
+    if (failed(emitOp(tr)))
+      return failure();
+    std::string emitted = body.substr(mark);
+    body.resize(mark);
+    size_t loopAt = emitted.find("  #pragma unroll\n");
+    size_t endAt = emitted.find("\n  }\n", loopAt) + 5;
+    bodyOs << emitted.substr(0, loopAt) << sweep
+           << emitted.substr(loopAt, endAt - loopAt) << "  }\n"
+           << emitted.substr(endAt);
+    return success();
+  }
+  bodyOs << loopHead;
+  for (Operation *op : ordered)
+    if (failed(emitOp(op)))
+      return failure();
+  for (Operation *c : consumers)
+    if (failed(emitOp(c)))
+      return failure();
+  bodyOs << "  }\n";
+  return success();
+}
+
 LogicalResult KernelEmitter::emit(rkc::KernelInfo &info) {
   layout = func->getAttrOfType<tier::TvLayoutAttr>(tier::kLayoutAttr);
   sched = func->getAttrOfType<tier::ScheduleAttr>(tier::kScheduleAttr);
@@ -579,13 +681,14 @@ LogicalResult KernelEmitter::emit(rkc::KernelInfo &info) {
   info.rows = rows;
   info.cols = cols;
 
-  for (Operation &op : func.getBody().front())
-    if (failed(emitOp(&op)))
-      return failure();
+  streaming = sched.getStaging() == tier::Staging::stream;
+  if (failed(emitBody()))
+    return failure();
 
   int64_t V = layout.getValues(), W = layout.getVector(), T = layout.getThreads();
   int64_t C = sched.getCluster();
-  bool fullRow = (T * C * V == cols) && cols % (W * T * C) == 0;
+  int64_t passes = (cols + T * C * V - 1) / (T * C * V);
+  bool fullRow = (T * C * V * passes == cols) && cols % (W * T * C) == 0;
   info.plan = formatv("threads={0},values={1},vector={2},rows={3},cluster={4},staging={5},unroll={6},min_blocks={7}",
                       T, V, W, layout.getRows(), C,
                       tier::stringifyStaging(sched.getStaging()), sched.getUnroll(),
@@ -601,8 +704,10 @@ LogicalResult KernelEmitter::emit(rkc::KernelInfo &info) {
   os << ")\n" << info.name << "(\n" << params << ") {\n";
   os << formatv("  constexpr int N = {0};\n  constexpr int V = {1};\n  constexpr int W = {2};\n"
                 "  constexpr int TPR = {3};\n  constexpr int ROWS = {4};\n  constexpr int C = {5};\n"
-                "  constexpr int COL_STEP = C * TPR * W;\n  constexpr bool FULL_ROW = {6};\n",
-                cols, V, W, T, layout.getRows(), C, fullRow ? "true" : "false");
+                "  constexpr int COL_STEP = C * TPR * W;\n  constexpr bool FULL_ROW = {6};\n"
+                "  constexpr int PASSES = {7}; // sweeps of C * TPR * V columns\n"
+                "  constexpr int PASS_COLS = C * TPR * V;\n  (void)PASSES; (void)PASS_COLS;\n",
+                cols, V, W, T, layout.getRows(), C, fullRow ? "true" : "false", passes);
   os << "  (void)FULL_ROW; (void)ROWS;\n";
   os << "  const int tid = threadIdx.x;\n  const int t = tid % TPR;\n"
         "  const int row_in_cta = tid / TPR;\n  const int lane = tid & 31;\n"
@@ -611,7 +716,8 @@ LogicalResult KernelEmitter::emit(rkc::KernelInfo &info) {
   os << "  const long long row_raw = (long long)(blockIdx.x / C) * ROWS + row_in_cta;\n"
         "  const bool row_ok = row_raw < M;\n"
         "  const long long row = row_ok ? row_raw : M - 1;\n"
-        "  const int col0 = (rank * TPR + t) * W;\n";
+        "  const int col0_base = (rank * TPR + t) * W;\n"
+        "  const int col0 = col0_base;\n  (void)col0;\n";
   if (anyCluster)
     os << setup << "  rkc::cluster_arrive_relaxed();\n";
   os << body;
