@@ -109,9 +109,11 @@ LogicalResult WarpReduceOp::verify() {
 }
 
 LogicalResult BlockReduceOp::verify() {
-  if (getWarps() < 2 || failed(verifyWidth(*this, getWarps(), "warps")))
+  // One message (verifyWidth would add a second, with the wrong range).
+  int64_t warps = getWarps();
+  if (warps < 2 || warps > 32 || (warps & (warps - 1)))
     return emitOpError() << "warps per row must be a power of two in [2, 32], got "
-                         << getWarps();
+                         << warps;
   return verifyCombiner(*this, getKindAttr(), getCombiner(), getResultTypes());
 }
 
