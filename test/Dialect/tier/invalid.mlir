@@ -1,0 +1,303 @@
+// RUN: rk-opt %s -split-input-file -verify-diagnostics
+
+// One case per verifier message of the tier dialect (TierDialect.cpp:
+// #tier.tv_layout and #tier.schedule; TierOps.cpp: the ops), full text.
+
+//===----------------------------------------------------------------------===//
+// #tier.tv_layout
+//===----------------------------------------------------------------------===//
+
+// expected-error @+1 {{tv_layout threads must be a power of two in [1, 1024], got 48}}
+func.func private @threads_pow2() attributes {l = #tier.tv_layout<threads = 48, values = 8, vector = 8, rows = 1>}
+
+// -----
+
+// expected-error @+1 {{tv_layout threads must be a power of two in [1, 1024], got 2048}}
+func.func private @threads_max() attributes {l = #tier.tv_layout<threads = 2048, values = 8, vector = 8, rows = 1>}
+
+// -----
+
+// expected-error @+1 {{tv_layout vector must be a power of two in [1, 16], got 3}}
+func.func private @vector_pow2() attributes {l = #tier.tv_layout<threads = 32, values = 6, vector = 3, rows = 1>}
+
+// -----
+
+// expected-error @+1 {{tv_layout values (12) must be a positive multiple of vector (8)}}
+func.func private @values_multiple() attributes {l = #tier.tv_layout<threads = 32, values = 12, vector = 8, rows = 1>}
+
+// -----
+
+// expected-error @+1 {{tv_layout values (0) must be a positive multiple of vector (1)}}
+func.func private @values_zero() attributes {l = #tier.tv_layout<threads = 32, values = 0, vector = 1, rows = 1>}
+
+// -----
+
+// expected-error @+1 {{tv_layout needs rows >= 1 and threads x rows <= 1024 threads per CTA, got 512 x 4}}
+func.func private @rows_cta() attributes {l = #tier.tv_layout<threads = 512, values = 8, vector = 8, rows = 4>}
+
+// -----
+
+// expected-error @+1 {{tv_layout needs rows >= 1 and threads x rows <= 1024 threads per CTA, got 32 x 0}}
+func.func private @rows_zero() attributes {l = #tier.tv_layout<threads = 32, values = 8, vector = 8, rows = 0>}
+
+// -----
+
+// expected-error @+1 {{tv_layout threads x rows (16) must fill whole warps (a multiple of 32)}}
+func.func private @whole_warps() attributes {l = #tier.tv_layout<threads = 8, values = 4, vector = 4, rows = 2>}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// #tier.schedule
+//===----------------------------------------------------------------------===//
+
+// expected-error @+1 {{schedule cluster must be in [1, 16], got 32}}
+func.func private @cluster_range() attributes {s = #tier.schedule<reduce = cluster, cluster = 32, staging = registers, unroll = 1, min_blocks = 0>}
+
+// -----
+
+// expected-error @+1 {{schedule reduce = cluster goes with cluster > 1 (got reduce = block, cluster = 4)}}
+func.func private @cluster_level() attributes {s = #tier.schedule<reduce = block, cluster = 4, staging = registers, unroll = 1, min_blocks = 0>}
+
+// -----
+
+// expected-error @+1 {{schedule reduce = cluster goes with cluster > 1 (got reduce = cluster, cluster = 1)}}
+func.func private @cluster_one() attributes {s = #tier.schedule<reduce = cluster, cluster = 1, staging = registers, unroll = 1, min_blocks = 0>}
+
+// -----
+
+// expected-error @+1 {{schedule unroll must be at least 1, got 0}}
+func.func private @unroll() attributes {s = #tier.schedule<reduce = block, cluster = 1, staging = registers, unroll = 0, min_blocks = 0>}
+
+// -----
+
+// expected-error @+1 {{schedule min_blocks must be non-negative, got -1}}
+func.func private @min_blocks() attributes {s = #tier.schedule<reduce = warp, cluster = 1, staging = smem, unroll = 1, min_blocks = -1>}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// tier.load / tier.store and the fragment size of the plan
+//===----------------------------------------------------------------------===//
+
+func.func @load_rank(%x: tensor<2x4x8xf32>)
+    attributes {tier.layout = #tier.tv_layout<threads = 32, values = 8, vector = 4, rows = 1>} {
+  // expected-error @+1 {{'tier.load' op loads a row of an [M, N] tensor or an [N] row vector, got 'tensor<2x4x8xf32>'}}
+  %f = tier.load %x {fill = 0.0 : f32} : tensor<2x4x8xf32> -> !tier.frag<8 x f32>
+  return
+}
+
+// -----
+
+func.func @load_frag_size(%x: tensor<4x256xf32>)
+    attributes {tier.layout = #tier.tv_layout<threads = 32, values = 8, vector = 4, rows = 1>} {
+  // expected-error @+1 {{'tier.load' op fragment size 4 must equal the layout's values per thread (8)}}
+  %f = tier.load %x {fill = 0.0 : f32} : tensor<4x256xf32> -> !tier.frag<4 x f32>
+  return
+}
+
+// -----
+
+func.func @store_rank(%x: tensor<4x256xf32>, %y: tensor<256xf32>)
+    attributes {tier.layout = #tier.tv_layout<threads = 32, values = 8, vector = 4, rows = 1>} {
+  %f = tier.load %x {fill = 0.0 : f32} : tensor<4x256xf32> -> !tier.frag<8 x f32>
+  // expected-error @+1 {{'tier.store' op stores into an [M, N] tensor, got 'tensor<256xf32>'}}
+  tier.store %f, %y : !tier.frag<8 x f32>, tensor<256xf32>
+  return
+}
+
+// -----
+
+func.func @store_frag_size(%f: !tier.frag<16 x f32>, %y: tensor<4x256xf32>)
+    attributes {tier.layout = #tier.tv_layout<threads = 32, values = 8, vector = 4, rows = 1>} {
+  // expected-error @+1 {{'tier.store' op fragment size 16 must equal the layout's values per thread (8)}}
+  tier.store %f, %y : !tier.frag<16 x f32>, tensor<4x256xf32>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// tier.map
+//===----------------------------------------------------------------------===//
+
+func.func @map_arg_count(%f: !tier.frag<8 x f32>, %s: f32) {
+  // expected-error @+1 {{'tier.map' op region must have one argument per input (2)}}
+  %r = tier.map %f, %s {
+  ^bb0(%a: f32):
+    tier.yield %a : f32
+  } : !tier.frag<8 x f32>, f32 -> !tier.frag<8 x f32>
+  return
+}
+
+// -----
+
+func.func @map_frag_size(%f: !tier.frag<8 x f32>)
+    attributes {tier.layout = #tier.tv_layout<threads = 32, values = 16, vector = 4, rows = 1>} {
+  // expected-error @+1 {{'tier.map' op fragment size 8 must equal the layout's values per thread (16)}}
+  %r = tier.map %f {
+  ^bb0(%a: f32):
+    tier.yield %a : f32
+  } : !tier.frag<8 x f32> -> !tier.frag<8 x f32>
+  return
+}
+
+// -----
+
+func.func @map_arg_type(%f: !tier.frag<8 x f32>, %i: i64) {
+  // expected-error @+1 {{'tier.map' op region argument type 'i32' does not match input element type 'i64'}}
+  %r = tier.map %f, %i {
+  ^bb0(%a: f32, %b: i32):
+    tier.yield %a : f32
+  } : !tier.frag<8 x f32>, i64 -> !tier.frag<8 x f32>
+  return
+}
+
+// -----
+
+func.func @map_frag_results(%s: f32) {
+  // expected-error @+1 {{'tier.map' op results are fragments exactly when an input is}}
+  %r = tier.map %s {
+  ^bb0(%a: f32):
+    tier.yield %a : f32
+  } : f32 -> !tier.frag<8 x f32>
+  return
+}
+
+// -----
+
+func.func @map_scalar_results(%f: !tier.frag<8 x f32>) {
+  // expected-error @+1 {{'tier.map' op results are fragments exactly when an input is}}
+  %r = tier.map %f {
+  ^bb0(%a: f32):
+    tier.yield %a : f32
+  } : !tier.frag<8 x f32> -> f32
+  return
+}
+
+// -----
+
+func.func @map_yield_count(%f: !tier.frag<8 x f32>) {
+  // expected-error @+1 {{'tier.map' op region must yield one value per result}}
+  %r:2 = tier.map %f {
+  ^bb0(%a: f32):
+    tier.yield %a : f32
+  } : !tier.frag<8 x f32> -> !tier.frag<8 x f32>, !tier.frag<8 x f32>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Reductions (all four tiers share the combiner rules)
+//===----------------------------------------------------------------------===//
+
+func.func @thread_init(%f: !tier.frag<8 x f32>) {
+  // expected-error @+1 {{'tier.thread_reduce' op 'init' needs one value per state component}}
+  %r = tier.thread_reduce %f {} {kind = #rk<reduce_kind add>, init = [0.0 : f32, 0.0 : f32]} : !tier.frag<8 x f32> -> f32
+  return
+}
+
+// -----
+
+func.func @thread_frag_size(%f: !tier.frag<8 x f32>)
+    attributes {tier.layout = #tier.tv_layout<threads = 32, values = 4, vector = 4, rows = 1>} {
+  // expected-error @+1 {{'tier.thread_reduce' op fragment size 8 must equal the layout's values per thread (4)}}
+  %r = tier.thread_reduce %f {} {kind = #rk<reduce_kind add>, init = [0.0 : f32]} : !tier.frag<8 x f32> -> f32
+  return
+}
+
+// -----
+
+func.func @thread_kind(%f: !tier.frag<8 x f32>) {
+  // expected-error @+1 {{'tier.thread_reduce' op 'kind' must be a #rk.reduce_kind}}
+  %r = tier.thread_reduce %f {} {kind = "add", init = [0.0 : f32]} : !tier.frag<8 x f32> -> f32
+  return
+}
+
+// -----
+
+func.func @warp_both(%s: f32) {
+  // expected-error @+1 {{'tier.warp_reduce' op takes a builtin kind or a combiner region, not both}}
+  %r = tier.warp_reduce %s {
+  ^bb0(%a: f32, %b: f32):
+    %c = arith.addf %a, %b : f32
+    tier.yield %c : f32
+  } {kind = #rk<reduce_kind add>, width = 32 : i64} : f32 -> f32
+  return
+}
+
+// -----
+
+func.func @warp_neither(%s: f32) {
+  // expected-error @+1 {{'tier.warp_reduce' op needs a builtin kind or a combiner region of 2 arguments}}
+  %r = tier.warp_reduce %s {} {width = 32 : i64} : f32 -> f32
+  return
+}
+
+// -----
+
+func.func @block_combiner_args(%s: f32, %t: f32) {
+  // A two-component state needs a combiner of 2 x 2 arguments.
+  // expected-error @+1 {{'tier.block_reduce' op needs a builtin kind or a combiner region of 4 arguments}}
+  %r:2 = tier.block_reduce %s, %t {
+  ^bb0(%a: f32, %b: f32):
+    tier.yield %a, %b : f32, f32
+  } {warps = 8 : i64} : f32, f32 -> f32, f32
+  return
+}
+
+// -----
+
+func.func @warp_width(%s: f32) {
+  // expected-error @+1 {{'tier.warp_reduce' op width must be a power of two in [1, 32], got 64}}
+  %r = tier.warp_reduce %s {} {kind = #rk<reduce_kind max>, width = 64 : i64} : f32 -> f32
+  return
+}
+
+// -----
+
+func.func @warp_width_pow2(%s: f32) {
+  // expected-error @+1 {{'tier.warp_reduce' op width must be a power of two in [1, 32], got 12}}
+  %r = tier.warp_reduce %s {} {kind = #rk<reduce_kind max>, width = 12 : i64} : f32 -> f32
+  return
+}
+
+// -----
+
+func.func @block_warps_one(%s: f32) {
+  // expected-error @+1 {{'tier.block_reduce' op warps per row must be a power of two in [2, 32], got 1}}
+  %r = tier.block_reduce %s {} {kind = #rk<reduce_kind add>, warps = 1 : i64} : f32 -> f32
+  return
+}
+
+// -----
+
+func.func @block_warps_pow2(%s: f32) {
+  // expected-error @+1 {{'tier.block_reduce' op warps per row must be a power of two in [2, 32], got 6}}
+  %r = tier.block_reduce %s {} {kind = #rk<reduce_kind add>, warps = 6 : i64} : f32 -> f32
+  return
+}
+
+// -----
+
+func.func @cluster_size(%s: f32) {
+  // expected-error @+1 {{'tier.cluster_reduce' op cluster must be in [2, 16], got 1}}
+  %r = tier.cluster_reduce %s {} {kind = #rk<reduce_kind add>, warps = 8 : i64, cluster = 1 : i64} : f32 -> f32
+  return
+}
+
+// -----
+
+func.func @cluster_states(%s: f32) {
+  // expected-error @+1 {{'tier.cluster_reduce' op warps x cluster must be at most 1024}}
+  %r = tier.cluster_reduce %s {} {kind = #rk<reduce_kind add>, warps = 128 : i64, cluster = 16 : i64} : f32 -> f32
+  return
+}
+
+// -----
+
+func.func @yield_parent() {
+  // expected-error @+1 {{'tier.yield' op expects parent op to be one of 'tier.map, tier.thread_reduce, tier.warp_reduce, tier.block_reduce, tier.cluster_reduce'}}
+  tier.yield
+}
