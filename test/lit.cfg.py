@@ -27,7 +27,7 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.rkc_tools_dir, append_path=True)
 
 tool_dirs = [config.rkc_tools_dir, config.llvm_tools_dir]
-tools = ["rk-opt"]
+tools = ["rk-opt", "split-file"]
 if os.path.exists(os.path.join(config.rkc_tools_dir, "rkc")):
     tools.append("rkc")
     config.available_features.add("rkc-tool")
