@@ -240,7 +240,9 @@ Expected<RowPlan> planRow(const RowProblem &p, const Target &t,
     // of a row finds it in L2.
     if (o.cluster <= 0 && t.hasClusters())
       pl.cluster = t.maxCluster;
-    chunks = std::min(kmax, ceilDiv(nvec, threads * pl.cluster));
+    // A sweep also keeps its addresses and the pass state live: half the
+    // register budget per pass.
+    chunks = std::min(std::max<int64_t>(kmax / 2, 1), ceilDiv(nvec, threads * pl.cluster));
   }
   pl.values = o.values > 0 ? o.values : chunks * pl.vector;
   note(llvm::formatv("{0} threads per row{1}, {2} values per thread ({3} "
