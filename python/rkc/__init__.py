@@ -1,0 +1,33 @@
+"""rkc: memory-bound row kernels (RMSNorm, LayerNorm, softmax, log-softmax,
+cross-entropy, custom rk specs) compiled by librkc and launched on PyTorch
+CUDA tensors.
+
+    import torch, rkc
+    y = rkc.rms_norm(x, w, eps=1e-6)
+    y, h = rkc.rms_norm(x, w, residual=r)
+    loss = rkc.cross_entropy(logits, target, reduction="mean")
+    f = rkc.compile(open("my_op.mlir").read()); out = f(x)
+
+``import rkc`` needs neither torch nor the library: librkc is loaded on first
+use (env RKC_LIBRARY, else <repo>/build/lib/librkc.so) and a missing library
+raises rkc.RkcError then; torch is imported on first use of a tensor op.
+"""
+
+from ._lib import (RkcError, Kernel, library_path, version, RKC_OK,
+                   RKC_ERROR_INVALID_ARGUMENT, RKC_ERROR_COMPILE,
+                   RKC_ERROR_NO_DRIVER, RKC_ERROR_CUDA)
+from ._spec import spec_text, spec_path, SPEC_NAMES, mlir_float
+from .ops import (rms_norm, layer_norm, softmax, log_softmax, cross_entropy,
+                  compile, CompiledSpec, precompile, clear_cache,
+                  register_torch_ops)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "RkcError", "Kernel", "library_path", "version",
+    "rms_norm", "layer_norm", "softmax", "log_softmax", "cross_entropy",
+    "compile", "CompiledSpec", "precompile", "clear_cache", "register_torch_ops",
+    "spec_text", "spec_path", "SPEC_NAMES", "mlir_float",
+    "RKC_OK", "RKC_ERROR_INVALID_ARGUMENT", "RKC_ERROR_COMPILE",
+    "RKC_ERROR_NO_DRIVER", "RKC_ERROR_CUDA",
+]

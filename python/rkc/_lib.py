@@ -1,0 +1,281 @@
+"""ctypes binding of the rkc C API (include/rkc-c/rkc.h).
+
+The library is found through the environment variable ``RKC_LIBRARY`` (a path
+to ``librkc.so``), else in the build tree next to this package
+(``<repo>/build/lib/librkc.so``). Nothing is loaded at import time: the first
+call that needs the library loads it, and raises :class:`RkcError` when it
+cannot be found.
+"""
+
+import ctypes
+import os
+import threading
+
+__all__ = [
+    "RkcError",
+    "Kernel",
+    "library",
+    "library_path",
+    "version",
+    "RKC_OK",
+    "RKC_ERROR_INVALID_ARGUMENT",
+    "RKC_ERROR_COMPILE",
+    "RKC_ERROR_NO_DRIVER",
+    "RKC_ERROR_CUDA",
+]
+
+RKC_OK = 0
+RKC_ERROR_INVALID_ARGUMENT = 1
+RKC_ERROR_COMPILE = 2
+RKC_ERROR_NO_DRIVER = 3
+RKC_ERROR_CUDA = 4
+
+_STATUS_NAMES = {
+    RKC_OK: "RKC_OK",
+    RKC_ERROR_INVALID_ARGUMENT: "RKC_ERROR_INVALID_ARGUMENT",
+    RKC_ERROR_COMPILE: "RKC_ERROR_COMPILE",
+    RKC_ERROR_NO_DRIVER: "RKC_ERROR_NO_DRIVER",
+    RKC_ERROR_CUDA: "RKC_ERROR_CUDA",
+}
+
+
+class RkcError(RuntimeError):
+    """A failure reported by librkc (compile or launch), or a missing library.
+
+    ``status`` is the rkc_status code (0 when the library could not be
+    loaded); the message is rkcGetLastError()'s text, which carries the spec
+    location for compile errors ("rms_norm.mlir:3:8: error: ...").
+    """
+
+    def __init__(self, message, status=0):
+        super().__init__(message)
+        self.status = status
+
+    @property
+    def status_name(self):
+        return _STATUS_NAMES.get(self.status, str(self.status))
+
+
+_lock = threading.Lock()
+_lib = None
+_lib_path = None
+_load_error = None
+
+
+def _candidates():
+    env = os.environ.get("RKC_LIBRARY")
+    if env:
+        return [env], True
+    here = os.path.dirname(os.path.abspath(__file__))
+    return [os.path.normpath(os.path.join(here, "..", "..", "build", "lib", "librkc.so"))], False
+
+
+def _declare(lib):
+    c_char_p, c_int, c_int64, c_void_p = ctypes.c_char_p, ctypes.c_int, ctypes.c_int64, ctypes.c_void_p
+    sigs = {
+        "rkcGetLastError": (c_char_p, []),
+        "rkcVersion": (c_char_p, []),
+        "rkcKernelCompile": (c_int, [c_char_p, c_char_p, c_char_p, c_char_p, c_char_p,
+                                     c_char_p, ctypes.POINTER(c_void_p)]),
+        "rkcKernelDestroy": (None, [c_void_p]),
+        "rkcKernelNumArgs": (c_int, [c_void_p]),
+        "rkcKernelArgName": (c_char_p, [c_void_p, c_int]),
+        "rkcKernelArgDtype": (c_char_p, [c_void_p, c_int]),
+        "rkcKernelArgRank": (c_int, [c_void_p, c_int]),
+        "rkcKernelArgDim": (c_int64, [c_void_p, c_int, c_int]),
+        "rkcKernelArgIsOutput": (c_int, [c_void_p, c_int]),
+        "rkcKernelPlan": (c_char_p, [c_void_p]),
+        "rkcKernelCuda": (c_char_p, [c_void_p]),
+        "rkcKernelPtx": (c_char_p, [c_void_p]),
+        "rkcKernelVectorWidth": (c_int, [c_void_p]),
+        "rkcKernelLaunch": (c_int, [c_void_p, ctypes.POINTER(c_void_p),
+                                    ctypes.POINTER(c_int64), c_int64, c_void_p]),
+    }
+    for name, (res, args) in sigs.items():
+        try:
+            fn = getattr(lib, name)
+        except AttributeError:
+            raise RkcError("%s does not export %s: is it an rkc library of a "
+                           "matching version?" % (lib._name, name))
+        fn.restype = res
+        fn.argtypes = args
+
+
+def library():
+    """The loaded librkc (a ctypes.CDLL); raises RkcError if it is missing."""
+    global _lib, _lib_path, _load_error
+    lib = _lib
+    if lib is not None:
+        return lib
+    with _lock:
+        if _lib is not None:
+            return _lib
+        paths, from_env = _candidates()
+        errors = []
+        for p in paths:
+            if not os.path.exists(p):
+                errors.append("%s: no such file" % p)
+                continue
+            try:
+                lib = ctypes.CDLL(p)
+            except OSError as e:
+                errors.append("%s: %s" % (p, e))
+                continue
+            _declare(lib)
+            _lib, _lib_path = lib, p
+            return lib
+        hint = ("RKC_LIBRARY is set but does not name a loadable librkc.so"
+                if from_env else
+                "set RKC_LIBRARY=/path/to/librkc.so or build rkc "
+                "(cmake --build build) so that build/lib/librkc.so exists")
+        _load_error = "cannot load librkc: %s (%s)" % ("; ".join(errors), hint)
+        raise RkcError(_load_error)
+
+
+def library_path():
+    """Path of the loaded library (loads it first)."""
+    library()
+    return _lib_path
+
+
+def version():
+    """rkc's version string, e.g. "0.1.0"."""
+    return library().rkcVersion().decode()
+
+
+def _text(b):
+    return b.decode("utf-8", "replace") if b is not None else ""
+
+
+def last_error():
+    return _text(library().rkcGetLastError())
+
+
+def _enc(s):
+    if s is None:
+        return None
+    if isinstance(s, bytes):
+        return s
+    return str(s).encode("utf-8")
+
+
+class ArgInfo(tuple):
+    """(name, dtype, shape, is_output) of one kernel argument."""
+
+    __slots__ = ()
+
+    def __new__(cls, name, dtype, shape, is_output):
+        return tuple.__new__(cls, (name, dtype, shape, is_output))
+
+    name = property(lambda self: self[0])
+    dtype = property(lambda self: self[1])
+    shape = property(lambda self: self[2])
+    is_output = property(lambda self: self[3])
+
+    def __repr__(self):
+        return "ArgInfo(name=%r, dtype=%r, shape=%r, is_output=%r)" % tuple(self)
+
+
+_c_void_p_array = {}
+_c_int64_array = {}
+
+
+class Kernel(object):
+    """One compiled kernel (an rkc_kernel handle), independent of torch.
+
+    ``Kernel(spec_text, shapes, dtype=None, arch=None, schedule=None,
+    spec_name="<spec>")`` compiles (librkc caches by request, so an identical
+    request is cheap). ``shapes`` is "x=128x4096;w=4096" or a dict
+    {name: (d0, d1)}. Raises RkcError with the spec location on failure.
+    """
+
+    def __init__(self, spec_text, shapes, dtype=None, arch=None, schedule=None,
+                 spec_name="<spec>"):
+        lib = library()
+        self._lib = lib
+        self._handle = None
+        if isinstance(shapes, dict):
+            shapes = format_shapes(shapes)
+        handle = ctypes.c_void_p()
+        st = lib.rkcKernelCompile(_enc(spec_text), _enc(spec_name), _enc(shapes),
+                                  _enc(dtype), _enc(arch), _enc(schedule),
+                                  ctypes.byref(handle))
+        if st != RKC_OK:
+            raise RkcError(last_error() or ("rkcKernelCompile failed with status %d" % st), st)
+        if not handle.value:
+            raise RkcError("rkcKernelCompile returned no kernel", RKC_ERROR_COMPILE)
+        self._handle = handle
+        self.request = (spec_name, shapes, dtype, arch, schedule)
+        n = lib.rkcKernelNumArgs(handle)
+        args = []
+        for i in range(n):
+            rank = lib.rkcKernelArgRank(handle, i)
+            args.append(ArgInfo(_text(lib.rkcKernelArgName(handle, i)),
+                                _text(lib.rkcKernelArgDtype(handle, i)),
+                                tuple(int(lib.rkcKernelArgDim(handle, i, d)) for d in range(rank)),
+                                bool(lib.rkcKernelArgIsOutput(handle, i))))
+        self.args = tuple(args)
+        self.num_args = n
+        self.inputs = tuple(a for a in args if not a.is_output)
+        self.outputs = tuple(a for a in args if a.is_output)
+        self.vector_width = int(lib.rkcKernelVectorWidth(handle))
+        self.plan = _text(lib.rkcKernelPlan(handle))
+        # The row length N and rows M the kernel was compiled for: those of
+        # the first [M, N] argument (as the emitter does).
+        self.rows = self.cols = None
+        for a in args:
+            if len(a.shape) == 2:
+                self.rows, self.cols = a.shape
+                break
+        if n not in _c_void_p_array:
+            _c_void_p_array[n] = ctypes.c_void_p * n
+            _c_int64_array[n] = ctypes.c_int64 * n
+        self._ptr_t = _c_void_p_array[n]
+        self._stride_t = _c_int64_array[n]
+        self._launch = lib.rkcKernelLaunch
+
+    @property
+    def cuda(self):
+        """The generated CUDA C++ source."""
+        return _text(self._lib.rkcKernelCuda(self._handle))
+
+    @property
+    def ptx(self):
+        return _text(self._lib.rkcKernelPtx(self._handle))
+
+    def launch(self, ptrs, strides=None, rows=None, stream=None):
+        """Launches with one device pointer (int) per argument (inputs then
+        outputs), row strides in elements (None or 0 entries: contiguous),
+        ``rows`` = M and a CUstream (int or None for the default stream).
+        Raises RkcError on failure; never blocks the host."""
+        if len(ptrs) != self.num_args:
+            raise ValueError("kernel takes %d pointers (%s), got %d"
+                             % (self.num_args, ", ".join(a.name for a in self.args), len(ptrs)))
+        p = self._ptr_t(*ptrs)
+        s = None if strides is None else self._stride_t(*strides)
+        m = self.rows if rows is None else rows
+        st = self._launch(self._handle, p, s, m, stream)
+        if st != RKC_OK:
+            raise RkcError(last_error() or ("rkcKernelLaunch failed with status %d" % st), st)
+
+    def __repr__(self):
+        return "<rkc.Kernel %s %s>" % (self.request[1], self.plan)
+
+    def __del__(self):
+        h = getattr(self, "_handle", None)
+        if h is not None and h.value:
+            try:
+                self._lib.rkcKernelDestroy(h)
+            except Exception:  # interpreter shutdown
+                pass
+            self._handle = None
+
+
+def format_shapes(shapes):
+    """{"x": (128, 4096), "w": (4096,)} -> "x=128x4096;w=4096"."""
+    parts = []
+    for name, dims in shapes.items():
+        if isinstance(dims, int):
+            dims = (dims,)
+        parts.append("%s=%s" % (name, "x".join(str(int(d)) for d in dims)))
+    return ";".join(parts)

@@ -1,0 +1,682 @@
+"""Row ops on CUDA tensors through librkc, and custom specs (rkc.compile).
+
+torch is imported on first use, so ``import rkc`` works without it. Every op
+launches one rkc kernel on torch's current stream: no host synchronisation,
+no allocation besides the outputs (and the scalar reduction of
+cross_entropy(reduction="mean"|"sum")), so the ops can be captured in CUDA
+graphs (run each shape once before capturing: the first call compiles).
+"""
+
+import sys
+import threading
+
+from . import _spec
+from ._lib import Kernel, RkcError, format_shapes
+
+__all__ = ["rms_norm", "layer_norm", "softmax", "log_softmax", "cross_entropy",
+           "compile", "CompiledSpec", "precompile", "clear_cache"]
+
+_MAX_DIM = (1 << 31) - 1
+
+_torch = None
+_state_lock = threading.Lock()
+_FLOAT = {}      # torch dtype -> rkc dtype name ("f32", "bf16", "f16")
+_TORCH_OF = {}   # rkc arg dtype name ("f32", "i64", ...) -> torch dtype
+_arch_of = {}    # device index -> "sm_90a"
+_ops_registered = False
+
+
+def _t():
+    """torch, imported on first use (and the custom ops registered)."""
+    global _torch
+    if _torch is not None:
+        return _torch
+    try:
+        import torch
+    except ImportError as e:  # pragma: no cover - depends on the machine
+        raise ImportError("rkc's tensor ops need PyTorch (import torch failed: %s)" % e)
+    with _state_lock:
+        if _torch is None:
+            _FLOAT.update({torch.float32: "f32", torch.bfloat16: "bf16", torch.float16: "f16"})
+            _TORCH_OF.update({"f32": torch.float32, "bf16": torch.bfloat16, "f16": torch.float16,
+                              "f64": torch.float64, "i64": torch.int64, "i32": torch.int32,
+                              "i16": torch.int16, "i8": torch.int8, "i1": torch.bool})
+            _torch = torch
+    register_torch_ops()
+    return torch
+
+
+def register_torch_ops():
+    """Registers torch.ops.rkc.{rms_norm, rms_norm_residual, layer_norm,
+    softmax, log_softmax, cross_entropy} (done automatically on first use of
+    an op, and at ``import rkc`` when torch is already imported). Returns
+    True when they are registered."""
+    global _ops_registered
+    if _ops_registered:
+        return True
+    torch = _t()
+    with _state_lock:
+        if _ops_registered:
+            return True
+        _ops_registered = True  # try once; a failure is reported, not retried
+        try:
+            from . import _torch_ops
+            _torch_ops.register(torch)
+        except Exception as e:  # pragma: no cover - depends on torch's version
+            import warnings
+            warnings.warn("rkc: could not register torch.ops.rkc custom ops: %s" % e)
+            return False
+    return True
+
+
+def _compiling():
+    torch = _torch
+    f = getattr(getattr(torch, "compiler", None), "is_compiling", None)
+    return bool(f and f())
+
+
+# --- kernels ---------------------------------------------------------------
+
+_kernels = {}
+_kernels_lock = threading.Lock()
+_texts = {}
+
+
+def clear_cache():
+    """Forgets the compiled kernels of this process (the Python cache; librkc
+    keeps its own in-process cache, so a recompile of the same request is a
+    cache hit there)."""
+    with _kernels_lock:
+        _kernels.clear()
+
+
+def _cached_kernel(key, make):
+    k = _kernels.get(key)
+    if k is None:
+        k = make()  # outside the lock: compiles of different keys overlap
+        with _kernels_lock:
+            k = _kernels.setdefault(key, k)
+    return k
+
+
+def _builtin_text(spec, attr):
+    key = (spec, attr)
+    t = _texts.get(key)
+    if t is None:
+        t = _spec.spec_text(spec)
+        if spec in ("rms_norm", "rms_norm_residual", "layer_norm", "layer_norm_nobias"):
+            t = _spec.with_eps(t, attr)
+        elif spec == "cross_entropy":
+            t = _spec.with_ignore_index(t, attr)
+        _texts[key] = t
+    return t
+
+
+_ROW_ARG = {"rms_norm": "x", "rms_norm_residual": "x", "layer_norm": "x",
+            "layer_norm_nobias": "x", "softmax": "x", "log_softmax": "x",
+            "cross_entropy": "logits"}
+
+
+def _builtin_kernel(spec, attr, M, N, dt, arch, vec=None):
+    key = (spec, attr, M, N, dt, arch, vec)
+    k = _kernels.get(key)
+    if k is not None:
+        return k
+    return _cached_kernel(key, lambda: Kernel(
+        _builtin_text(spec, attr), "%s=%dx%d" % (_ROW_ARG[spec], M, N), dt, arch,
+        None if vec is None else "vector=%d" % vec, spec + ".mlir"))
+
+
+def _arch(dev):
+    a = _arch_of.get(dev)
+    if a is None:
+        major, minor = _torch.cuda.get_device_capability(dev)
+        if (major, minor) == (9, 0):
+            a = "sm_90a"
+        elif (major, minor) == (10, 0):
+            a = "sm_100a"
+        else:
+            a = "sm_%d%d" % (major, minor)
+        _arch_of[dev] = a
+    return a
+
+
+def _aligned(V, ptrs, sizes, strides, skip):
+    """True when every vector-accessed pointer and row stride suits V-element
+    accesses (the rule of rkcKernelLaunch: pointer % min(V * elem, 16) and
+    stride % V)."""
+    for i, p in enumerate(ptrs):
+        if i in skip:
+            continue
+        if p % min(V * sizes[i], 16) or strides[i] % V:
+            return False
+    return True
+
+
+def _launch(k, tensors, strides, M, dev, skip, recompile):
+    """Launches `k`, or the variant `recompile(v)` compiled for v-element
+    vectors when the data is not aligned for k's."""
+    ptrs = [t.data_ptr() for t in tensors]
+    V = k.vector_width
+    if V > 1:
+        sizes = [t.element_size() for t in tensors]
+        if not _aligned(V, ptrs, sizes, strides, skip):
+            v = V >> 1
+            while v > 1 and not _aligned(v, ptrs, sizes, strides, skip):
+                v >>= 1
+            k = recompile(max(v, 1))
+    torch = _torch
+    if dev != torch.cuda.current_device():
+        with torch.cuda.device(dev):
+            k.launch(ptrs, strides, M, torch.cuda.current_stream(dev).cuda_stream)
+    else:
+        k.launch(ptrs, strides, M, torch.cuda.current_stream(dev).cuda_stream)
+
+
+def _run_builtin(spec, attr, M, N, dt, dev, tensors, n_in, skip=()):
+    """tensors: the kernel's arguments in order (inputs then outputs); 2-D
+    ones are [M, N] with stride(1) == 1; `skip`: indices of per-row [M]
+    arguments (never vector-accessed)."""
+    arch = _arch(dev)
+    k = _builtin_kernel(spec, attr, M, N, dt, arch)
+    strides = [t.stride(0) if (i < n_in and M > 1 and t.dim() == 2) else 0
+               for i, t in enumerate(tensors)]
+    _launch(k, tensors, strides, M, dev, skip,
+            lambda v: _builtin_kernel(spec, attr, M, N, dt, arch, v))
+
+
+# --- argument checks -------------------------------------------------------
+
+def _check_tensor(op, what, t):
+    torch = _torch
+    if not isinstance(t, torch.Tensor):
+        raise TypeError("rkc.%s: %s must be a torch.Tensor, got %s" % (op, what, type(t).__name__))
+    if t.device.type != "cuda":
+        raise ValueError("rkc.%s: %s must be a CUDA tensor, got a tensor on %s"
+                         % (op, what, t.device))
+
+
+def _check_float(op, what, t):
+    if t.dtype not in _FLOAT:
+        raise TypeError("rkc.%s: %s must be float32, bfloat16 or float16, got %s"
+                        % (op, what, t.dtype))
+
+
+def _rows(op, what, x):
+    """x as a 2-D [M, N] view (or copy), with its original shape."""
+    _check_tensor(op, what, x)
+    _check_float(op, what, x)
+    shape = tuple(x.shape)
+    if x.dim() == 0:
+        raise ValueError("rkc.%s: %s must have at least one dimension, got a scalar" % (op, what))
+    if 0 in shape:
+        raise ValueError("rkc.%s: %s has a zero-size dimension (shape %s)" % (op, what, shape))
+    N = shape[-1]
+    if N > 1 and x.stride(-1) != 1:
+        raise ValueError("rkc.%s: %s must have a contiguous last dimension (stride(-1) == 1), "
+                         "got shape %s with strides %s; call .contiguous() first"
+                         % (op, what, shape, tuple(x.stride())))
+    if N > _MAX_DIM:
+        raise ValueError("rkc.%s: the row length %d of %s exceeds 2^31 - 1" % (op, N, what))
+    if x.dim() == 1:
+        x2 = x.unsqueeze(0)
+    elif x.dim() == 2:
+        x2 = x
+    else:
+        x2 = x.reshape(-1, N)  # a view when the leading dims collapse, else a copy
+    M = x2.shape[0]
+    if M > _MAX_DIM:
+        raise ValueError("rkc.%s: %s has %d rows, more than 2^31 - 1" % (op, what, M))
+    if M > 1 and x2.stride(0) < N:
+        x2 = x2.contiguous()  # broadcast (stride 0) or overlapping rows
+    return x2, shape
+
+
+def _vec(op, what, w, N, x):
+    """A row vector [N] on x's device, in x's dtype, contiguous."""
+    _check_tensor(op, what, w)
+    if w.device != x.device:
+        raise ValueError("rkc.%s: %s is on %s but x is on %s" % (op, what, w.device, x.device))
+    if not w.is_floating_point():
+        raise TypeError("rkc.%s: %s must be a float tensor, got %s" % (op, what, w.dtype))
+    if w.dim() != 1 or w.shape[0] != N:
+        raise ValueError("rkc.%s: %s must have shape (%d,) (the row length of x), got %s"
+                         % (op, what, N, tuple(w.shape)))
+    if w.dtype != x.dtype:
+        w = w.to(x.dtype)
+    if N > 1 and w.stride(0) != 1:
+        w = w.contiguous()
+    return w
+
+
+def _same_rows(op, what, r, shape, x):
+    r2, rshape = _rows(op, what, r)
+    if rshape != shape:
+        raise ValueError("rkc.%s: %s must have the shape of x %s, got %s" % (op, what, shape, rshape))
+    if r.device != x.device:
+        raise ValueError("rkc.%s: %s is on %s but x is on %s" % (op, what, r.device, x.device))
+    if r.dtype != x.dtype:
+        raise TypeError("rkc.%s: %s must have the dtype of x (%s), got %s" % (op, what, x.dtype, r.dtype))
+    return r2
+
+
+# --- the ops ---------------------------------------------------------------
+
+def _rms_norm(x, weight, eps, residual):
+    torch = _t()
+    op = "rms_norm"
+    x2, shape = _rows(op, "x", x)
+    M, N = x2.shape
+    eps = _eps(op, eps)
+    w = _vec(op, "weight", weight, N, x)
+    dev = x.device.index
+    y = torch.empty((M, N), dtype=x.dtype, device=x.device)
+    if residual is None:
+        _run_builtin("rms_norm", eps, M, N, _FLOAT[x.dtype], dev, [x2, w, y], 2)
+        return y.view(shape)
+    r2 = _same_rows(op, "residual", residual, shape, x)
+    h = torch.empty((M, N), dtype=x.dtype, device=x.device)
+    _run_builtin("rms_norm_residual", eps, M, N, _FLOAT[x.dtype], dev, [x2, w, r2, y, h], 3)
+    return y.view(shape), h.view(shape)
+
+
+def _eps(op, eps):
+    try:
+        e = float(eps)
+    except (TypeError, ValueError):
+        raise TypeError("rkc.%s: eps must be a float, got %r" % (op, eps))
+    if not (e >= 0 and e != float("inf")):
+        raise ValueError("rkc.%s: eps must be finite and non-negative, got %r" % (op, eps))
+    return e
+
+
+def rms_norm(x, weight, eps=1e-6, residual=None):
+    """RMSNorm over the last dim: ``x * rsqrt(mean(x^2) + eps) * weight``.
+
+    With ``residual``, ``h = x + residual`` is normalised and ``(y, h)`` is
+    returned (the fused add + RMSNorm of transformer blocks). x: CUDA tensor
+    (f32/bf16/f16) of shape [..., N] with stride(-1) == 1; weight: [N] (cast
+    to x's dtype). Outputs are new contiguous tensors of x's shape.
+    """
+    torch = _t()
+    if _compiling():
+        if residual is None:
+            return torch.ops.rkc.rms_norm(x, weight, float(eps))
+        return torch.ops.rkc.rms_norm_residual(x, weight, residual, float(eps))
+    return _rms_norm(x, weight, eps, residual)
+
+
+def _layer_norm(x, weight, bias, eps):
+    torch = _t()
+    op = "layer_norm"
+    x2, shape = _rows(op, "x", x)
+    M, N = x2.shape
+    eps = _eps(op, eps)
+    if weight is None:
+        raise TypeError("rkc.layer_norm: weight is required (a tensor of shape (%d,))" % N)
+    w = _vec(op, "weight", weight, N, x)
+    y = torch.empty((M, N), dtype=x.dtype, device=x.device)
+    dev = x.device.index
+    if bias is None:
+        _run_builtin("layer_norm_nobias", eps, M, N, _FLOAT[x.dtype], dev, [x2, w, y], 2)
+    else:
+        b = _vec(op, "bias", bias, N, x)
+        _run_builtin("layer_norm", eps, M, N, _FLOAT[x.dtype], dev, [x2, w, b, y], 3)
+    return y.view(shape)
+
+
+def layer_norm(x, weight, bias=None, eps=1e-5):
+    """LayerNorm over the last dim (biased variance, like torch):
+    ``(x - mean) * rsqrt(var + eps) * weight (+ bias)``."""
+    torch = _t()
+    if _compiling():
+        return torch.ops.rkc.layer_norm(x, weight, bias, float(eps))
+    return _layer_norm(x, weight, bias, eps)
+
+
+def _check_dim(op, x, dim):
+    if dim is None:
+        return
+    nd = max(getattr(x, "dim", lambda: 1)(), 1)
+    if dim not in (-1, nd - 1):
+        raise ValueError("rkc.%s works over the last dimension only (dim=-1), got dim=%r" % (op, dim))
+
+
+def _softmax_like(spec, x):
+    torch = _t()
+    x2, shape = _rows(spec, "x", x)
+    M, N = x2.shape
+    y = torch.empty((M, N), dtype=x.dtype, device=x.device)
+    _run_builtin(spec, None, M, N, _FLOAT[x.dtype], x.device.index, [x2, y], 1)
+    return y.view(shape)
+
+
+def softmax(x, dim=-1):
+    """Softmax over the last dim (a row of -inf gives NaN, as in torch)."""
+    torch = _t()
+    _check_dim("softmax", x, dim)
+    if _compiling():
+        return torch.ops.rkc.softmax(x)
+    return _softmax_like("softmax", x)
+
+
+def log_softmax(x, dim=-1):
+    """Log-softmax over the last dim."""
+    torch = _t()
+    _check_dim("log_softmax", x, dim)
+    if _compiling():
+        return torch.ops.rkc.log_softmax(x)
+    return _softmax_like("log_softmax", x)
+
+
+_REDUCTIONS = ("none", "mean", "sum")
+
+
+def _cross_entropy(logits, target, ignore_index, reduction, return_lse=False):
+    torch = _t()
+    op = "cross_entropy"
+    if reduction not in _REDUCTIONS:
+        raise ValueError("rkc.cross_entropy: reduction must be 'none', 'mean' or 'sum', got %r"
+                         % (reduction,))
+    if isinstance(ignore_index, bool) or not isinstance(ignore_index, int):
+        try:
+            import operator
+            ignore_index = operator.index(ignore_index)
+        except TypeError:
+            raise TypeError("rkc.cross_entropy: ignore_index must be an int, got %r" % (ignore_index,))
+    if not -(1 << 63) <= ignore_index < (1 << 63):
+        raise ValueError("rkc.cross_entropy: ignore_index %d does not fit in int64" % ignore_index)
+    x2, shape = _rows(op, "logits", logits)
+    M, N = x2.shape
+    _check_tensor(op, "target", target)
+    if target.device != logits.device:
+        raise ValueError("rkc.cross_entropy: target is on %s but logits is on %s"
+                         % (target.device, logits.device))
+    if target.dtype.is_floating_point or target.dtype.is_complex or target.dtype == torch.bool:
+        raise TypeError("rkc.cross_entropy: target must hold integer class indices, got %s"
+                        % target.dtype)
+    batch = shape[:-1]
+    if tuple(target.shape) != batch and not (len(batch) == 0 and tuple(target.shape) in ((), (1,))):
+        raise ValueError("rkc.cross_entropy: target must have shape %s (logits %s without its "
+                         "class dimension), got %s" % (batch, shape, tuple(target.shape)))
+    t = target.reshape(-1)
+    if t.dtype != torch.int64:
+        t = t.to(torch.int64)
+    if M > 1 and t.stride(0) != 1:
+        t = t.contiguous()
+    loss = torch.empty((M,), dtype=torch.float32, device=logits.device)
+    lse = torch.empty((M,), dtype=torch.float32, device=logits.device)
+    _run_builtin("cross_entropy", ignore_index, M, N, _FLOAT[logits.dtype], logits.device.index,
+                 [x2, t, loss, lse], 2, skip=(1, 2, 3))
+    if reduction == "none":
+        out = loss.view(batch)
+    elif reduction == "sum":
+        out = loss.sum()
+    else:
+        # Mean over the rows whose target is not ignored (0/0 = nan when all
+        # are, as in torch); no host synchronisation.
+        out = loss.sum() / (t != ignore_index).sum()
+    if return_lse:
+        return out, lse.view(batch)
+    return out
+
+
+def cross_entropy(logits, target, ignore_index=-100, reduction="mean", return_lse=False):
+    """Cross-entropy of logits [..., C] (classes in the LAST dim) against
+    integer targets [...]: ``loss = logsumexp(logits) - logits[target]``, 0
+    for rows whose target is ``ignore_index``.
+
+    reduction: "none" (per-row float32 losses of shape [...]), "sum", or
+    "mean" (over non-ignored rows, NaN when all are ignored, like
+    torch.nn.functional.cross_entropy). Losses are float32 whatever the
+    logits' dtype. Targets outside [0, C) other than ignore_index are not
+    checked (no host sync): their loss is computed with a target logit of 0.
+    ``return_lse=True`` also returns the per-row logsumexp (float32).
+    """
+    torch = _t()
+    if _compiling() and not return_lse:
+        return torch.ops.rkc.cross_entropy(logits, target, int(ignore_index), reduction)
+    return _cross_entropy(logits, target, ignore_index, reduction, return_lse)
+
+
+# --- precompile ------------------------------------------------------------
+
+def precompile(op, shape, dtype, device=None, **params):
+    """Compiles the kernel that ``op`` would use for an input of ``shape`` and
+    ``dtype`` (aligned data), so that the first call does not pay for it; e.g.
+    before CUDA graph capture, or from several threads at once (compiles run
+    in parallel). op: "rms_norm" (residual=bool, eps=float), "layer_norm"
+    (bias=bool, eps), "softmax", "log_softmax", "cross_entropy"
+    (ignore_index=int). Returns the rkc.Kernel."""
+    torch = _t()
+    if isinstance(dtype, str):
+        dt = dtype
+        if dt not in ("f32", "bf16", "f16"):
+            dt = {"float32": "f32", "bfloat16": "bf16", "float16": "f16"}.get(dtype)
+    else:
+        dt = _FLOAT.get(dtype)
+    if dt is None:
+        raise TypeError("rkc.precompile: dtype must be float32, bfloat16 or float16, got %r" % (dtype,))
+    shape = tuple(int(d) for d in shape)
+    if not shape or 0 in shape:
+        raise ValueError("rkc.precompile: bad shape %r" % (shape,))
+    N = shape[-1]
+    M = 1
+    for d in shape[:-1]:
+        M *= d
+    if device is None:
+        dev = torch.cuda.current_device()
+    else:
+        dev = torch.device(device).index
+        if dev is None:
+            dev = torch.cuda.current_device()
+    params = dict(params)
+    if op == "rms_norm":
+        spec = "rms_norm_residual" if params.pop("residual", False) else "rms_norm"
+        attr = _eps(op, params.pop("eps", 1e-6))
+    elif op == "layer_norm":
+        spec = "layer_norm" if params.pop("bias", True) else "layer_norm_nobias"
+        attr = _eps(op, params.pop("eps", 1e-5))
+    elif op in ("softmax", "log_softmax"):
+        spec, attr = op, None
+    elif op == "cross_entropy":
+        spec, attr = op, int(params.pop("ignore_index", -100))
+    else:
+        raise ValueError("rkc.precompile: unknown op %r" % (op,))
+    if params:
+        raise TypeError("rkc.precompile: unexpected parameters for %s: %s" % (op, ", ".join(params)))
+    return _builtin_kernel(spec, attr, M, N, dt, _arch(dev))
+
+
+# --- custom specs ----------------------------------------------------------
+
+def _dims_tuple(name, d):
+    if isinstance(d, str):
+        d = tuple(int(v) for v in d.split("x"))
+    elif isinstance(d, int):
+        d = (d,)
+    else:
+        d = tuple(None if v is None else int(v) for v in d)
+    return d
+
+
+class CompiledSpec(object):
+    """A custom spec, callable on CUDA tensors: ``outs = spec(*inputs)``.
+
+    Inputs are given in the order of the spec's arguments. A [M, N] argument
+    accepts any tensor [..., N] with stride(-1) == 1 (flattened to rows; the
+    outputs get the leading dims back); dynamic dims and !rk.dtype are bound
+    from the tensors. One compiled kernel per (shapes, dtype, device arch,
+    alignment) is cached. Returns one tensor, or a tuple for several results.
+    """
+
+    def __init__(self, spec_text, spec_name=None, schedule=None, dtype=None, dims=None):
+        self.spec_text = spec_text
+        try:
+            self.func_name, self.args = _spec.parse_signature(spec_text)
+        except ValueError as e:
+            # Let the compiler say what is wrong, with a location.
+            probe_name = spec_name or "<spec>"
+            try:
+                Kernel(spec_text, "", None, "sm_90a", None, probe_name)
+            except RkcError:
+                raise
+            raise RkcError("%s: error: %s" % (probe_name, e))
+        self.spec_name = spec_name or (self.func_name + ".mlir")
+        self.schedule = schedule or None
+        self.dtype = dtype
+        self.generic = "!rk.dtype" in spec_text
+        names = [a.name for a in self.args]
+        self.dims = {}
+        for k, v in (dims or {}).items():
+            if k not in names:
+                raise TypeError("rkc.compile: %r is not an argument of @%s (arguments: %s)"
+                                % (k, self.func_name, ", ".join(names)))
+            self.dims[k] = _dims_tuple(k, v)
+        self._kernels = {}
+
+    def __repr__(self):
+        return "<rkc.CompiledSpec @%s(%s)>" % (self.func_name, ", ".join(a.name for a in self.args))
+
+    def kernel(self, shapes, dtype=None, arch=None, schedule=None):
+        """The rkc.Kernel for explicit shapes ({name: dims} or "x=4x1024")
+        and dtype ("f32", "bf16", "f16"); no torch needed."""
+        if isinstance(shapes, dict):
+            shapes = format_shapes(shapes)
+        return Kernel(self.spec_text, shapes, dtype if self.generic else None,
+                      arch, schedule if schedule is not None else self.schedule, self.spec_name)
+
+    def _dtype_of(self, tensors):
+        if not self.generic:
+            return None
+        dt = None
+        for a, t in zip(self.args, tensors):
+            if a.generic:
+                if t.dtype not in _FLOAT:
+                    raise TypeError("rkc.compile(@%s): %s must be float32, bfloat16 or float16, "
+                                    "got %s" % (self.func_name, a.name, t.dtype))
+                if dt is None:
+                    dt = t.dtype
+                elif t.dtype != dt:
+                    raise TypeError("rkc.compile(@%s): the !rk.dtype arguments must share one "
+                                    "dtype, got %s and %s" % (self.func_name, dt, t.dtype))
+        if dt is None:
+            if self.dtype is None:
+                raise TypeError("rkc.compile(@%s): no input fixes !rk.dtype; pass dtype= to "
+                                "rkc.compile" % self.func_name)
+            dt = self.dtype
+        if isinstance(dt, str):
+            return dt
+        return _FLOAT[dt]
+
+    def __call__(self, *tensors):
+        torch = _t()
+        fn = "compile(@%s)" % self.func_name
+        if len(tensors) != len(self.args):
+            raise TypeError("rkc.%s takes %d tensors (%s), got %d"
+                            % (fn, len(self.args), ", ".join(a.name for a in self.args), len(tensors)))
+        device = None
+        for a, t in zip(self.args, tensors):
+            _check_tensor(fn, a.name, t)
+            if device is None:
+                device = t.device
+            elif t.device != device:
+                raise ValueError("rkc.%s: %s is on %s but %s is on %s"
+                                 % (fn, a.name, t.device, self.args[0].name, device))
+        dt = self._dtype_of(tensors)
+        batch = None
+        prepared = []
+        for a, t in zip(self.args, tensors):
+            if 0 in t.shape:
+                raise ValueError("rkc.%s: %s has a zero-size dimension (shape %s)"
+                                 % (fn, a.name, tuple(t.shape)))
+            want = self.dims.get(a.name)
+            if want is not None and (len(want) != t.dim() or
+                                     any(w is not None and w != s for w, s in zip(want, t.shape))):
+                raise ValueError("rkc.%s: %s must have shape %s, got %s"
+                                 % (fn, a.name, want, tuple(t.shape)))
+            if a.rank == 2:
+                if t.dim() < 2:
+                    raise ValueError("rkc.%s: %s must have at least 2 dimensions ([..., N]), "
+                                     "got shape %s" % (fn, a.name, tuple(t.shape)))
+                N = t.shape[-1]
+                if N > 1 and t.stride(-1) != 1:
+                    raise ValueError("rkc.%s: %s must have a contiguous last dimension "
+                                     "(stride(-1) == 1), got strides %s; call .contiguous() first"
+                                     % (fn, a.name, tuple(t.stride())))
+                if t.dim() > 2:
+                    if batch is None:
+                        batch = tuple(t.shape[:-1])
+                    t = t.reshape(-1, N)
+                if t.shape[0] > 1 and t.stride(0) < N:
+                    t = t.contiguous()
+            elif a.rank == 1:
+                if t.dim() != 1:
+                    t = t.reshape(-1)
+                if t.shape[0] > 1 and t.stride(0) != 1:
+                    t = t.contiguous()
+            else:
+                raise ValueError("rkc.%s: argument %s has type %s; only rank-1 and rank-2 "
+                                 "tensors are supported" % (fn, a.name, a.type))
+            prepared.append(t)
+        dev = device.index
+        arch = _arch(dev)
+        shapes = ";".join("%s=%s" % (a.name, "x".join(str(d) for d in t.shape))
+                          for a, t in zip(self.args, prepared))
+
+        def get(vec):
+            key = (shapes, dt, arch, vec)
+            k = self._kernels.get(key)
+            if k is None:
+                sched = self.schedule if vec is None else (
+                    "vector=%d" % vec if not self.schedule else "%s,vector=%d" % (self.schedule, vec))
+                k = Kernel(self.spec_text, shapes, dt, arch, sched, self.spec_name)
+                self._kernels.setdefault(key, k)
+            return k
+
+        k = get(None)
+        if k.rows is None:
+            raise ValueError("rkc.%s: the spec has no [M, N] argument" % fn)
+        M, N = k.rows, k.cols
+        for a, t, info in zip(self.args, prepared, k.inputs):
+            want = _TORCH_OF.get(info.dtype)
+            if want is not None and t.dtype != want:
+                raise TypeError("rkc.%s: %s must be %s, got %s" % (fn, a.name, want, t.dtype))
+        outs = []
+        for info in k.outputs:
+            odt = _TORCH_OF.get(info.dtype)
+            if odt is None:
+                raise RkcError("rkc.%s: result %s has dtype %s, which torch cannot hold"
+                               % (fn, info.name, info.dtype))
+            outs.append(torch.empty(info.shape, dtype=odt, device=device))
+        tensors_all = prepared + outs
+        strides = [t.stride(0) if (i < len(prepared) and t.dim() == 2 and M > 1) else 0
+                   for i, t in enumerate(tensors_all)]
+        # Vector-accessed: [M, N] arguments and [N] row vectors (an [M] argument
+        # when M == N is checked too: the conservative choice).
+        skip = set(i for i, t in enumerate(tensors_all)
+                   if not (t.dim() == 2 or (t.dim() == 1 and t.shape[0] == N)))
+        _launch(k, tensors_all, strides, M, dev, skip, get)
+        if batch is not None:
+            outs = [o.view(batch + tuple(o.shape[1:])) if o.shape[0] == M else o for o in outs]
+        return outs[0] if len(outs) == 1 else tuple(outs)
+
+
+def compile(spec_text, spec_name=None, schedule=None, dtype=None, **dims):
+    """A callable for a custom rk spec: ``f = rkc.compile(text); y = f(x, w)``.
+
+    spec_name: the file name used in error messages; schedule: a plan
+    override ("threads=256,vector=4"); dtype: the !rk.dtype when no input
+    tensor fixes it; ``**dims``: shapes the inputs must have, by argument
+    name (e.g. ``w=(4096,)``; None entries are free). Compile errors raise
+    rkc.RkcError with the spec location; they are reported at the first call,
+    when the shapes are known.
+    """
+    return CompiledSpec(spec_text, spec_name=spec_name, schedule=schedule, dtype=dtype, dims=dims)
+
+
+if "torch" in sys.modules:  # torch already imported: make torch.ops.rkc.* available now
+    try:
+        _t()
+    except Exception:  # pragma: no cover
+        pass
