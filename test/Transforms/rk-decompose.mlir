@@ -1,0 +1,249 @@
+// RUN: rk-opt %s --rk-decompose -split-input-file | FileCheck %s --enable-var-scope
+
+// Each named row op becomes rk.reduce / rk.broadcast / rk.map (+ rk.gather).
+// Intermediates are f32; only the op's results keep its element types.
+// Scalar constants (eps, N, 1.0, ...) end up at the top of the function: the
+// rewrite driver hoists the constants it creates inside map regions.
+
+// y = x * rsqrt(sum(x^2) / N + eps) * w
+// CHECK-LABEL: func.func @rms_norm
+// CHECK-SAME:    (%[[X:.*]]: tensor<8x1024xbf16>, %[[W:.*]]: tensor<1024xbf16>)
+// CHECK-DAG:     %[[EPS:.*]] = arith.constant 9.99999974E-6 : f32
+// CHECK-DAG:     %[[N:.*]] = arith.constant 1.024000e+03 : f32
+// CHECK:         %[[SQ:.*]] = rk.map %[[X]] {
+// CHECK-NEXT:    ^bb0(%[[A:.*]]: f32):
+// CHECK-NEXT:      %[[P:.*]] = arith.mulf %[[A]], %[[A]] : f32
+// CHECK-NEXT:      rk.yield %[[P]] : f32
+// CHECK-NEXT:    } : tensor<8x1024xbf16> -> tensor<8x1024xf32>
+// CHECK-NEXT:    %[[SUM:.*]] = rk.reduce add %[[SQ]] : tensor<8x1024xf32> -> tensor<8xf32>
+// CHECK-NEXT:    %[[INV:.*]] = rk.map %[[SUM]], %[[N]], %[[EPS]] {
+// CHECK-NEXT:    ^bb0(%[[S:.*]]: f32, %[[NN:.*]]: f32, %[[E:.*]]: f32):
+// CHECK-NEXT:      %[[MEAN:.*]] = arith.divf %[[S]], %[[NN]] : f32
+// CHECK-NEXT:      %[[ME:.*]] = arith.addf %[[MEAN]], %[[E]] : f32
+// CHECK-NEXT:      %[[R:.*]] = math.rsqrt %[[ME]] : f32
+// CHECK-NEXT:      rk.yield %[[R]] : f32
+// CHECK-NEXT:    } : tensor<8xf32>, f32, f32 -> tensor<8xf32>
+// CHECK-NEXT:    %[[INVB:.*]] = rk.broadcast %[[INV]] dims [0] : tensor<8xf32> -> tensor<8x1024xf32>
+// CHECK-NEXT:    %[[WB:.*]] = rk.broadcast %[[W]] dims [1] : tensor<1024xbf16> -> tensor<8x1024xbf16>
+// CHECK-NEXT:    %[[Y:.*]] = rk.map %[[X]], %[[INVB]], %[[WB]] {
+// CHECK-NEXT:    ^bb0(%[[A:.*]]: f32, %[[B:.*]]: f32, %[[C:.*]]: f32):
+// CHECK-NEXT:      %[[P:.*]] = arith.mulf %[[A]], %[[B]] : f32
+// CHECK-NEXT:      %[[Q:.*]] = arith.mulf %[[P]], %[[C]] : f32
+// CHECK-NEXT:      rk.yield %[[Q]] : f32
+// CHECK-NEXT:    } : tensor<8x1024xbf16>, tensor<8x1024xf32>, tensor<8x1024xbf16> -> tensor<8x1024xbf16>
+// CHECK-NEXT:    return %[[Y]] : tensor<8x1024xbf16>
+// CHECK-NOT:     rk.rms_norm
+func.func @rms_norm(%x: tensor<8x1024xbf16>, %w: tensor<1024xbf16>) -> tensor<8x1024xbf16> {
+  %y = rk.rms_norm %x, %w {eps = 1.0e-5 : f32} : (tensor<8x1024xbf16>, tensor<1024xbf16>) -> tensor<8x1024xbf16>
+  return %y : tensor<8x1024xbf16>
+}
+
+// -----
+
+// h = x + r is normalised and also returned (a copy map into the result type).
+// CHECK-LABEL: func.func @rms_norm_residual
+// CHECK-SAME:    (%[[X:.*]]: tensor<8x1024xbf16>, %[[W:.*]]: tensor<1024xbf16>, %[[RES:.*]]: tensor<8x1024xbf16>)
+// CHECK:         %[[H:.*]] = rk.map %[[X]], %[[RES]] {
+// CHECK:           arith.addf
+// CHECK:         } : tensor<8x1024xbf16>, tensor<8x1024xbf16> -> tensor<8x1024xf32>
+// CHECK-NEXT:    %[[SQ:.*]] = rk.map %[[H]] {
+// CHECK:           arith.mulf
+// CHECK:         } : tensor<8x1024xf32> -> tensor<8x1024xf32>
+// CHECK-NEXT:    %[[SUM:.*]] = rk.reduce add %[[SQ]] : tensor<8x1024xf32> -> tensor<8xf32>
+// CHECK-NEXT:    %[[INV:.*]] = rk.map %[[SUM]], %{{.*}}, %{{.*}} {
+// CHECK:           math.rsqrt
+// CHECK:         %[[INVB:.*]] = rk.broadcast %[[INV]] dims [0]
+// CHECK-NEXT:    %[[WB:.*]] = rk.broadcast %[[W]] dims [1]
+// CHECK-NEXT:    %[[Y:.*]] = rk.map %[[H]], %[[INVB]], %[[WB]] {
+// CHECK:         } : tensor<8x1024xf32>, tensor<8x1024xf32>, tensor<8x1024xbf16> -> tensor<8x1024xbf16>
+// CHECK-NEXT:    %[[HOUT:.*]] = rk.map %[[H]] {
+// CHECK-NEXT:    ^bb0(%[[A:.*]]: f32):
+// CHECK-NEXT:      rk.yield %[[A]] : f32
+// CHECK-NEXT:    } : tensor<8x1024xf32> -> tensor<8x1024xbf16>
+// CHECK-NEXT:    return %[[Y]], %[[HOUT]] : tensor<8x1024xbf16>, tensor<8x1024xbf16>
+func.func @rms_norm_residual(%x: tensor<8x1024xbf16>, %w: tensor<1024xbf16>, %r: tensor<8x1024xbf16>)
+    -> (tensor<8x1024xbf16>, tensor<8x1024xbf16>) {
+  %y, %h = rk.rms_norm %x, %w residual %r
+      : (tensor<8x1024xbf16>, tensor<1024xbf16>, tensor<8x1024xbf16>) -> (tensor<8x1024xbf16>, tensor<8x1024xbf16>)
+  return %y, %h : tensor<8x1024xbf16>, tensor<8x1024xbf16>
+}
+
+// -----
+
+// mean = sum(x) / N; d = x - mean; y = d * rsqrt(sum(d^2) / N + eps) * w + b
+// CHECK-LABEL: func.func @layer_norm
+// CHECK-SAME:    (%[[X:.*]]: tensor<8x1024xf32>, %[[W:.*]]: tensor<1024xf32>, %[[B:.*]]: tensor<1024xf32>)
+// CHECK:         %[[S1:.*]] = rk.reduce add %[[X]] : tensor<8x1024xf32> -> tensor<8xf32>
+// CHECK-NEXT:    %[[MEAN:.*]] = rk.map %[[S1]], %{{.*}} {
+// CHECK:           arith.divf
+// CHECK:         } : tensor<8xf32>, f32 -> tensor<8xf32>
+// CHECK-NEXT:    %[[MEANB:.*]] = rk.broadcast %[[MEAN]] dims [0] : tensor<8xf32> -> tensor<8x1024xf32>
+// CHECK-NEXT:    %[[D:.*]] = rk.map %[[X]], %[[MEANB]] {
+// CHECK:           arith.subf
+// CHECK:         %[[SQ:.*]] = rk.map %[[D]] {
+// CHECK:           arith.mulf
+// CHECK:         %[[S2:.*]] = rk.reduce add %[[SQ]] : tensor<8x1024xf32> -> tensor<8xf32>
+// CHECK-NEXT:    %[[INV:.*]] = rk.map %[[S2]], %{{.*}}, %{{.*}} {
+// CHECK:           arith.divf
+// CHECK:           arith.addf
+// CHECK:           math.rsqrt
+// CHECK:         %[[INVB:.*]] = rk.broadcast %[[INV]] dims [0]
+// CHECK-NEXT:    %[[WB:.*]] = rk.broadcast %[[W]] dims [1]
+// CHECK-NEXT:    %[[BB:.*]] = rk.broadcast %[[B]] dims [1]
+// CHECK-NEXT:    %[[Y:.*]] = rk.map %[[D]], %[[INVB]], %[[WB]], %[[BB]] {
+// CHECK-NEXT:    ^bb0(%[[A0:.*]]: f32, %[[A1:.*]]: f32, %[[A2:.*]]: f32, %[[A3:.*]]: f32):
+// CHECK-NEXT:      %[[P:.*]] = arith.mulf %[[A0]], %[[A1]] : f32
+// CHECK-NEXT:      %[[Q:.*]] = arith.mulf %[[P]], %[[A2]] : f32
+// CHECK-NEXT:      %[[R:.*]] = arith.addf %[[Q]], %[[A3]] : f32
+// CHECK-NEXT:      rk.yield %[[R]] : f32
+// CHECK:         return %[[Y]]
+func.func @layer_norm(%x: tensor<8x1024xf32>, %w: tensor<1024xf32>, %b: tensor<1024xf32>) -> tensor<8x1024xf32> {
+  %y = rk.layer_norm %x, %w, %b : (tensor<8x1024xf32>, tensor<1024xf32>, tensor<1024xf32>) -> tensor<8x1024xf32>
+  return %y : tensor<8x1024xf32>
+}
+
+// -----
+
+// Without a bias the final map has three operands and no addf.
+// CHECK-LABEL: func.func @layer_norm_no_bias
+// CHECK-SAME:    (%{{.*}}: tensor<4x256xf16>, %[[W:.*]]: tensor<256xf16>)
+// CHECK:         %[[WB:.*]] = rk.broadcast %[[W]] dims [1] : tensor<256xf16> -> tensor<4x256xf16>
+// CHECK-NEXT:    rk.map %{{.*}}, %{{.*}}, %[[WB]] {
+// CHECK-NEXT:    ^bb0(%{{.*}}: f32, %{{.*}}: f32, %{{.*}}: f32):
+// CHECK-NEXT:      arith.mulf
+// CHECK-NEXT:      arith.mulf
+// CHECK-NEXT:      rk.yield
+// CHECK-NEXT:    } : tensor<4x256xf32>, tensor<4x256xf32>, tensor<4x256xf16> -> tensor<4x256xf16>
+func.func @layer_norm_no_bias(%x: tensor<4x256xf16>, %w: tensor<256xf16>) -> tensor<4x256xf16> {
+  %y = rk.layer_norm %x, %w : (tensor<4x256xf16>, tensor<256xf16>) -> tensor<4x256xf16>
+  return %y : tensor<4x256xf16>
+}
+
+// -----
+
+// m = max(x); e = exp(x - m); y = e * (1 / sum(e))
+// CHECK-LABEL: func.func @softmax
+// CHECK-SAME:    (%[[X:.*]]: tensor<8x1024xf32>)
+// CHECK:         %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK-NEXT:    %[[M:.*]] = rk.reduce max %[[X]] : tensor<8x1024xf32> -> tensor<8xf32>
+// CHECK-NEXT:    %[[MB:.*]] = rk.broadcast %[[M]] dims [0] : tensor<8xf32> -> tensor<8x1024xf32>
+// CHECK-NEXT:    %[[E:.*]] = rk.map %[[X]], %[[MB]] {
+// CHECK-NEXT:    ^bb0(%[[A:.*]]: f32, %[[B:.*]]: f32):
+// CHECK-NEXT:      %[[D:.*]] = arith.subf %[[A]], %[[B]] : f32
+// CHECK-NEXT:      %[[EX:.*]] = math.exp %[[D]] : f32
+// CHECK-NEXT:      rk.yield %[[EX]] : f32
+// CHECK-NEXT:    } : tensor<8x1024xf32>, tensor<8x1024xf32> -> tensor<8x1024xf32>
+// CHECK-NEXT:    %[[S:.*]] = rk.reduce add %[[E]] : tensor<8x1024xf32> -> tensor<8xf32>
+// CHECK-NEXT:    %[[INV:.*]] = rk.map %[[S]] {
+// CHECK-NEXT:    ^bb0(%[[A:.*]]: f32):
+// CHECK-NEXT:      %[[Q:.*]] = arith.divf %[[ONE]], %[[A]] : f32
+// CHECK-NEXT:      rk.yield %[[Q]] : f32
+// CHECK-NEXT:    } : tensor<8xf32> -> tensor<8xf32>
+// CHECK-NEXT:    %[[INVB:.*]] = rk.broadcast %[[INV]] dims [0] : tensor<8xf32> -> tensor<8x1024xf32>
+// CHECK-NEXT:    %[[Y:.*]] = rk.map %[[E]], %[[INVB]] {
+// CHECK:           arith.mulf
+// CHECK:         } : tensor<8x1024xf32>, tensor<8x1024xf32> -> tensor<8x1024xf32>
+// CHECK-NEXT:    return %[[Y]]
+func.func @softmax(%x: tensor<8x1024xf32>) -> tensor<8x1024xf32> {
+  %y = rk.softmax %x : (tensor<8x1024xf32>) -> tensor<8x1024xf32>
+  return %y : tensor<8x1024xf32>
+}
+
+// -----
+
+// lse = m + log(sum(exp(x - m))); y = x - lse
+// CHECK-LABEL: func.func @log_softmax
+// CHECK-SAME:    (%[[X:.*]]: tensor<8x1024xbf16>)
+// CHECK:         %[[M:.*]] = rk.reduce max %[[X]] : tensor<8x1024xbf16> -> tensor<8xf32>
+// CHECK-NEXT:    %[[MB:.*]] = rk.broadcast %[[M]] dims [0]
+// CHECK-NEXT:    %[[E:.*]] = rk.map %[[X]], %[[MB]] {
+// CHECK:           arith.subf
+// CHECK-NEXT:      math.exp
+// CHECK:         %[[S:.*]] = rk.reduce add %[[E]] : tensor<8x1024xf32> -> tensor<8xf32>
+// CHECK-NEXT:    %[[LSE:.*]] = rk.map %[[M]], %[[S]] {
+// CHECK-NEXT:    ^bb0(%[[A:.*]]: f32, %[[B:.*]]: f32):
+// CHECK-NEXT:      %[[L:.*]] = math.log %[[B]] : f32
+// CHECK-NEXT:      %[[R:.*]] = arith.addf %[[A]], %[[L]] : f32
+// CHECK-NEXT:      rk.yield %[[R]] : f32
+// CHECK-NEXT:    } : tensor<8xf32>, tensor<8xf32> -> tensor<8xf32>
+// CHECK-NEXT:    %[[LB:.*]] = rk.broadcast %[[LSE]] dims [0]
+// CHECK-NEXT:    %[[Y:.*]] = rk.map %[[X]], %[[LB]] {
+// CHECK:           arith.subf
+// CHECK:         } : tensor<8x1024xbf16>, tensor<8x1024xf32> -> tensor<8x1024xbf16>
+// CHECK-NEXT:    return %[[Y]]
+func.func @log_softmax(%x: tensor<8x1024xbf16>) -> tensor<8x1024xbf16> {
+  %y = rk.log_softmax %x : (tensor<8x1024xbf16>) -> tensor<8x1024xbf16>
+  return %y : tensor<8x1024xbf16>
+}
+
+// -----
+
+// lse as in log_softmax; loss = target == ignore_index ? 0 : lse - x[target]
+// CHECK-LABEL: func.func @cross_entropy
+// CHECK-SAME:    (%[[X:.*]]: tensor<8x1024xbf16>, %[[T:.*]]: tensor<8xi64>)
+// CHECK-DAG:     %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-DAG:     %[[IGN:.*]] = arith.constant -7 : i64
+// CHECK:         %[[M:.*]] = rk.reduce max %[[X]]
+// CHECK:         %[[S:.*]] = rk.reduce add
+// CHECK-NEXT:    %[[LSE:.*]] = rk.map %[[M]], %[[S]] {
+// CHECK:           math.log
+// CHECK:         %[[G:.*]] = rk.gather %[[X]][%[[T]]] : tensor<8x1024xbf16>, tensor<8xi64> -> tensor<8xbf16>
+// CHECK-NEXT:    %[[LOSS:.*]] = rk.map %[[LSE]], %[[G]], %[[T]] {
+// CHECK-NEXT:    ^bb0(%[[A:.*]]: f32, %[[B:.*]]: f32, %[[C:.*]]: i64):
+// CHECK-NEXT:      %[[IS:.*]] = arith.cmpi eq, %[[C]], %[[IGN]] : i64
+// CHECK-NEXT:      %[[D:.*]] = arith.subf %[[A]], %[[B]] : f32
+// CHECK-NEXT:      %[[SEL:.*]] = arith.select %[[IS]], %[[ZERO]], %[[D]] : f32
+// CHECK-NEXT:      rk.yield %[[SEL]] : f32
+// CHECK-NEXT:    } : tensor<8xf32>, tensor<8xbf16>, tensor<8xi64> -> tensor<8xf32>
+// CHECK-NEXT:    return %[[LOSS]], %[[LSE]] : tensor<8xf32>, tensor<8xf32>
+func.func @cross_entropy(%l: tensor<8x1024xbf16>, %t: tensor<8xi64>) -> (tensor<8xf32>, tensor<8xf32>) {
+  %loss, %lse = rk.cross_entropy %l, %t {ignore_index = -7 : i64}
+      : (tensor<8x1024xbf16>, tensor<8xi64>) -> (tensor<8xf32>, tensor<8xf32>)
+  return %loss, %lse : tensor<8xf32>, tensor<8xf32>
+}
+
+// -----
+
+// An lse result narrower than f32 gets a converting map.
+// CHECK-LABEL: func.func @cross_entropy_bf16_lse
+// CHECK:         %[[M:.*]] = rk.reduce max
+// CHECK:         %[[S:.*]] = rk.reduce add
+// CHECK-NEXT:    %[[LSE:.*]] = rk.map %[[M]], %[[S]] {
+// CHECK:           math.log
+// CHECK:         } : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
+// CHECK:         %[[LOSS:.*]] = rk.map %[[LSE]], %{{.*}}, %{{.*}} {
+// CHECK:         } : tensor<4xf32>, tensor<4xf16>, tensor<4xi32> -> tensor<4xf16>
+// CHECK-NEXT:    %[[LSE16:.*]] = rk.map %[[LSE]] {
+// CHECK-NEXT:    ^bb0(%[[A:.*]]: f32):
+// CHECK-NEXT:      rk.yield %[[A]] : f32
+// CHECK-NEXT:    } : tensor<4xf32> -> tensor<4xbf16>
+// CHECK-NEXT:    return %[[LOSS]], %[[LSE16]] : tensor<4xf16>, tensor<4xbf16>
+func.func @cross_entropy_bf16_lse(%l: tensor<4x512xf16>, %t: tensor<4xi32>) -> (tensor<4xf16>, tensor<4xbf16>) {
+  %loss, %lse = rk.cross_entropy %l, %t : (tensor<4x512xf16>, tensor<4xi32>) -> (tensor<4xf16>, tensor<4xbf16>)
+  return %loss, %lse : tensor<4xf16>, tensor<4xbf16>
+}
+
+// -----
+
+// Dynamic shapes are left alone (rk-specialize-shapes runs first).
+// CHECK-LABEL: func.func @dynamic
+// CHECK:         rk.softmax %{{.*}} : (tensor<?x1024xf32>) -> tensor<?x1024xf32>
+// CHECK-NOT:     rk.reduce
+func.func @dynamic(%x: tensor<?x1024xf32>) -> tensor<?x1024xf32> {
+  %y = rk.softmax %x : (tensor<?x1024xf32>) -> tensor<?x1024xf32>
+  return %y : tensor<?x1024xf32>
+}
+
+// -----
+
+// Generic ops and the quantized ops are not touched.
+// CHECK-LABEL: func.func @generic
+// CHECK:         rk.reduce argmax
+// CHECK:         rk.gemv
+func.func @generic(%x: tensor<4x64xf32>, %a: tensor<1x256xf16>,
+                   %q: tensor<256x64xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>,
+                   %s: tensor<2x64xf16>) -> (tensor<4xi64>, tensor<1x64xf16>) {
+  %v, %i = rk.reduce argmax %x : tensor<4x64xf32> -> tensor<4xf32>, tensor<4xi64>
+  %o = rk.gemv %a, %q, %s : (tensor<1x256xf16>, tensor<256x64xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, tensor<2x64xf16>) -> tensor<1x64xf16>
+  return %i, %o : tensor<4xi64>, tensor<1x64xf16>
+}
