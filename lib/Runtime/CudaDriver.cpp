@@ -111,3 +111,25 @@ llvm::Expected<std::string> rkc::cuda::currentArch() {
     return "sm_8" + std::to_string(minor);
   return "sm_" + std::to_string(major) + std::to_string(minor);
 }
+
+std::string rkc::cuda::deviceSignature() {
+  auto d = driver();
+  if (!d) {
+    llvm::consumeError(d.takeError());
+    return "no-gpu";
+  }
+  CUcontext ctx = nullptr;
+  (*d)->ctxGetCurrent(&ctx);
+  CUdevice dev = 0;
+  if (!ctx || (*d)->ctxGetDevice(&dev) != CUDA_SUCCESS)
+    if ((*d)->deviceGet(&dev, 0) != CUDA_SUCCESS)
+      return "no-gpu";
+  char name[256] = {0};
+  (*d)->deviceGetName(name, sizeof(name) - 1, dev);
+  int sms = 0, clock = 0, version = 0;
+  (*d)->deviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev);
+  (*d)->deviceGetAttribute(&clock, CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE, dev);
+  (*d)->driverGetVersion(&version);
+  return std::string(name) + "|" + std::to_string(sms) + "|" + std::to_string(clock) +
+         "|" + std::to_string(version);
+}

@@ -41,6 +41,10 @@ std::string describe(const Driver &d, CUresult r, const char *what);
 /// context) and returns it.
 llvm::Expected<CUcontext> currentContext();
 
+/// "GPU name|SM count|memory clock|driver version" of the current device,
+/// or "no-gpu": part of every cache key.
+std::string deviceSignature();
+
 /// "sm_90a" etc. for the current device.
 llvm::Expected<std::string> currentArch();
 

@@ -3,6 +3,8 @@
 #include "rkc/Jit.h"
 
 #include "CudaDriver.h"
+#include "DiskCache.h"
+#include "Nvrtc.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/SHA256.h"
@@ -28,6 +30,10 @@ std::string rkc::cacheKey(const CompileRequest &r) {
   add(r.options.arch);
   add(r.options.schedule);
   add(r.options.streaming);
+  // The toolchain and the machine: NVRTC, driver and GPU.
+  auto nv = nvrtc::version();
+  add(nv ? *nv : (llvm::consumeError(nv.takeError()), std::string("no-nvrtc")));
+  add(cuda::deviceSignature());
   std::array<uint8_t, 32> d = h.final();
   return llvm::toHex(d, /*LowerCase=*/true);
 }
@@ -72,7 +78,14 @@ llvm::Expected<std::shared_ptr<Kernel>> Kernel::get(CompileRequest req) {
   }
   if (owner) {
     // Single flight: exactly one thread compiles a key; the others wait.
-    auto res = compile(req);
+    // The disk cache first (no MLIR, no NVRTC on a hit), then a compile.
+    std::optional<CompileResult> cached;
+    if (req.upTo == Emit::Cubin)
+      cached = diskcache::load(key);
+    llvm::Expected<CompileResult> res =
+        cached ? llvm::Expected<CompileResult>(std::move(*cached)) : compile(req);
+    if (res && !cached && req.upTo == Emit::Cubin)
+      diskcache::store(key, *res);
     if (!res) {
       std::string msg = llvm::toString(res.takeError());
       {
