@@ -1,0 +1,182 @@
+// RUN: rk-opt %s -split-input-file --rk-fuse-reductions="streaming=never" | FileCheck %s --check-prefixes=CHECK,NEVER --enable-var-scope
+// RUN: rk-opt %s -split-input-file --rk-fuse-reductions="streaming=always" | FileCheck %s --check-prefixes=CHECK,ALWAYS --enable-var-scope
+// RUN: rk-opt %s -split-input-file --rk-fuse-reductions="streaming=auto arch=sm_90a" | FileCheck %s --check-prefixes=CHECK,AUTO --enable-var-scope
+// RUN: not rk-opt %s --rk-fuse-reductions="streaming=sometimes" -mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=BADMODE
+// RUN: not rk-opt %s --rk-fuse-reductions="streaming=auto arch=sm_70" -mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=BADARCH
+
+// BADMODE: error: streaming must be auto, always or never, got 'sometimes'
+// BADARCH: error: unsupported arch 'sm_70' (supported: sm_80, sm_86, sm_89, sm_90, sm_90a, sm_100a)
+
+// Two independent reductions of the same row become one rk.reduce whose
+// state is the pair (sum, max): one climb of the tiers instead of two.
+// CHECK-LABEL: func.func @siblings
+// CHECK-SAME:    (%[[X:.*]]: tensor<8x1024xf32>)
+// CHECK:         %[[SQ:.*]] = rk.map %[[X]] {
+// CHECK:         %[[R:.*]]:2 = rk.reduce %[[X]], %[[SQ]] init [0.000000e+00 : f32, 0xFF800000 : f32] {
+// CHECK-NEXT:    ^bb0(%[[A0:.*]]: f32, %[[A1:.*]]: f32, %[[B0:.*]]: f32, %[[B1:.*]]: f32):
+// CHECK-NEXT:      %[[S:.*]] = arith.addf %[[A0]], %[[B0]] : f32
+// CHECK-NEXT:      %[[M:.*]] = arith.maximumf %[[A1]], %[[B1]] : f32
+// CHECK-NEXT:      rk.yield %[[S]], %[[M]] : f32, f32
+// CHECK-NEXT:    } : tensor<8x1024xf32>, tensor<8x1024xf32> -> tensor<8xf32>, tensor<8xf32>
+// CHECK-NOT:     rk.reduce
+// CHECK:         return %[[R]]#0, %[[R]]#1
+func.func @siblings(%x: tensor<8x1024xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
+  %s = rk.reduce add %x : tensor<8x1024xf32> -> tensor<8xf32>
+  %sq = rk.map %x {
+  ^bb0(%a: f32):
+    %p = arith.mulf %a, %a : f32
+    rk.yield %p : f32
+  } : tensor<8x1024xf32> -> tensor<8x1024xf32>
+  %q = rk.reduce max %sq : tensor<8x1024xf32> -> tensor<8xf32>
+  return %s, %q : tensor<8xf32>, tensor<8xf32>
+}
+
+// -----
+
+// Siblings merge when their inputs have the same type: the two f32
+// reductions (a builtin and a custom combiner) become one, the two i32 ones
+// another. Each keeps its identity and combiner; the state is in program order.
+// CHECK-LABEL: func.func @siblings_by_type
+// CHECK-SAME:    (%[[I:.*]]: tensor<4x64xi32>, %[[X:.*]]: tensor<4x64xf32>)
+// CHECK:         %[[F:.*]]:2 = rk.reduce %[[X]], %[[X]] init [1.000000e+00 : f32, 0.000000e+00 : f32] {
+// CHECK-NEXT:    ^bb0(%[[A0:.*]]: f32, %[[A1:.*]]: f32, %[[B0:.*]]: f32, %[[B1:.*]]: f32):
+// CHECK-NEXT:      %[[C0:.*]] = arith.mulf %[[A0]], %[[B0]] : f32
+// CHECK-NEXT:      %[[C1:.*]] = arith.addf %[[A1]], %[[B1]] : f32
+// CHECK-NEXT:      rk.yield %[[C0]], %[[C1]] : f32, f32
+// CHECK-NEXT:    } : tensor<4x64xf32>, tensor<4x64xf32> -> tensor<4xf32>, tensor<4xf32>
+// CHECK-NEXT:    %[[N:.*]]:2 = rk.reduce %[[I]], %[[I]] init [-2147483648 : i32, 2147483647 : i32] {
+// CHECK-NEXT:    ^bb0(%[[A0:.*]]: i32, %[[A1:.*]]: i32, %[[B0:.*]]: i32, %[[B1:.*]]: i32):
+// CHECK-NEXT:      %[[C0:.*]] = arith.maxsi %[[A0]], %[[B0]] : i32
+// CHECK-NEXT:      %[[C1:.*]] = arith.minsi %[[A1]], %[[B1]] : i32
+// CHECK-NEXT:      rk.yield %[[C0]], %[[C1]] : i32, i32
+// CHECK-NEXT:    } : tensor<4x64xi32>, tensor<4x64xi32> -> tensor<4xi32>, tensor<4xi32>
+// CHECK-NEXT:    return %[[N]]#0, %[[F]]#0, %[[F]]#1, %[[N]]#1
+func.func @siblings_by_type(%i: tensor<4x64xi32>, %x: tensor<4x64xf32>)
+    -> (tensor<4xi32>, tensor<4xf32>, tensor<4xf32>, tensor<4xi32>) {
+  %a = rk.reduce max %i : tensor<4x64xi32> -> tensor<4xi32>
+  %b = rk.reduce mul %x : tensor<4x64xf32> -> tensor<4xf32>
+  %c = rk.reduce %x init [0.0 : f32] {
+  ^bb0(%p: f32, %q: f32):
+    %s = arith.addf %p, %q : f32
+    rk.yield %s : f32
+  } : tensor<4x64xf32> -> tensor<4xf32>
+  %d = rk.reduce min %i : tensor<4x64xi32> -> tensor<4xi32>
+  return %a, %b, %c, %d : tensor<4xi32>, tensor<4xf32>, tensor<4xf32>, tensor<4xi32>
+}
+
+// -----
+
+// A decomposed softmax: the sum depends on the max, so the two are never
+// merged as siblings. With streaming=always, max(x) and sum(exp(x - max))
+// become one online (m, l) reduction of x and a row of ones; with never (and
+// auto for a row that fits on chip) nothing changes.
+// CHECK-LABEL: func.func @softmax
+// CHECK-SAME:    (%[[X:.*]]: tensor<8x1024xf32>)
+// ALWAYS:        %[[ONES:.*]] = rk.map %[[X]] {
+// ALWAYS-NEXT:   ^bb0(%{{.*}}: f32):
+// ALWAYS-NEXT:     %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+// ALWAYS-NEXT:     rk.yield %[[ONE]] : f32
+// ALWAYS-NEXT:   } : tensor<8x1024xf32> -> tensor<8x1024xf32>
+// ALWAYS-NEXT:   %[[ML:.*]]:2 = rk.reduce %[[X]], %[[ONES]] init [0xFF800000 : f32, 0.000000e+00 : f32] {
+// ALWAYS-NEXT:   ^bb0(%[[M1:.*]]: f32, %[[L1:.*]]: f32, %[[M2:.*]]: f32, %[[L2:.*]]: f32):
+// ALWAYS-NEXT:     %[[M:.*]] = arith.maximumf %[[M1]], %[[M2]] : f32
+// ALWAYS-NEXT:     %[[NINF:.*]] = arith.constant 0xFF800000 : f32
+// ALWAYS-NEXT:     %[[EMPTY:.*]] = arith.cmpf oeq, %[[M]], %[[NINF]] : f32
+// ALWAYS-NEXT:     %[[D1:.*]] = arith.subf %[[M1]], %[[M]] : f32
+// ALWAYS-NEXT:     %[[E1:.*]] = math.exp %[[D1]] : f32
+// ALWAYS-NEXT:     %[[D2:.*]] = arith.subf %[[M2]], %[[M]] : f32
+// ALWAYS-NEXT:     %[[E2:.*]] = math.exp %[[D2]] : f32
+// ALWAYS-NEXT:     %[[P2:.*]] = arith.mulf %[[L2]], %[[E2]] : f32
+// ALWAYS-NEXT:     %[[P1:.*]] = arith.mulf %[[L1]], %[[E1]] : f32
+// ALWAYS-NEXT:     %[[L:.*]] = arith.addf %[[P1]], %[[P2]] : f32
+// ALWAYS-NEXT:     %[[BOTH:.*]] = arith.addf %[[L1]], %[[L2]] : f32
+// ALWAYS-NEXT:     %[[LSEL:.*]] = arith.select %[[EMPTY]], %[[BOTH]], %[[L]] : f32
+// ALWAYS-NEXT:     rk.yield %[[M]], %[[LSEL]] : f32, f32
+// ALWAYS-NEXT:   } : tensor<8x1024xf32>, tensor<8x1024xf32> -> tensor<8xf32>, tensor<8xf32>
+// ALWAYS-NEXT:   %[[MB:.*]] = rk.broadcast %[[ML]]#0 dims [0]
+// ALWAYS-NEXT:   %[[E:.*]] = rk.map %[[X]], %[[MB]] {
+// ALWAYS:        rk.map %[[ML]]#1 {
+// ALWAYS-NOT:    rk.reduce
+// NEVER:         %[[M:.*]] = rk.reduce max %[[X]] : tensor<8x1024xf32> -> tensor<8xf32>
+// NEVER:         %[[E:.*]] = rk.map %[[X]], %{{.*}} {
+// NEVER:         %[[S:.*]] = rk.reduce add %[[E]] : tensor<8x1024xf32> -> tensor<8xf32>
+// NEVER:         rk.map %[[S]] {
+// AUTO:          rk.reduce max %[[X]]
+// AUTO:          rk.reduce add
+func.func @softmax(%x: tensor<8x1024xf32>) -> tensor<8x1024xf32> {
+  %one = arith.constant 1.0 : f32
+  %m = rk.reduce max %x : tensor<8x1024xf32> -> tensor<8xf32>
+  %mb = rk.broadcast %m dims [0] : tensor<8xf32> -> tensor<8x1024xf32>
+  %e = rk.map %x, %mb {
+  ^bb0(%a: f32, %b: f32):
+    %d = arith.subf %a, %b : f32
+    %x1 = math.exp %d : f32
+    rk.yield %x1 : f32
+  } : tensor<8x1024xf32>, tensor<8x1024xf32> -> tensor<8x1024xf32>
+  %s = rk.reduce add %e : tensor<8x1024xf32> -> tensor<8xf32>
+  %inv = rk.map %s {
+  ^bb0(%a: f32):
+    %q = arith.divf %one, %a : f32
+    rk.yield %q : f32
+  } : tensor<8xf32> -> tensor<8xf32>
+  %ib = rk.broadcast %inv dims [0] : tensor<8xf32> -> tensor<8x1024xf32>
+  %y = rk.map %e, %ib {
+  ^bb0(%a: f32, %b: f32):
+    %p = arith.mulf %a, %b : f32
+    rk.yield %p : f32
+  } : tensor<8x1024xf32>, tensor<8x1024xf32> -> tensor<8x1024xf32>
+  return %y : tensor<8x1024xf32>
+}
+
+// -----
+
+// A row too long for any register-staged schedule, even a 16-CTA cluster:
+// auto forms the online reduction as always does.
+// CHECK-LABEL: func.func @softmax_huge
+// NEVER:         rk.reduce max
+// ALWAYS:        %[[ML:.*]]:2 = rk.reduce %{{.*}}, %{{.*}} init [0xFF800000 : f32, 0.000000e+00 : f32] {
+// AUTO:          %[[ML:.*]]:2 = rk.reduce %{{.*}}, %{{.*}} init [0xFF800000 : f32, 0.000000e+00 : f32] {
+// AUTO-NOT:      rk.reduce max
+func.func @softmax_huge(%x: tensor<2x16777216xf32>) -> tensor<2xf32> {
+  %m = rk.reduce max %x : tensor<2x16777216xf32> -> tensor<2xf32>
+  %mb = rk.broadcast %m dims [0] : tensor<2xf32> -> tensor<2x16777216xf32>
+  %e = rk.map %x, %mb {
+  ^bb0(%a: f32, %b: f32):
+    %d = arith.subf %a, %b : f32
+    %x1 = math.exp %d : f32
+    rk.yield %x1 : f32
+  } : tensor<2x16777216xf32>, tensor<2x16777216xf32> -> tensor<2x16777216xf32>
+  %s = rk.reduce add %e : tensor<2x16777216xf32> -> tensor<2xf32>
+  return %s : tensor<2xf32>
+}
+
+// -----
+
+// The first result is used before the second reduction: merging would move
+// its producer past that use, so the two stay apart.
+// CHECK-LABEL: func.func @used_in_between
+// CHECK:         %[[A:.*]] = rk.reduce add %{{.*}} : tensor<4x64xf32> -> tensor<4xf32>
+// CHECK-NEXT:    %[[U:.*]] = rk.map %[[A]] {
+// CHECK:         %[[B:.*]] = rk.reduce max %{{.*}} : tensor<4x64xf32> -> tensor<4xf32>
+func.func @used_in_between(%x: tensor<4x64xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %a = rk.reduce add %x : tensor<4x64xf32> -> tensor<4xf32>
+  %u = rk.map %a {
+  ^bb0(%p: f32):
+    %q = arith.mulf %p, %p : f32
+    rk.yield %q : f32
+  } : tensor<4xf32> -> tensor<4xf32>
+  %b = rk.reduce max %x : tensor<4x64xf32> -> tensor<4xf32>
+  return %u, %b : tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
+// argmax / argmin keep their own (value, index) reduction.
+// CHECK-LABEL: func.func @argmax_alone
+// CHECK:         rk.reduce argmax %{{.*}} : tensor<4x64xf32> -> tensor<4xf32>, tensor<4xi64>
+// CHECK-NEXT:    rk.reduce add %{{.*}} : tensor<4x64xf32> -> tensor<4xf32>
+func.func @argmax_alone(%x: tensor<4x64xf32>) -> (tensor<4xi64>, tensor<4xf32>) {
+  %v, %i = rk.reduce argmax %x : tensor<4x64xf32> -> tensor<4xf32>, tensor<4xi64>
+  %s = rk.reduce add %x : tensor<4x64xf32> -> tensor<4xf32>
+  return %i, %s : tensor<4xi64>, tensor<4xf32>
+}
