@@ -102,6 +102,8 @@ def RkPlanTiersPass : Pass<"rk-plan-tiers", "mlir::func::FuncOp"> {
     Option<"schedule", "schedule", "std::string", /*default=*/"\"\"",
            "Override: comma-separated threads=,vector=,values=,rows=,cluster=,staging=,unroll=,min_blocks=">
   ];
+  // It creates #tier.tv_layout / #tier.schedule attributes.
+  let dependentDialects = ["mlir::tier::TierDialect"];
 }
 
 def RkLowerToTierPass : Pass<"rk-lower-to-tier", "mlir::func::FuncOp"> {
