@@ -1,0 +1,346 @@
+// Plan decisions (lib/Plan/RowPlan.cpp) as remarks, at fixed architectures.
+// The inputs are already specialised and decomposed row programs (a row sum
+// unless said otherwise). Each part below is one rk-opt run (split-file).
+// Numbers: 16-byte vectors; about 4 vector loads in flight per thread; a
+// CTA of T threads has min(255, 65536 / max(T, 128)) registers per thread,
+// 24 of them kept for addresses and state, the rest (rounded down to a
+// power of two, at most 64) for row values; clusters when one CTA of 1024
+// threads cannot hold the row; streaming when no cluster can.
+
+// RUN: split-file %s %t
+// RUN: rk-opt %t/sm90a.mlir --rk-plan-tiers=arch=sm_90a -verify-diagnostics -mlir-print-op-on-diagnostic=false | FileCheck %s --check-prefix=SM90 --enable-var-scope
+// RUN: rk-opt %t/sm80.mlir --rk-plan-tiers=arch=sm_80 -verify-diagnostics -mlir-print-op-on-diagnostic=false | FileCheck %s --check-prefix=SM80 --enable-var-scope
+// RUN: rk-opt %t/softmax.mlir --rk-plan-tiers=arch=sm_90a -verify-diagnostics -mlir-print-op-on-diagnostic=false | FileCheck %s --check-prefix=SOFTMAX --enable-var-scope
+// RUN: rk-opt %t/override.mlir --rk-plan-tiers="arch=sm_90a schedule=threads=512,vector=4,rows=1,unroll=1,min_blocks=2" -verify-diagnostics -mlir-print-op-on-diagnostic=false | FileCheck %s --check-prefix=OVERRIDE
+// RUN: rk-opt %t/override_cluster.mlir --rk-plan-tiers="arch=sm_90a schedule=cluster=4" -verify-diagnostics -mlir-print-op-on-diagnostic=false | FileCheck %s --check-prefix=OVERRIDE-CLUSTER
+
+// Errors.
+// RUN: rk-opt %t/bad_arch.mlir --rk-plan-tiers="arch=sm_70" -verify-diagnostics -mlir-print-op-on-diagnostic=false
+// RUN: rk-opt %t/bad_integer.mlir --rk-plan-tiers="arch=sm_90a schedule=threads=abc" -verify-diagnostics -mlir-print-op-on-diagnostic=false
+// RUN: rk-opt %t/bad_field.mlir --rk-plan-tiers="arch=sm_90a schedule=foo=1" -verify-diagnostics -mlir-print-op-on-diagnostic=false
+// RUN: rk-opt %t/bad_staging.mlir --rk-plan-tiers="arch=sm_90a schedule=staging=disk" -verify-diagnostics -mlir-print-op-on-diagnostic=false
+// RUN: rk-opt %t/cluster_sm80.mlir --rk-plan-tiers="arch=sm_80 schedule=cluster=2" -verify-diagnostics -mlir-print-op-on-diagnostic=false
+// RUN: rk-opt %t/cluster_too_big.mlir --rk-plan-tiers="arch=sm_90a schedule=cluster=32" -verify-diagnostics -mlir-print-op-on-diagnostic=false
+// RUN: rk-opt %t/threads_too_many.mlir --rk-plan-tiers="arch=sm_90a schedule=threads=2048" -verify-diagnostics -mlir-print-op-on-diagnostic=false
+// RUN: rk-opt %t/spill.mlir --rk-plan-tiers="arch=sm_90a schedule=threads=32,values=512" -verify-diagnostics -mlir-print-op-on-diagnostic=false
+// RUN: rk-opt %t/cluster_rows.mlir --rk-plan-tiers="arch=sm_90a schedule=cluster=2,rows=2" -verify-diagnostics -mlir-print-op-on-diagnostic=false
+// RUN: rk-opt %t/vector_too_wide.mlir --rk-plan-tiers="arch=sm_90a schedule=vector=16" -verify-diagnostics -mlir-print-op-on-diagnostic=false
+// RUN: rk-opt %t/analysis.mlir --rk-plan-tiers=arch=sm_90a -split-input-file -verify-diagnostics -mlir-print-op-on-diagnostic=false
+
+//--- sm90a.mlir
+// N = 32 f32: 16-byte vectors of 4 -> 8 vectors, one per thread: a sub-warp
+// group of 8 threads (a warp_reduce of width 8, no block tier); 128 / 8 = 16
+// rows share a CTA.
+// expected-remark@below {{plan: vector = 4: 16-byte accesses of 4-byte elements}}
+// expected-remark@below {{plan: 8 threads per row (sub-warp), 4 values per thread (1 vector loads in flight)}}
+// expected-remark@below {{plan: cluster = 1}}
+// expected-remark@below {{plan: 16 rows per CTA (128 threads)}}
+// expected-remark@below {{plan: reductions climb to the warp tier}}
+// expected-remark@below {{plan: staging = registers: the row stays in registers and is read from global memory once}}
+func.func @subwarp_f32(%x: tensor<4x32xf32>) -> tensor<4xf32> {
+  %s = rk.reduce add %x : tensor<4x32xf32> -> tensor<4xf32>
+  return %s : tensor<4xf32>
+}
+// SM90-LABEL: func.func @subwarp_f32
+// SM90-SAME:    attributes {tier.arch = "sm_90a", tier.layout = #tier.tv_layout<threads = 8, values = 4, vector = 4, rows = 16>, tier.schedule = #tier.schedule<reduce = warp, cluster = 1, staging = registers, unroll = 1, min_blocks = 0>}
+
+// N = 3 is a multiple of no vector > 1: 4-byte accesses; 3 vectors -> 4
+// threads; 128 / 4 = 32 rows per CTA.
+// expected-remark@below {{plan: vector = 1: 4-byte accesses of 4-byte elements (N is not a multiple of a 16-byte vector)}}
+// expected-remark@below {{plan: 4 threads per row (sub-warp), 1 values per thread (1 vector loads in flight)}}
+// expected-remark@below {{plan: cluster = 1}}
+// expected-remark@below {{plan: 32 rows per CTA (128 threads)}}
+// expected-remark@below {{plan: reductions climb to the warp tier}}
+// expected-remark@below {{plan: staging = registers: the row stays in registers and is read from global memory once}}
+func.func @unaligned_f32(%x: tensor<4x3xf32>) -> tensor<4xf32> {
+  %s = rk.reduce add %x : tensor<4x3xf32> -> tensor<4xf32>
+  return %s : tensor<4xf32>
+}
+// SM90-LABEL: func.func @unaligned_f32
+// SM90-SAME:    attributes {tier.arch = "sm_90a", tier.layout = #tier.tv_layout<threads = 4, values = 1, vector = 1, rows = 32>, tier.schedule = #tier.schedule<reduce = warp, cluster = 1, staging = registers, unroll = 1, min_blocks = 0>}
+
+// N = 1000 = 125 x 8: 8-element vectors; 125 vectors at 4 in flight -> 32
+// threads (one warp: no block tier), 4 x 8 = 32 values; 128 / 32 = 4 rows.
+// expected-remark@below {{plan: vector = 8: 16-byte accesses of 2-byte elements}}
+// expected-remark@below {{plan: 32 threads per row, 32 values per thread (4 vector loads in flight)}}
+// expected-remark@below {{plan: cluster = 1}}
+// expected-remark@below {{plan: 4 rows per CTA (128 threads)}}
+// expected-remark@below {{plan: reductions climb to the warp tier}}
+// expected-remark@below {{plan: staging = registers: the row stays in registers and is read from global memory once}}
+func.func @f16_n1000(%x: tensor<4x1000xf16>) -> tensor<4xf32> {
+  %s = rk.reduce add %x : tensor<4x1000xf16> -> tensor<4xf32>
+  return %s : tensor<4xf32>
+}
+// SM90-LABEL: func.func @f16_n1000
+// SM90-SAME:    attributes {tier.arch = "sm_90a", tier.layout = #tier.tv_layout<threads = 32, values = 32, vector = 8, rows = 4>, tier.schedule = #tier.schedule<reduce = warp, cluster = 1, staging = registers, unroll = 4, min_blocks = 0>}
+
+// N = 4096 bf16: 4096 / 8 = 512 vectors at 4 in flight -> 128 threads (4
+// warps: block tier), 32 values per thread; one row per CTA.
+// expected-remark@below {{plan: vector = 8: 16-byte accesses of 2-byte elements}}
+// expected-remark@below {{plan: 128 threads per row, 32 values per thread (4 vector loads in flight)}}
+// expected-remark@below {{plan: cluster = 1}}
+// expected-remark@below {{plan: 1 rows per CTA (128 threads)}}
+// expected-remark@below {{plan: reductions climb to the block tier}}
+// expected-remark@below {{plan: staging = registers: the row stays in registers and is read from global memory once}}
+func.func @bf16_n4096(%x: tensor<64x4096xbf16>) -> tensor<64xf32> {
+  %s = rk.reduce add %x : tensor<64x4096xbf16> -> tensor<64xf32>
+  return %s : tensor<64xf32>
+}
+// SM90-LABEL: func.func @bf16_n4096
+// SM90-SAME:    attributes {tier.arch = "sm_90a", tier.layout = #tier.tv_layout<threads = 128, values = 32, vector = 8, rows = 1>, tier.schedule = #tier.schedule<reduce = block, cluster = 1, staging = registers, unroll = 4, min_blocks = 0>}
+
+// N = 65536 bf16: 8192 vectors. 1024 threads hold at most 4 vectors each
+// (a CTA of 1024 threads has 64 registers per thread: (64 - 24) -> 32 values),
+// 4096 vectors, so the row is split over a cluster of 8192 / 4096 = 2 CTAs.
+// expected-remark@below {{plan: vector = 8: 16-byte accesses of 2-byte elements}}
+// expected-remark@below {{plan: 1024 threads per row, 32 values per thread (4 vector loads in flight)}}
+// expected-remark@below {{plan: cluster = 2: the row is split over the CTAs of a cluster and reduced through DSMEM}}
+// expected-remark@below {{plan: 1 rows per CTA (1024 threads)}}
+// expected-remark@below {{plan: reductions climb to the cluster tier}}
+// expected-remark@below {{plan: staging = registers: the row stays in registers and is read from global memory once}}
+func.func @bf16_n65536(%x: tensor<8x65536xbf16>) -> tensor<8xf32> {
+  %s = rk.reduce add %x : tensor<8x65536xbf16> -> tensor<8xf32>
+  return %s : tensor<8xf32>
+}
+// SM90-LABEL: func.func @bf16_n65536
+// SM90-SAME:    attributes {tier.arch = "sm_90a", tier.layout = #tier.tv_layout<threads = 1024, values = 32, vector = 8, rows = 1>, tier.schedule = #tier.schedule<reduce = cluster, cluster = 2, staging = registers, unroll = 4, min_blocks = 0>}
+
+// N = 262144 f32: 65536 vectors of 4; 1024 threads x 8 vectors (32 values)
+// = 8192 per CTA -> a cluster of 65536 / 8192 = 8 CTAs.
+// expected-remark@below {{plan: vector = 4: 16-byte accesses of 4-byte elements}}
+// expected-remark@below {{plan: 1024 threads per row, 32 values per thread (8 vector loads in flight)}}
+// expected-remark@below {{plan: cluster = 8: the row is split over the CTAs of a cluster and reduced through DSMEM}}
+// expected-remark@below {{plan: 1 rows per CTA (1024 threads)}}
+// expected-remark@below {{plan: reductions climb to the cluster tier}}
+// expected-remark@below {{plan: staging = registers: the row stays in registers and is read from global memory once}}
+func.func @f32_n262144(%x: tensor<8x262144xf32>) -> tensor<8xf32> {
+  %s = rk.reduce add %x : tensor<8x262144xf32> -> tensor<8xf32>
+  return %s : tensor<8xf32>
+}
+// SM90-LABEL: func.func @f32_n262144
+// SM90-SAME:    attributes {tier.arch = "sm_90a", tier.layout = #tier.tv_layout<threads = 1024, values = 32, vector = 4, rows = 1>, tier.schedule = #tier.schedule<reduce = cluster, cluster = 8, staging = registers, unroll = 8, min_blocks = 0>}
+
+// N = 1048576 f32: 262144 vectors > 16 CTAs x 8192: no cluster holds the
+// row, it is streamed; the largest cluster (16), half the register budget
+// per sweep (16 values): 1048576 / (1024 x 16 x 16) = 4 passes.
+// expected-remark@below {{plan: vector = 4: 16-byte accesses of 4-byte elements}}
+// expected-remark@below {{plan: 1024 threads per row, 16 values per thread (4 vector loads in flight)}}
+// expected-remark@below {{plan: cluster = 16: the row is split over the CTAs of a cluster and reduced through DSMEM}}
+// expected-remark@below {{plan: 1 rows per CTA (1024 threads)}}
+// expected-remark@below {{plan: reductions climb to the cluster tier}}
+// expected-remark@below {{plan: staging = stream: the row does not fit on chip; it is swept in 4 passes of 262144 elements, with online combiners}}
+func.func @f32_n1048576(%x: tensor<8x1048576xf32>) -> tensor<8xf32> {
+  %s = rk.reduce add %x : tensor<8x1048576xf32> -> tensor<8xf32>
+  return %s : tensor<8xf32>
+}
+// SM90-LABEL: func.func @f32_n1048576
+// SM90-SAME:    attributes {tier.arch = "sm_90a", tier.layout = #tier.tv_layout<threads = 1024, values = 16, vector = 4, rows = 1>, tier.schedule = #tier.schedule<reduce = cluster, cluster = 16, staging = stream, unroll = 4, min_blocks = 0>}
+
+//--- sm80.mlir
+// Rows that fit one CTA are planned as on sm_90a.
+// expected-remark@below {{plan: vector = 8: 16-byte accesses of 2-byte elements}}
+// expected-remark@below {{plan: 128 threads per row, 32 values per thread (4 vector loads in flight)}}
+// expected-remark@below {{plan: cluster = 1}}
+// expected-remark@below {{plan: 1 rows per CTA (128 threads)}}
+// expected-remark@below {{plan: reductions climb to the block tier}}
+// expected-remark@below {{plan: staging = registers: the row stays in registers and is read from global memory once}}
+func.func @bf16_n4096(%x: tensor<64x4096xbf16>) -> tensor<64xf32> {
+  %s = rk.reduce add %x : tensor<64x4096xbf16> -> tensor<64xf32>
+  return %s : tensor<64xf32>
+}
+// SM80-LABEL: func.func @bf16_n4096
+// SM80-SAME:    attributes {tier.arch = "sm_80", tier.layout = #tier.tv_layout<threads = 128, values = 32, vector = 8, rows = 1>, tier.schedule = #tier.schedule<reduce = block, cluster = 1, staging = registers, unroll = 4, min_blocks = 0>}
+
+// No clusters on sm_80: the row (8192 vectors > 1024 x 4) is streamed in
+// sweeps of 1024 threads x 16 values: 65536 / 16384 = 4 passes.
+// expected-remark@below {{plan: vector = 8: 16-byte accesses of 2-byte elements}}
+// expected-remark@below {{plan: 1024 threads per row, 16 values per thread (2 vector loads in flight)}}
+// expected-remark@below {{plan: cluster = 1}}
+// expected-remark@below {{plan: 1 rows per CTA (1024 threads)}}
+// expected-remark@below {{plan: reductions climb to the block tier}}
+// expected-remark@below {{plan: staging = stream: the row does not fit on chip; it is swept in 4 passes of 16384 elements, with online combiners}}
+func.func @bf16_n65536(%x: tensor<8x65536xbf16>) -> tensor<8xf32> {
+  %s = rk.reduce add %x : tensor<8x65536xbf16> -> tensor<8xf32>
+  return %s : tensor<8xf32>
+}
+// SM80-LABEL: func.func @bf16_n65536
+// SM80-SAME:    attributes {tier.arch = "sm_80", tier.layout = #tier.tv_layout<threads = 1024, values = 16, vector = 8, rows = 1>, tier.schedule = #tier.schedule<reduce = block, cluster = 1, staging = stream, unroll = 2, min_blocks = 0>}
+
+// No clusters: 262144 / (1024 x 16) = 16 passes.
+// expected-remark@below {{plan: vector = 4: 16-byte accesses of 4-byte elements}}
+// expected-remark@below {{plan: 1024 threads per row, 16 values per thread (4 vector loads in flight)}}
+// expected-remark@below {{plan: cluster = 1}}
+// expected-remark@below {{plan: 1 rows per CTA (1024 threads)}}
+// expected-remark@below {{plan: reductions climb to the block tier}}
+// expected-remark@below {{plan: staging = stream: the row does not fit on chip; it is swept in 16 passes of 16384 elements, with online combiners}}
+func.func @f32_n262144(%x: tensor<8x262144xf32>) -> tensor<8xf32> {
+  %s = rk.reduce add %x : tensor<8x262144xf32> -> tensor<8xf32>
+  return %s : tensor<8xf32>
+}
+// SM80-LABEL: func.func @f32_n262144
+// SM80-SAME:    attributes {tier.arch = "sm_80", tier.layout = #tier.tv_layout<threads = 1024, values = 16, vector = 4, rows = 1>, tier.schedule = #tier.schedule<reduce = block, cluster = 1, staging = stream, unroll = 4, min_blocks = 0>}
+
+//--- softmax.mlir
+// A decomposed softmax, N = 32768 bf16 (4096 vectors). x is dead once
+// e = exp(x - max) is formed, so one fragment is live at a time and 1024
+// threads x 4 vectors hold the row: no cluster.
+// expected-remark@below {{plan: vector = 8: 16-byte accesses of 2-byte elements}}
+// expected-remark@below {{plan: 1024 threads per row, 32 values per thread (4 vector loads in flight)}}
+// expected-remark@below {{plan: cluster = 1}}
+// expected-remark@below {{plan: 1 rows per CTA (1024 threads)}}
+// expected-remark@below {{plan: reductions climb to the block tier}}
+// expected-remark@below {{plan: staging = registers: the row stays in registers and is read from global memory once}}
+func.func @softmax(%arg0: tensor<16x32768xbf16> {rk.name = "x"}) -> tensor<16x32768xbf16> {
+  %cst = arith.constant 1.000000e+00 : f32
+  %0 = rk.reduce max %arg0 : tensor<16x32768xbf16> -> tensor<16xf32>
+  %1 = rk.broadcast %0 dims [0] : tensor<16xf32> -> tensor<16x32768xf32>
+  %2 = rk.map %arg0, %1 {
+  ^bb0(%arg1: f32, %arg2: f32):
+    %7 = arith.subf %arg1, %arg2 : f32
+    %8 = math.exp %7 : f32
+    rk.yield %8 : f32
+  } : tensor<16x32768xbf16>, tensor<16x32768xf32> -> tensor<16x32768xf32>
+  %3 = rk.reduce add %2 : tensor<16x32768xf32> -> tensor<16xf32>
+  %4 = rk.map %3 {
+  ^bb0(%arg1: f32):
+    %7 = arith.divf %cst, %arg1 : f32
+    rk.yield %7 : f32
+  } : tensor<16xf32> -> tensor<16xf32>
+  %5 = rk.broadcast %4 dims [0] : tensor<16xf32> -> tensor<16x32768xf32>
+  %6 = rk.map %2, %5 {
+  ^bb0(%arg1: f32, %arg2: f32):
+    %7 = arith.mulf %arg1, %arg2 : f32
+    rk.yield %7 : f32
+  } : tensor<16x32768xf32>, tensor<16x32768xf32> -> tensor<16x32768xbf16>
+  return %6 : tensor<16x32768xbf16>
+}
+// SOFTMAX-LABEL: func.func @softmax
+// SOFTMAX-SAME:    attributes {tier.arch = "sm_90a", tier.layout = #tier.tv_layout<threads = 1024, values = 32, vector = 8, rows = 1>, tier.schedule = #tier.schedule<reduce = block, cluster = 1, staging = registers, unroll = 4, min_blocks = 0>}
+
+//--- override.mlir
+// The override replaces the heuristic field by field: 8-byte vectors, 512
+// threads -> 4096 / 512 = 8 values; unroll and min_blocks as given.
+// expected-remark@below {{plan: vector = 4: 8-byte accesses of 2-byte elements (N is not a multiple of a 16-byte vector)}}
+// expected-remark@below {{plan: 512 threads per row, 8 values per thread (2 vector loads in flight)}}
+// expected-remark@below {{plan: cluster = 1}}
+// expected-remark@below {{plan: 1 rows per CTA (512 threads)}}
+// expected-remark@below {{plan: reductions climb to the block tier}}
+// expected-remark@below {{plan: staging = registers: the row stays in registers and is read from global memory once}}
+func.func @override(%x: tensor<64x4096xbf16>) -> tensor<64xf32> {
+  %s = rk.reduce add %x : tensor<64x4096xbf16> -> tensor<64xf32>
+  return %s : tensor<64xf32>
+}
+// OVERRIDE-LABEL: func.func @override
+// OVERRIDE-SAME:    attributes {tier.arch = "sm_90a", tier.layout = #tier.tv_layout<threads = 512, values = 8, vector = 4, rows = 1>, tier.schedule = #tier.schedule<reduce = block, cluster = 1, staging = registers, unroll = 1, min_blocks = 2>}
+
+//--- override_cluster.mlir
+// A larger cluster than needed: 8192 vectors / (4 x 1024) = 2 vectors, 16 values.
+// expected-remark@below {{plan: vector = 8: 16-byte accesses of 2-byte elements}}
+// expected-remark@below {{plan: 1024 threads per row, 16 values per thread (2 vector loads in flight)}}
+// expected-remark@below {{plan: cluster = 4: the row is split over the CTAs of a cluster and reduced through DSMEM}}
+// expected-remark@below {{plan: 1 rows per CTA (1024 threads)}}
+// expected-remark@below {{plan: reductions climb to the cluster tier}}
+// expected-remark@below {{plan: staging = registers: the row stays in registers and is read from global memory once}}
+func.func @override_cluster(%x: tensor<8x65536xbf16>) -> tensor<8xf32> {
+  %s = rk.reduce add %x : tensor<8x65536xbf16> -> tensor<8xf32>
+  return %s : tensor<8xf32>
+}
+// OVERRIDE-CLUSTER-LABEL: func.func @override_cluster
+// OVERRIDE-CLUSTER-SAME:    attributes {tier.arch = "sm_90a", tier.layout = #tier.tv_layout<threads = 1024, values = 16, vector = 8, rows = 1>, tier.schedule = #tier.schedule<reduce = cluster, cluster = 4, staging = registers, unroll = 2, min_blocks = 0>}
+
+//--- bad_arch.mlir
+// expected-error@below {{unsupported arch 'sm_70' (supported: sm_80, sm_86, sm_89, sm_90, sm_90a, sm_100a)}}
+func.func @bad_arch(%x: tensor<64x4096xbf16>) -> tensor<64xf32> {
+  %s = rk.reduce add %x : tensor<64x4096xbf16> -> tensor<64xf32>
+  return %s : tensor<64xf32>
+}
+
+//--- bad_integer.mlir
+// expected-error@below {{schedule: 'threads' needs a non-negative integer, got 'abc'}}
+func.func @bad_integer(%x: tensor<64x4096xbf16>) -> tensor<64xf32> {
+  %s = rk.reduce add %x : tensor<64x4096xbf16> -> tensor<64xf32>
+  return %s : tensor<64xf32>
+}
+
+//--- bad_field.mlir
+// expected-error@below {{schedule: unknown field 'foo' (threads, values, vector, rows, cluster, staging, unroll, min_blocks)}}
+func.func @bad_field(%x: tensor<64x4096xbf16>) -> tensor<64xf32> {
+  %s = rk.reduce add %x : tensor<64x4096xbf16> -> tensor<64xf32>
+  return %s : tensor<64xf32>
+}
+
+//--- bad_staging.mlir
+// expected-error@below {{schedule: staging must be registers, smem or stream, got 'disk'}}
+func.func @bad_staging(%x: tensor<64x4096xbf16>) -> tensor<64xf32> {
+  %s = rk.reduce add %x : tensor<64x4096xbf16> -> tensor<64xf32>
+  return %s : tensor<64xf32>
+}
+
+//--- cluster_sm80.mlir
+// sm_80 has no thread-block clusters.
+// expected-error@below {{invalid schedule override: cluster = 2 needs thread-block clusters, which sm_80 does not have}}
+func.func @cluster_sm80(%x: tensor<8x65536xbf16>) -> tensor<8xf32> {
+  %s = rk.reduce add %x : tensor<8x65536xbf16> -> tensor<8xf32>
+  return %s : tensor<8xf32>
+}
+
+//--- cluster_too_big.mlir
+// Clusters have at most 16 CTAs (8 portable, 16 with the opt-in).
+// expected-error@below {{invalid schedule override: cluster = 32 must be a power of two up to 16}}
+func.func @cluster_too_big(%x: tensor<8x65536xbf16>) -> tensor<8xf32> {
+  %s = rk.reduce add %x : tensor<8x65536xbf16> -> tensor<8xf32>
+  return %s : tensor<8xf32>
+}
+
+//--- threads_too_many.mlir
+// expected-error@below {{invalid schedule override: threads per row must be a power of two up to 1024, got 2048}}
+func.func @threads_too_many(%x: tensor<64x4096xbf16>) -> tensor<64xf32> {
+  %s = rk.reduce add %x : tensor<64x4096xbf16> -> tensor<64xf32>
+  return %s : tensor<64xf32>
+}
+
+//--- spill.mlir
+// 512 values x 1 live fragment > 255 registers per thread.
+// expected-error@below {{invalid schedule override: values per thread x live fragments (512 x 1) would spill: a CTA of 32 threads has 255 registers per thread}}
+func.func @spill(%x: tensor<64x4096xbf16>) -> tensor<64xf32> {
+  %s = rk.reduce add %x : tensor<64x4096xbf16> -> tensor<64xf32>
+  return %s : tensor<64xf32>
+}
+
+//--- cluster_rows.mlir
+// expected-error@below {{invalid schedule override: a cluster works on one row at a time: rows must be 1}}
+func.func @cluster_rows(%x: tensor<64x4096xbf16>) -> tensor<64xf32> {
+  %s = rk.reduce add %x : tensor<64x4096xbf16> -> tensor<64xf32>
+  return %s : tensor<64xf32>
+}
+
+//--- vector_too_wide.mlir
+// 16 bf16 = 32 bytes per access.
+// expected-error@below {{invalid schedule override: vector = 16 is not a power of two with at most 16 bytes per access (2-byte elements)}}
+func.func @vector_too_wide(%x: tensor<64x4096xbf16>) -> tensor<64xf32> {
+  %s = rk.reduce add %x : tensor<64x4096xbf16> -> tensor<64xf32>
+  return %s : tensor<64xf32>
+}
+//--- analysis.mlir
+// What the planner needs of a row program (lib/Transforms/RowAnalysis.cpp).
+// expected-error@below {{a row kernel needs at least one [M, N] tensor}}
+func.func @no_rows(%x: tensor<8xf32>) -> tensor<8xf32> {
+  return %x : tensor<8xf32>
+}
+
+// -----
+
+func.func @two_shapes(%x: tensor<4x64xf32>, %y: tensor<4x128xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %a = rk.reduce add %x : tensor<4x64xf32> -> tensor<4xf32>
+  %b = rk.reduce add %y : tensor<4x128xf32> -> tensor<4xf32>
+  return %a, %b : tensor<4xf32>, tensor<4xf32>
+}
+// expected-error@-5 {{a row kernel works on one [M, N] shape ('tensor<4x64xf32>'); this op uses another}}
+
+// -----
+
+// expected-error@below {{shapes must be bound first (rk-specialize-shapes)}}
+func.func @dynamic(%x: tensor<?x64xf32>) -> tensor<?xf32> {
+  %a = rk.reduce add %x : tensor<?x64xf32> -> tensor<?xf32>
+  return %a : tensor<?xf32>
+}
