@@ -46,6 +46,17 @@ const Loaded &load() {
     sym(d.funcSetAttribute, "cuFuncSetAttribute");
     sym(d.launchKernel, "cuLaunchKernel");
     sym(d.getErrorString, "cuGetErrorString");
+    sym(d.memAlloc, "cuMemAlloc_v2");
+    sym(d.memFree, "cuMemFree_v2");
+    sym(d.memcpyHtoD, "cuMemcpyHtoD_v2");
+    sym(d.memcpyDtoH, "cuMemcpyDtoH_v2");
+    sym(d.memsetD8, "cuMemsetD8_v2");
+    sym(d.ctxSynchronize, "cuCtxSynchronize");
+    sym(d.eventCreate, "cuEventCreate");
+    sym(d.eventDestroy, "cuEventDestroy_v2");
+    sym(d.eventRecord, "cuEventRecord");
+    sym(d.eventSynchronize, "cuEventSynchronize");
+    sym(d.eventElapsedTime, "cuEventElapsedTime_v2");
     if (!l.error.empty())
       return;
     CUresult r = d.init(0);

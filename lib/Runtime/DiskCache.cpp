@@ -17,7 +17,7 @@
 
 using namespace rkc;
 
-static constexpr const char *kMagic = "RKC-KERNEL-CACHE 1 " RKC_VERSION;
+static constexpr const char *kMagic = "RKC-KERNEL-CACHE 2 " RKC_VERSION;
 
 static void warnOnce(const std::string &msg) {
   static std::mutex mu;
@@ -97,6 +97,7 @@ std::string diskcache::serialize(const std::string &key, const CompileResult &r)
   putBlob(payload, "cubin", llvm::StringRef(r.cubin.data(), r.cubin.size()));
   putBlob(payload, "ptx", r.ptx);
   putBlob(payload, "cuda", r.cuda);
+  putBlob(payload, "rk", r.rkIR);
   std::string remarks;
   for (const std::string &s : r.remarks)
     remarks += s + "\n";
@@ -128,8 +129,8 @@ std::optional<CompileResult> diskcache::deserialize(const std::string &key,
     return data;
   };
   auto info = blob("info"), cubin = blob("cubin"), ptx = blob("ptx"),
-       cuda = blob("cuda"), remarks = blob("remarks");
-  if (!info || !cubin || !ptx || !cuda || !remarks || cubin->empty())
+       cuda = blob("cuda"), rk = blob("rk"), remarks = blob("remarks");
+  if (!info || !cubin || !ptx || !cuda || !rk || !remarks || cubin->empty())
     return std::nullopt;
   CompileResult r;
   KernelInfo k;
@@ -162,6 +163,7 @@ std::optional<CompileResult> diskcache::deserialize(const std::string &key,
   r.cubin.assign(cubin->begin(), cubin->end());
   r.ptx = *ptx;
   r.cuda = *cuda;
+  r.rkIR = *rk;
   llvm::SmallVector<llvm::StringRef> lines;
   llvm::StringRef(*remarks).split(lines, '\n', -1, false);
   for (llvm::StringRef l : lines)

@@ -11,9 +11,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "rkc/Compile.h"
+#include "rkc/Run.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
@@ -32,6 +34,8 @@ int usage(llvm::raw_ostream &os, int code) {
         "                   [--emit rk|tier|cuda|ptx|cubin] [-o FILE] "
         "[--print-plan]\n"
         "                   [--schedule FIELD=V,...] [--streaming auto|always|never]\n"
+        "       rkc run SPEC [--dtype ...] --shape NAME=D0xD1... [--reps N] "
+        "[--seed S] [--schedule ...]\n"
         "       rkc version\n";
   return code;
 }
@@ -69,6 +73,8 @@ int writeAtomically(const std::string &path, StringRef data) {
   }
   return 0;
 }
+
+int runCommand(std::vector<std::string> args);
 
 int compileCommand(std::vector<std::string> args) {
   rkc::CompileRequest req;
@@ -168,6 +174,69 @@ int compileCommand(std::vector<std::string> args) {
   return writeAtomically(out, text);
 }
 
+/// rkc run: random inputs on the GPU, checked against the double-precision
+/// reference of the row program, timed with CUDA events (median).
+int runCommand(std::vector<std::string> args) {
+  rkc::CompileRequest req;
+  req.options.arch = "";
+  rkc::RunOptions opt;
+  std::string spec;
+  for (size_t i = 0; i < args.size(); ++i) {
+    StringRef a = args[i];
+    auto next = [&](std::string &dst) {
+      if (i + 1 >= args.size())
+        return false;
+      dst = args[++i];
+      return true;
+    };
+    std::string v;
+    if (a == "--shape") {
+      if (!next(v)) return error("error: --shape needs NAME=D0xD1...");
+      req.options.shapes.push_back(v);
+    } else if (a == "--dtype") {
+      if (!next(req.options.dtype)) return error("error: --dtype needs a value");
+    } else if (a == "--schedule") {
+      if (!next(req.options.schedule)) return error("error: --schedule needs a value");
+    } else if (a == "--reps" || a == "--seed") {
+      unsigned n;
+      if (!next(v) || StringRef(v).getAsInteger(10, n) || n == 0)
+        return error("error: " + a + " needs a positive integer");
+      if (a == "--reps")
+        opt.reps = (int)n;
+      else
+        opt.seed = n;
+    } else if (a.starts_with("-")) {
+      return error("error: unknown option '" + a + "'");
+    } else if (spec.empty()) {
+      spec = a.str();
+    } else {
+      return error("error: more than one spec given");
+    }
+  }
+  if (spec.empty())
+    return usage(llvm::errs(), 1);
+  auto buf = llvm::MemoryBuffer::getFile(spec, /*IsText=*/true);
+  if (!buf)
+    return error("error: cannot read '" + spec + "': " + buf.getError().message());
+  req.specText = (*buf)->getBuffer().str();
+  req.specName = spec;
+  auto rep = rkc::runOnDevice(req, opt);
+  if (!rep)
+    return error("error: " + llvm::toString(rep.takeError()));
+  llvm::outs() << "plan: " << rep->plan << "\n";
+  for (size_t i = 0; i < rep->relErrors.size(); ++i)
+    llvm::outs() << "result #" << i << ": rel. error "
+                 << llvm::format("%.3g", rep->relErrors[i]) << " (tolerance "
+                 << rep->tolerance << "), NaN mismatches " << rep->nanMismatch[i]
+                 << "\n";
+  llvm::outs() << "time: " << llvm::format("%.2f", rep->medianMs * 1e3)
+               << " us (median of " << opt.reps << "), "
+               << llvm::format("%.1f", rep->bytes / 1e6) << " MB moved, "
+               << llvm::format("%.3f", rep->tbps) << " TB/s\n";
+  llvm::outs() << (rep->passed ? "PASS" : "FAIL: does not match the reference") << "\n";
+  return rep->passed ? 0 : 1;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -178,6 +247,8 @@ int main(int argc, char **argv) {
   args.erase(args.begin());
   if (cmd == "compile")
     return compileCommand(args);
+  if (cmd == "run")
+    return runCommand(args);
   if (cmd == "version" || cmd == "--version") {
     llvm::outs() << "rkc " RKC_VERSION "\n";
     auto v = rkc::nvrtcVersion();
