@@ -1,0 +1,197 @@
+// RUN: rk-opt %s -split-input-file --rk-lower-to-tier | FileCheck %s --enable-var-scope
+// RUN: rk-opt %s -split-input-file --rk-lower-to-tier | FileCheck %s --check-prefix=LOADS
+// RUN: rk-opt %s -split-input-file --rk-lower-to-tier --mlir-print-op-generic | FileCheck %s --check-prefix=NO-RK
+// RUN: rk-opt %S/Inputs/rk-lower-to-tier-errors.mlir -split-input-file --rk-lower-to-tier -verify-diagnostics -mlir-print-op-on-diagnostic=false
+
+// The plans are given (tier.layout / tier.schedule); the lowering obeys them.
+// Reductions climb the hardware tiers in order: thread_reduce (registers) ->
+// warp_reduce (shuffles, width min(threads, 32)) -> block_reduce (threads >
+// 32, no cluster) or cluster_reduce (cluster > 1, replacing the block tier).
+// Results become destination arguments appended to the signature, named
+// out0, out1, ... and marked tier.output.
+
+// NO-RK-NOT: "rk.
+
+// 256 threads = 8 warps: thread -> warp (32) -> block (8 warps).
+// CHECK-LABEL: func.func @rms_block
+// CHECK-SAME:    (%[[X:.*]]: tensor<64x4096xbf16> {rk.name = "x"}, %[[W:.*]]: tensor<4096xbf16> {rk.name = "w"}, %[[OUT:.*]]: tensor<64x4096xbf16> {rk.name = "out0", tier.output})
+// CHECK-NOT:     ->
+// CHECK-SAME:    attributes
+// CHECK:         %[[N:.*]] = arith.constant 4.096000e+03 : f32
+// CHECK:         %[[XF:.*]] = tier.load %[[X]] {fill = 0.000000e+00 : f32} : tensor<64x4096xbf16> -> <16 x f32>
+// CHECK:         %[[SQ:.*]] = tier.map %[[XF]] {
+// CHECK-NEXT:    ^bb0(%[[A:.*]]: f32):
+// CHECK-NEXT:      %[[P:.*]] = arith.mulf %[[A]], %[[A]] : f32
+// CHECK-NEXT:      tier.yield %[[P]] : f32
+// CHECK-NEXT:    } : !tier.frag<16 x f32> -> !tier.frag<16 x f32>
+// CHECK-NEXT:    %[[T:.*]] = tier.thread_reduce %[[SQ]] {
+// CHECK-NEXT:    } {init = [0.000000e+00 : f32], kind = #rk<reduce_kind add>} : !tier.frag<16 x f32> -> f32
+// CHECK-NEXT:    %[[WR:.*]] = tier.warp_reduce %[[T]] {
+// CHECK-NEXT:    } {kind = #rk<reduce_kind add>, width = 32 : i64} : f32 -> f32
+// CHECK-NEXT:    %[[BR:.*]] = tier.block_reduce %[[WR]] {
+// CHECK-NEXT:    } {kind = #rk<reduce_kind add>, warps = 8 : i64} : f32 -> f32
+// CHECK-NEXT:    %[[INV:.*]] = tier.map %[[BR]], %[[N]] {
+// CHECK:         } : f32, f32 -> f32
+// CHECK:         %[[WF:.*]] = tier.load %[[W]] {fill = 0.000000e+00 : f32} : tensor<4096xbf16> -> <16 x f32>
+// CHECK:         %[[Y:.*]] = tier.map %[[XF]], %[[INV]], %[[WF]] {
+// CHECK:         } : !tier.frag<16 x f32>, f32, !tier.frag<16 x f32> -> !tier.frag<16 x f32>
+// CHECK-NEXT:    tier.store %[[Y]], %[[OUT]] : <16 x f32>, tensor<64x4096xbf16>
+// CHECK-NEXT:    return{{$}}
+// CHECK-NOT:     tier.cluster_reduce
+// x is used by two maps, w through a broadcast: each is loaded once
+// (2 loads; the broadcasts are views and vanish).
+// LOADS-LABEL: func.func @rms_block
+// LOADS-COUNT-2: tier.load
+// LOADS-NOT:     tier.load
+// LOADS-NOT:     rk.broadcast
+// LOADS:         return
+func.func @rms_block(%x: tensor<64x4096xbf16> {rk.name = "x"}, %w: tensor<4096xbf16> {rk.name = "w"}) -> tensor<64x4096xbf16>
+    attributes {tier.arch = "sm_90a",
+                tier.layout = #tier.tv_layout<threads = 256, values = 16, vector = 8, rows = 1>,
+                tier.schedule = #tier.schedule<reduce = block, cluster = 1, staging = registers, unroll = 2, min_blocks = 0>} {
+  %n = arith.constant 4096.0 : f32
+  %sq = rk.map %x {
+  ^bb0(%a: f32):
+    %p = arith.mulf %a, %a : f32
+    rk.yield %p : f32
+  } : tensor<64x4096xbf16> -> tensor<64x4096xf32>
+  %s = rk.reduce add %sq : tensor<64x4096xf32> -> tensor<64xf32>
+  %inv = rk.map %s, %n {
+  ^bb0(%a: f32, %b: f32):
+    %m = arith.divf %a, %b : f32
+    %r = math.rsqrt %m : f32
+    rk.yield %r : f32
+  } : tensor<64xf32>, f32 -> tensor<64xf32>
+  %ib = rk.broadcast %inv dims [0] : tensor<64xf32> -> tensor<64x4096xf32>
+  %wb = rk.broadcast %w dims [1] : tensor<4096xbf16> -> tensor<64x4096xbf16>
+  %y = rk.map %x, %ib, %wb {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %p = arith.mulf %a, %b : f32
+    %q = arith.mulf %p, %c : f32
+    rk.yield %q : f32
+  } : tensor<64x4096xbf16>, tensor<64x4096xf32>, tensor<64x4096xbf16> -> tensor<64x4096xbf16>
+  return %y : tensor<64x4096xbf16>
+}
+
+// -----
+
+// A cluster of 4 CTAs of 1024 threads: thread -> warp (32) -> cluster
+// (32 warps x 4 CTAs), no block tier. argmax carries (value, column) with
+// init (-inf, -1); the two results go to out0 and out1.
+// CHECK-LABEL: func.func @cluster_argmax
+// CHECK-SAME:    (%[[X:.*]]: tensor<8x131072xbf16>, %[[V:.*]]: tensor<8xf32> {rk.name = "out0", tier.output}, %[[I:.*]]: tensor<8xi64> {rk.name = "out1", tier.output})
+// CHECK:         %[[XF:.*]] = tier.load %[[X]] {fill = 0.000000e+00 : f32} : tensor<8x131072xbf16> -> <32 x f32>
+// CHECK-NEXT:    %[[T:.*]]:2 = tier.thread_reduce %[[XF]] {
+// CHECK-NEXT:    } {init = [0xFF800000 : f32, -1], kind = #rk<reduce_kind argmax>} : !tier.frag<32 x f32> -> f32, i64
+// CHECK-NEXT:    %[[W:.*]]:2 = tier.warp_reduce %[[T]]#0, %[[T]]#1 {
+// CHECK-NEXT:    } {kind = #rk<reduce_kind argmax>, width = 32 : i64} : f32, i64 -> f32, i64
+// CHECK-NEXT:    %[[C:.*]]:2 = tier.cluster_reduce %[[W]]#0, %[[W]]#1 {
+// CHECK-NEXT:    } {cluster = 4 : i64, kind = #rk<reduce_kind argmax>, warps = 32 : i64} : f32, i64 -> f32, i64
+// CHECK-NEXT:    tier.store_row_scalar %[[C]]#0, %[[V]] : f32, tensor<8xf32>
+// CHECK-NEXT:    tier.store_row_scalar %[[C]]#1, %[[I]] : i64, tensor<8xi64>
+// CHECK-NOT:     tier.block_reduce
+func.func @cluster_argmax(%x: tensor<8x131072xbf16>) -> (tensor<8xf32>, tensor<8xi64>)
+    attributes {tier.layout = #tier.tv_layout<threads = 1024, values = 32, vector = 8, rows = 1>,
+                tier.schedule = #tier.schedule<reduce = cluster, cluster = 4, staging = registers, unroll = 4, min_blocks = 0>} {
+  %v, %i = rk.reduce argmax %x : tensor<8x131072xbf16> -> tensor<8xf32>, tensor<8xi64>
+  return %v, %i : tensor<8xf32>, tensor<8xi64>
+}
+
+// -----
+
+// 16 threads per row (8 rows per CTA): a warp tier of width 16 and nothing
+// above it. A custom combiner is copied into every tier, rk.yield becoming
+// tier.yield.
+// CHECK-LABEL: func.func @subwarp_custom
+// CHECK:         %[[XF:.*]] = tier.load %{{.*}} : tensor<128x64xf32> -> <4 x f32>
+// CHECK-NEXT:    %[[ONE:.*]] = tier.map %[[XF]] {
+// CHECK-NEXT:    ^bb0(%{{.*}}: f32):
+// CHECK-NEXT:      %[[C1:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK-NEXT:      tier.yield %[[C1]] : f32
+// CHECK-NEXT:    } : !tier.frag<4 x f32> -> !tier.frag<4 x f32>
+// CHECK-NEXT:    %[[T:.*]]:2 = tier.thread_reduce %[[XF]], %[[ONE]] {
+// CHECK-NEXT:    ^bb0(%[[M1:.*]]: f32, %[[L1:.*]]: f32, %[[M2:.*]]: f32, %[[L2:.*]]: f32):
+// CHECK-NEXT:      %[[M:.*]] = arith.maximumf %[[M1]], %[[M2]] : f32
+// CHECK-NEXT:      %[[L:.*]] = arith.addf %[[L1]], %[[L2]] : f32
+// CHECK-NEXT:      tier.yield %[[M]], %[[L]] : f32, f32
+// CHECK-NEXT:    } {init = [0xFF800000 : f32, 0.000000e+00 : f32]} : !tier.frag<4 x f32>, !tier.frag<4 x f32> -> f32, f32
+// CHECK-NEXT:    %[[W:.*]]:2 = tier.warp_reduce %[[T]]#0, %[[T]]#1 {
+// CHECK-NEXT:    ^bb0(%[[M1:.*]]: f32, %[[L1:.*]]: f32, %[[M2:.*]]: f32, %[[L2:.*]]: f32):
+// CHECK-NEXT:      %[[M:.*]] = arith.maximumf %[[M1]], %[[M2]] : f32
+// CHECK-NEXT:      %[[L:.*]] = arith.addf %[[L1]], %[[L2]] : f32
+// CHECK-NEXT:      tier.yield %[[M]], %[[L]] : f32, f32
+// CHECK-NEXT:    } {width = 16 : i64} : f32, f32 -> f32, f32
+// CHECK-NEXT:    tier.store_row_scalar %[[W]]#0, %{{.*}} : f32, tensor<128xf32>
+// CHECK-NEXT:    tier.store_row_scalar %[[W]]#1, %{{.*}} : f32, tensor<128xf32>
+// CHECK-NOT:     tier.block_reduce
+// CHECK-NOT:     tier.cluster_reduce
+func.func @subwarp_custom(%x: tensor<128x64xf32>) -> (tensor<128xf32>, tensor<128xf32>)
+    attributes {tier.layout = #tier.tv_layout<threads = 16, values = 4, vector = 4, rows = 8>,
+                tier.schedule = #tier.schedule<reduce = warp, cluster = 1, staging = registers, unroll = 1, min_blocks = 0>} {
+  %one = rk.map %x {
+  ^bb0(%a: f32):
+    %c = arith.constant 1.0 : f32
+    rk.yield %c : f32
+  } : tensor<128x64xf32> -> tensor<128x64xf32>
+  %m, %l = rk.reduce %x, %one init [0xFF800000 : f32, 0.0 : f32] {
+  ^bb0(%m1: f32, %l1: f32, %m2: f32, %l2: f32):
+    %m = arith.maximumf %m1, %m2 : f32
+    %s = arith.addf %l1, %l2 : f32
+    rk.yield %m, %s : f32, f32
+  } : tensor<128x64xf32>, tensor<128x64xf32> -> tensor<128xf32>, tensor<128xf32>
+  return %m, %l : tensor<128xf32>, tensor<128xf32>
+}
+
+// -----
+
+// One warp per row (32 threads, 4 rows per CTA): warp tier only. rk.gather
+// reads one element per row at the index loaded from t; a bf16 per-row
+// value that is used again is rounded to bf16 where it is defined.
+// CHECK-LABEL: func.func @gather_warp
+// CHECK-SAME:    (%[[X:.*]]: tensor<4x1000xbf16> {rk.name = "logits"}, %[[TA:.*]]: tensor<4xi64> {rk.name = "t"}, %[[O0:.*]]: tensor<4xf32> {rk.name = "out0", tier.output}, %[[O1:.*]]: tensor<4xbf16> {rk.name = "out1", tier.output})
+// CHECK:         %[[TS:.*]] = tier.load_row_scalar %[[TA]] : tensor<4xi64> -> i64
+// CHECK-NEXT:    %[[G:.*]] = tier.gather %[[X]][%[[TS]]] : tensor<4x1000xbf16>, i64 -> f32
+// CHECK:         %[[XF:.*]] = tier.load %[[X]]
+// CHECK-NEXT:    %[[T:.*]] = tier.thread_reduce %[[XF]] {
+// CHECK-NEXT:    } {init = [0xFF800000 : f32], kind = #rk<reduce_kind max>} : !tier.frag<32 x f32> -> f32
+// CHECK-NEXT:    %[[W:.*]] = tier.warp_reduce %[[T]] {
+// CHECK-NEXT:    } {kind = #rk<reduce_kind max>, width = 32 : i64} : f32 -> f32
+// CHECK-NEXT:    %[[R:.*]] = tier.map %[[W]] {
+// CHECK-NEXT:    ^bb0(%[[A:.*]]: f32):
+// CHECK-NEXT:      %[[TR:.*]] = arith.truncf %[[A]] : f32 to bf16
+// CHECK-NEXT:      %[[EX:.*]] = arith.extf %[[TR]] : bf16 to f32
+// CHECK-NEXT:      tier.yield %[[EX]] : f32
+// CHECK-NEXT:    } : f32 -> f32
+// CHECK-NEXT:    %[[D:.*]] = tier.map %[[R]], %[[G]] {
+// CHECK:         } : f32, f32 -> f32
+// CHECK-NEXT:    tier.store_row_scalar %[[D]], %[[O0]] : f32, tensor<4xf32>
+// CHECK-NEXT:    tier.store_row_scalar %[[R]], %[[O1]] : f32, tensor<4xbf16>
+// CHECK-NOT:     tier.block_reduce
+func.func @gather_warp(%x: tensor<4x1000xbf16> {rk.name = "logits"}, %t: tensor<4xi64> {rk.name = "t"}) -> (tensor<4xf32>, tensor<4xbf16>)
+    attributes {tier.layout = #tier.tv_layout<threads = 32, values = 32, vector = 8, rows = 4>,
+                tier.schedule = #tier.schedule<reduce = warp, cluster = 1, staging = registers, unroll = 4, min_blocks = 0>} {
+  %g = rk.gather %x[%t] : tensor<4x1000xbf16>, tensor<4xi64> -> tensor<4xbf16>
+  %m = rk.reduce max %x : tensor<4x1000xbf16> -> tensor<4xbf16>
+  %d = rk.map %m, %g {
+  ^bb0(%a: f32, %b: f32):
+    %s = arith.subf %a, %b : f32
+    rk.yield %s : f32
+  } : tensor<4xbf16>, tensor<4xbf16> -> tensor<4xf32>
+  return %d, %m : tensor<4xf32>, tensor<4xbf16>
+}
+
+// -----
+
+// One thread per row: the thread tier alone.
+// CHECK-LABEL: func.func @single_thread
+// CHECK:         %[[XF:.*]] = tier.load %{{.*}} : tensor<256x4xf32> -> <4 x f32>
+// CHECK-NEXT:    %[[T:.*]] = tier.thread_reduce %[[XF]] {
+// CHECK-NEXT:    } {init = [0.000000e+00 : f32], kind = #rk<reduce_kind add>} : !tier.frag<4 x f32> -> f32
+// CHECK-NEXT:    tier.store_row_scalar %[[T]], %{{.*}} : f32, tensor<256xf32>
+// CHECK-NOT:     tier.warp_reduce
+func.func @single_thread(%x: tensor<256x4xf32>) -> tensor<256xf32>
+    attributes {tier.layout = #tier.tv_layout<threads = 1, values = 4, vector = 4, rows = 128>,
+                tier.schedule = #tier.schedule<reduce = thread, cluster = 1, staging = registers, unroll = 1, min_blocks = 0>} {
+  %s = rk.reduce add %x : tensor<256x4xf32> -> tensor<256xf32>
+  return %s : tensor<256xf32>
+}
