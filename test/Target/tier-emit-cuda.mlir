@@ -1,0 +1,208 @@
+// RUN: rk-opt %s -split-input-file --tier-emit-cuda=print=true -o /dev/null | FileCheck %s --enable-var-scope
+// RUN: rk-opt %s -split-input-file --tier-emit-cuda=print=true -o /dev/null | FileCheck %s --check-prefix=NEG
+// RUN: rk-opt %S/Inputs/tier-emit-cuda-errors.mlir -split-input-file --tier-emit-cuda -verify-diagnostics -mlir-print-op-on-diagnostic=false
+
+// The CUDA C++ of planned, lowered kernels. Every kernel includes the device
+// templates and is parameterised by constexprs from the plan: N (row length),
+// V (values per thread), W (vector width), TPR (threads per row), ROWS (rows
+// per CTA), C (CTAs per cluster).
+
+// A block-tier kernel: 256 threads x 16 bf16 values, 8-wide vectors.
+// CHECK:       #include "rkc/rkc.cuh"
+// CHECK-LABEL: // kernel rkc_rms: threads=256,values=16,vector=8,rows=1,cluster=1,staging=registers,unroll=2,min_blocks=0
+// CHECK-NEXT:  extern "C" __global__ void __launch_bounds__(256)
+// CHECK-NEXT:  rkc_rms(
+// CHECK-NEXT:      const rkc::bf16 *__restrict__ a0,
+// CHECK-NEXT:      const rkc::bf16 *__restrict__ a1,
+// CHECK-NEXT:      rkc::bf16 *__restrict__ a2,
+// CHECK-NEXT:      const long long s0,
+// CHECK-NEXT:      const long long s1,
+// CHECK-NEXT:      const long long s2,
+// CHECK-NEXT:      const long long M) {
+// CHECK-DAG:     constexpr int N = 4096;
+// CHECK-DAG:     constexpr int V = 16;
+// CHECK-DAG:     constexpr int W = 8;
+// CHECK-DAG:     constexpr int TPR = 256;
+// CHECK-DAG:     constexpr int ROWS = 1;
+// CHECK-DAG:     constexpr int C = 1;
+// CHECK-DAG:     constexpr bool FULL_ROW = true;
+// CHECK:         const int rank = 0;
+// CHECK:         const float [[N:c[0-9]+]] = 4096.0f;
+// CHECK:         float [[XF:f[0-9]+]][V];
+// CHECK-NEXT:    rkc::load_frag<rkc::bf16, V, W>(a0 + row * s0, col0, COL_STEP, N, [[XF]], 0.0f);
+// CHECK:         float [[SQ:f[0-9]+]][V];
+// CHECK-NEXT:    #pragma unroll
+// CHECK-NEXT:    for (int i = 0; i < V; ++i) {
+// CHECK-NEXT:      const float [[A:v[0-9]+]] = [[XF]][i];
+// CHECK-NEXT:      const float [[P:v[0-9]+]] = ([[A]] * [[A]]);
+// CHECK-NEXT:      [[SQ]][i] = [[P]];
+// CHECK-NEXT:    }
+// CHECK-NEXT:    float [[T:r[0-9]+]] = 0.0f;
+// CHECK:           if (FULL_ROW || col < N) [[T]] = rkc::OpAdd()([[T]], [[SQ]][i]);
+// CHECK:         const float [[WR:r[0-9]+]] = rkc::warp_reduce<32>([[T]], rkc::OpAdd());
+// CHECK-NEXT:    __shared__ float [[BUF:red[0-9]+]][ROWS * 8];
+// CHECK-NEXT:    const float [[BR:r[0-9]+]] = rkc::block_reduce<8>([[WR]], rkc::OpAdd(), [[BUF]], row_in_cta, warp_in_row, lane);
+// CHECK:           const float [[B0:v[0-9]+]] = [[BR]];
+// CHECK-NEXT:      const float [[B1:v[0-9]+]] = [[N]];
+// CHECK-NEXT:      const float [[Q:v[0-9]+]] = ([[B0]] / [[B1]]);
+// CHECK-NEXT:      const float {{v[0-9]+}} = rsqrtf([[Q]]);
+// CHECK:         rkc::load_frag<rkc::bf16, V, W>(a1, col0, COL_STEP, N, [[WF:f[0-9]+]], 0.0f);
+// CHECK:         if (row_ok) rkc::store_frag<rkc::bf16, V, W>(a2 + row * s2, col0, COL_STEP, N, [[Y:f[0-9]+]]);
+// CHECK-NEXT:  }
+// NEG-LABEL:   // kernel rkc_rms:
+// NEG-NOT:     __cluster_dims__
+// NEG-NOT:     cluster_reduce
+// NEG-NOT:     cluster_wait
+// NEG:         rkc::block_reduce<8>
+// NEG-NOT:     cluster_
+// NEG:         rkc::store_frag
+func.func @rms(%x: tensor<64x4096xbf16> {rk.name = "x"}, %w: tensor<4096xbf16> {rk.name = "w"},
+               %y: tensor<64x4096xbf16> {rk.name = "out0", tier.output})
+    attributes {tier.arch = "sm_90a",
+                tier.layout = #tier.tv_layout<threads = 256, values = 16, vector = 8, rows = 1>,
+                tier.schedule = #tier.schedule<reduce = block, cluster = 1, staging = registers, unroll = 2, min_blocks = 0>} {
+  %n = arith.constant 4096.0 : f32
+  %xf = tier.load %x {fill = 0.0 : f32} : tensor<64x4096xbf16> -> !tier.frag<16 x f32>
+  %sq = tier.map %xf {
+  ^bb0(%a: f32):
+    %p = arith.mulf %a, %a : f32
+    tier.yield %p : f32
+  } : !tier.frag<16 x f32> -> !tier.frag<16 x f32>
+  %t = tier.thread_reduce %sq {} {init = [0.0 : f32], kind = #rk<reduce_kind add>} : !tier.frag<16 x f32> -> f32
+  %wr = tier.warp_reduce %t {} {kind = #rk<reduce_kind add>, width = 32 : i64} : f32 -> f32
+  %br = tier.block_reduce %wr {} {kind = #rk<reduce_kind add>, warps = 8 : i64} : f32 -> f32
+  %inv = tier.map %br, %n {
+  ^bb0(%a: f32, %b: f32):
+    %m = arith.divf %a, %b : f32
+    %r = math.rsqrt %m : f32
+    tier.yield %r : f32
+  } : f32, f32 -> f32
+  %wf = tier.load %w {fill = 0.0 : f32} : tensor<4096xbf16> -> !tier.frag<16 x f32>
+  %yf = tier.map %xf, %inv, %wf {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %p = arith.mulf %a, %b : f32
+    %q = arith.mulf %p, %c : f32
+    tier.yield %q : f32
+  } : !tier.frag<16 x f32>, f32, !tier.frag<16 x f32> -> !tier.frag<16 x f32>
+  tier.store %yf, %y : !tier.frag<16 x f32>, tensor<64x4096xbf16>
+  return
+}
+
+// -----
+
+// A cluster of 4 CTAs: __cluster_dims__, the DSMEM buffer (32 warps x 4
+// CTAs = 128 states) and its mbarrier set up before the row is loaded, the
+// cluster tier instead of the block tier, and a final cluster barrier.
+// Only CTA rank 0 of the cluster, thread 0 of the row, stores the result.
+// CHECK-LABEL: // kernel rkc_cluster_max: threads=1024,values=32,vector=8,rows=1,cluster=4,staging=registers,unroll=4,min_blocks=0
+// CHECK-NEXT:  extern "C" __global__ void __cluster_dims__(4, 1, 1) __launch_bounds__(1024)
+// CHECK-NEXT:  rkc_cluster_max(
+// CHECK-NEXT:      const rkc::bf16 *__restrict__ a0,
+// CHECK-NEXT:      float *__restrict__ a1,
+// CHECK-DAG:     constexpr int C = 4;
+// CHECK-DAG:     constexpr int TPR = 1024;
+// CHECK:         const int rank = (int)rkc::cluster_ctarank();
+// CHECK:         __shared__ float [[CBUF:cbuf[0-9]+]][128];
+// CHECK-NEXT:    __shared__ alignas(8) rkc::u64 [[MBAR:mbar[0-9]+]];
+// CHECK-NEXT:    rkc::cluster_reduce_setup<32, 4, float>(&[[MBAR]]);
+// CHECK-NEXT:    rkc::cluster_arrive_relaxed();
+// CHECK:         rkc::load_frag<rkc::bf16, V, W>(a0 + row * s0, col0, COL_STEP, N, [[XF:f[0-9]+]], 0.0f);
+// CHECK-NEXT:    float [[T:r[0-9]+]] = __int_as_float(0xff800000);
+// CHECK:           if (FULL_ROW || col < N) [[T]] = rkc::OpMax()([[T]], [[XF]][i]);
+// CHECK:         const float [[W:r[0-9]+]] = rkc::warp_reduce<32>([[T]], rkc::OpMax());
+// CHECK-NEXT:    rkc::cluster_wait();
+// CHECK-NEXT:    const float [[C:r[0-9]+]] = rkc::cluster_reduce<32, 4>([[W]], rkc::OpMax(), [[CBUF]], &[[MBAR]], warp_in_row, lane);
+// CHECK-NEXT:    if (row_ok && t == 0 && rank == 0) a1[row] = rkc::from_f32<float>([[C]]);
+// CHECK-NEXT:    rkc::cluster_exit_sync();
+// CHECK-NEXT:  }
+// NEG-LABEL:   // kernel rkc_cluster_max:
+// NEG-NOT:     block_reduce
+// NEG-NOT:     __syncthreads
+// NEG:         rkc::cluster_exit_sync();
+func.func @cluster_max(%x: tensor<8x131072xbf16>, %m: tensor<8xf32> {rk.name = "out0", tier.output})
+    attributes {tier.arch = "sm_90a",
+                tier.layout = #tier.tv_layout<threads = 1024, values = 32, vector = 8, rows = 1>,
+                tier.schedule = #tier.schedule<reduce = cluster, cluster = 4, staging = registers, unroll = 4, min_blocks = 0>} {
+  %xf = tier.load %x {fill = 0.0 : f32} : tensor<8x131072xbf16> -> !tier.frag<32 x f32>
+  %t = tier.thread_reduce %xf {} {init = [0xFF800000 : f32], kind = #rk<reduce_kind max>} : !tier.frag<32 x f32> -> f32
+  %w = tier.warp_reduce %t {} {kind = #rk<reduce_kind max>, width = 32 : i64} : f32 -> f32
+  %c = tier.cluster_reduce %w {} {kind = #rk<reduce_kind max>, warps = 32 : i64, cluster = 4 : i64} : f32 -> f32
+  tier.store_row_scalar %c, %m : f32, tensor<8xf32>
+  return
+}
+
+// -----
+
+// 8 threads per row, 16 rows per CTA, on sm_80 with min_blocks = 2: width-8
+// warp tiers, no block or cluster tier, no shared memory. A custom (m, l)
+// combiner becomes a state struct and a functor (one per tier); argmax uses
+// the templates' (value, index) state with each element's column.
+// CHECK-LABEL: // kernel rkc_subwarp: threads=8,values=4,vector=4,rows=16,cluster=1,staging=registers,unroll=1,min_blocks=2
+// CHECK-NEXT:  struct [[STATE:State[0-9]+]] { float c0; float c1; };
+// CHECK-NEXT:  struct [[COMB:Combine[0-9]+]] {
+// CHECK-NEXT:    RKC_DEVICE [[STATE]] operator()(const [[STATE]] &a, const [[STATE]] &b) const {
+// CHECK-NEXT:      const float [[M1:v[0-9]+]] = a.c0;
+// CHECK-NEXT:      const float [[M2:v[0-9]+]] = b.c0;
+// CHECK-NEXT:      const float [[L1:v[0-9]+]] = a.c1;
+// CHECK-NEXT:      const float [[L2:v[0-9]+]] = b.c1;
+// CHECK-NEXT:      const float [[M:v[0-9]+]] = rkc::maximumf([[M1]], [[M2]]);
+// CHECK-NEXT:      const float [[L:v[0-9]+]] = ([[L1]] + [[L2]]);
+// CHECK-NEXT:      return [[STATE]]{[[M]], [[L]]};
+// CHECK-NEXT:    }
+// CHECK-NEXT:  };
+// CHECK:       extern "C" __global__ void __launch_bounds__(128, 2)
+// CHECK-NEXT:  rkc_subwarp(
+// CHECK-NEXT:      const float *__restrict__ a0,
+// CHECK-NEXT:      float *__restrict__ a1,
+// CHECK-NEXT:      long long *__restrict__ a2,
+// CHECK-DAG:     constexpr int TPR = 8;
+// CHECK-DAG:     constexpr int ROWS = 16;
+// CHECK:         rkc::load_frag<float, V, W>(a0 + row * s0, col0, COL_STEP, N, [[XF:f[0-9]+]], 0.0f);
+// CHECK:         [[STATE]] [[T:r[0-9]+]] = [[STATE]]{__int_as_float(0xff800000), 0.0f};
+// CHECK:           if (FULL_ROW || col < N) [[T]] = [[COMB]]()([[T]], [[STATE]]{[[XF]][i], [[ONE:f[0-9]+]][i]});
+// CHECK:         const [[STATE]] [[W:r[0-9]+]] = rkc::warp_reduce<8>([[T]], [[COMB2:Combine[0-9]+]]());
+// CHECK-NEXT:    const float {{s[0-9]+}} = [[W]].c0;
+// CHECK-NEXT:    const float [[L:s[0-9]+]] = [[W]].c1;
+// CHECK-NEXT:    rkc::ValIdx<float, long long> [[AT:r[0-9]+]] = rkc::ValIdx<float, long long>{__int_as_float(0xff800000), -1LL};
+// CHECK:           if (FULL_ROW || col < N) [[AT]] = rkc::OpArgMax()([[AT]], rkc::ValIdx<float, long long>{[[XF]][i], col});
+// CHECK:         const rkc::ValIdx<float, long long> [[AW:r[0-9]+]] = rkc::warp_reduce<8>([[AT]], rkc::OpArgMax());
+// CHECK-NEXT:    const float {{s[0-9]+}} = [[AW]].v;
+// CHECK-NEXT:    const long long [[I:s[0-9]+]] = [[AW]].i;
+// CHECK-NEXT:    if (row_ok && t == 0 && rank == 0) a1[row] = rkc::from_f32<float>([[L]]);
+// CHECK-NEXT:    if (row_ok && t == 0 && rank == 0) a2[row] = (long long)[[I]];
+// CHECK-NEXT:  }
+// NEG-LABEL:   // kernel rkc_subwarp:
+// NEG-NOT:     __shared__
+// NEG-NOT:     block_reduce
+// NEG-NOT:     __cluster_dims__
+// NEG-NOT:     cluster_
+// NEG:         a2[row] = (long long)
+func.func @subwarp(%x: tensor<128x32xf32>, %s: tensor<128xf32> {rk.name = "out0", tier.output},
+                   %i: tensor<128xi64> {rk.name = "out1", tier.output})
+    attributes {tier.arch = "sm_80",
+                tier.layout = #tier.tv_layout<threads = 8, values = 4, vector = 4, rows = 16>,
+                tier.schedule = #tier.schedule<reduce = warp, cluster = 1, staging = registers, unroll = 1, min_blocks = 2>} {
+  %xf = tier.load %x {fill = 0.0 : f32} : tensor<128x32xf32> -> !tier.frag<4 x f32>
+  %one = tier.map %xf {
+  ^bb0(%a: f32):
+    %c1 = arith.constant 1.0 : f32
+    tier.yield %c1 : f32
+  } : !tier.frag<4 x f32> -> !tier.frag<4 x f32>
+  %t:2 = tier.thread_reduce %xf, %one {
+  ^bb0(%m1: f32, %l1: f32, %m2: f32, %l2: f32):
+    %m = arith.maximumf %m1, %m2 : f32
+    %l = arith.addf %l1, %l2 : f32
+    tier.yield %m, %l : f32, f32
+  } {init = [0xFF800000 : f32, 0.0 : f32]} : !tier.frag<4 x f32>, !tier.frag<4 x f32> -> f32, f32
+  %w:2 = tier.warp_reduce %t#0, %t#1 {
+  ^bb0(%m1: f32, %l1: f32, %m2: f32, %l2: f32):
+    %m = arith.maximumf %m1, %m2 : f32
+    %l = arith.addf %l1, %l2 : f32
+    tier.yield %m, %l : f32, f32
+  } {width = 8 : i64} : f32, f32 -> f32, f32
+  %at:2 = tier.thread_reduce %xf {} {init = [0xFF800000 : f32, -1 : i64], kind = #rk<reduce_kind argmax>} : !tier.frag<4 x f32> -> f32, i64
+  %aw:2 = tier.warp_reduce %at#0, %at#1 {} {kind = #rk<reduce_kind argmax>, width = 8 : i64} : f32, i64 -> f32, i64
+  tier.store_row_scalar %w#1, %s : f32, tensor<128xf32>
+  tier.store_row_scalar %aw#1, %i : i64, tensor<128xi64>
+  return
+}
