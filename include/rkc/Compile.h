@@ -10,6 +10,7 @@
 #define RKC_COMPILE_H
 
 #include "rkc/Pipeline.h"
+#include "rkc/Plan/RowPlan.h"
 #include "rkc/Target/CudaEmitter.h"
 
 #include "llvm/Support/Error.h"
@@ -37,6 +38,7 @@ struct CompileResult {
   std::vector<char> cubin;
   std::vector<KernelInfo> kernels;
   std::vector<std::string> remarks; ///< plan decisions
+  std::optional<plan::RowProblem> problem; ///< what the planner saw
   std::string nvrtcLog;
 };
 

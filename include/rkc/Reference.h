@@ -23,7 +23,9 @@ struct HostTensor {
 };
 
 /// Evaluates the single kernel of `rkIR` on `inputs` (in argument order);
-/// returns its results in order.
+/// returns its results in order. The inputs may hold fewer rows than the
+/// IR's M (the first rows of each [M, N] and [M] argument): every value
+/// takes its row count from its operands.
 llvm::Expected<std::vector<HostTensor>>
 evaluateRowProgram(const std::string &rkIR, const std::vector<HostTensor> &inputs);
 

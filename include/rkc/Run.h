@@ -1,4 +1,4 @@
-//===- Run.h - run a kernel on the GPU, check it, time it ---------*- C++ -*-===//
+//===- Run.h - run kernels on the GPU, check them, time them ------*- C++ -*-===//
 #ifndef RKC_RUN_H
 #define RKC_RUN_H
 
@@ -6,32 +6,62 @@
 
 #include "llvm/Support/Error.h"
 
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace rkc {
 
+class Kernel;
+
+/// Device buffers for one kernel signature (the same for every schedule of
+/// a spec and shape): random inputs (integer [M] inputs: indices in [0, N),
+/// every 8th -100), outputs, and an L2 flush buffer. Reused across the
+/// candidates of a tuning run.
+class Harness {
+public:
+  static llvm::Expected<std::unique_ptr<Harness>> create(const KernelInfo &info,
+                                                         const std::string &rkIR,
+                                                         unsigned seed);
+  ~Harness();
+
+  struct Check {
+    std::vector<double> relErrors;    ///< per result ||out - ref|| / ||ref||
+    std::vector<int64_t> nanMismatch; ///< per result
+    double tolerance = 0;
+    int64_t rowsChecked = 0;
+    bool passed = true;
+  };
+  /// Poisons the outputs, launches on all M rows, and compares the first
+  /// `rows` rows with the double-precision reference of the row program.
+  llvm::Expected<Check> check(Kernel &kernel, int64_t rows);
+  /// Median time of `reps` launches (CUDA events, L2 flushed before each).
+  llvm::Expected<double> timeMs(Kernel &kernel, int reps);
+  /// Bytes moved: every argument read or written once.
+  double bytes() const { return bytes_; }
+
+private:
+  struct Impl;
+  explicit Harness(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+  double bytes_ = 0;
+};
+
 struct RunOptions {
-  int reps = 20;            ///< timed launches (median is reported)
+  int reps = 20;
   unsigned seed = 1;
-  bool check = true;        ///< compare against the double reference
+  int64_t checkRows = 512; ///< rows compared with the reference
 };
 
 struct RunReport {
   std::string plan;
-  std::vector<double> relErrors;   ///< per result: ||out - ref|| / ||ref||
-  std::vector<int64_t> nanMismatch;///< per result: NaN where the reference has none (or v.v.)
-  double tolerance = 0;
-  bool passed = true;
+  Harness::Check check;
   double medianMs = 0;
-  double bytes = 0;                ///< every argument read or written once
+  double bytes = 0;
   double tbps = 0;
 };
 
-/// Compiles `request` (arch: the current GPU's), fills the inputs with
-/// random data (integer [M] inputs: indices in [0, N), every 8th -100),
-/// poisons the outputs, launches, compares with the reference interpreter
-/// and times `reps` launches with CUDA events, flushing L2 in between.
+/// rkc run: compile for the current GPU, check, time.
 llvm::Expected<RunReport> runOnDevice(CompileRequest request, const RunOptions &options);
 
 } // namespace rkc

@@ -2,6 +2,7 @@
 
 #include "rkc-c/rkc.h"
 #include "rkc/Jit.h"
+#include "rkc/Tuning.h"
 
 #include "llvm/ADT/StringRef.h"
 
@@ -50,7 +51,7 @@ rkc_status rkcKernelCompile(const char *spec, const char *name, const char *shap
   req.options.dtype = dtype ? dtype : "";
   req.options.arch = arch ? arch : "";
   req.options.schedule = schedule ? schedule : "";
-  auto k = rkc::Kernel::get(req);
+  auto k = rkc::getTuned(req);
   if (!k)
     return fail(RKC_ERROR_COMPILE, llvm::toString(k.takeError()));
   *out = new rkc_kernel_s{*k};

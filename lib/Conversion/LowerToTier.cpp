@@ -181,8 +181,20 @@ void Lowering::cloneRegion(Region &from, Region &to, TypeRange argTypes) {
   IRMapping map;
   for (auto [s, d] : llvm::zip(src.getArguments(), dst->getArguments()))
     map.map(s, d);
-  for (Operation &op : src.without_terminator())
+  // Constants defined above the region (rewrite drivers hoist the constants
+  // of map and combiner regions to the function) are copied in: a combiner
+  // becomes a functor of its own in the CUDA source and sees nothing else.
+  auto copyOuterConstants = [&](Operation &op) {
+    for (Value v : op.getOperands())
+      if (!map.contains(v) && !from.isAncestor(v.getParentRegion()))
+        if (auto c = v.getDefiningOp<arith::ConstantOp>())
+          map.map(v, b.clone(*c)->getResult(0));
+  };
+  for (Operation &op : src.without_terminator()) {
+    copyOuterConstants(op);
     b.clone(op, map);
+  }
+  copyOuterConstants(*src.getTerminator());
   SmallVector<Value> ys;
   for (Value y : src.getTerminator()->getOperands())
     ys.push_back(map.lookupOrDefault(y));

@@ -3,6 +3,9 @@
 #include "rkc/Compile.h"
 
 #include "Nvrtc.h"
+#include "rkc/Plan/RowAnalysis.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
@@ -83,6 +86,12 @@ llvm::Expected<rkc::CompileResult> rkc::compile(const CompileRequest &req) {
     if (mlir::failed(pm.run(*module)))
       return fail("the pipeline failed");
     print(res.rkIR);
+    for (auto func : module->getOps<mlir::func::FuncOp>()) {
+      auto p = analyzeRowProgram(func);
+      if (mlir::succeeded(p))
+        res.problem = *p;
+      break;
+    }
   }
   if (req.upTo == Emit::Rk)
     return res;

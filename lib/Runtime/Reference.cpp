@@ -238,8 +238,10 @@ rkc::evaluateRowProgram(const std::string &rkIR, const std::vector<HostTensor> &
     if (auto bc = dyn_cast<rk::BroadcastOp>(op)) {
       const Tensor &src = tensors[bc.getInput()];
       std::vector<int64_t> shape = shapeOf(bc.getResult());
-      Tensor out{shape, std::vector<double>(numel(shape)), src.dtype};
       ArrayRef<int64_t> dims = bc.getDims();
+      for (size_t k = 0; k < dims.size(); ++k)
+        shape[dims[k]] = src.shape[k]; // the operand's run-time sizes
+      Tensor out{shape, std::vector<double>(numel(shape)), src.dtype};
       for (int64_t i = 0; i < numel(shape); ++i) {
         // Unravel i over the result, pick the operand's dims.
         int64_t rem = i, srcIdx = 0;
@@ -269,6 +271,11 @@ rkc::evaluateRowProgram(const std::string &rkIR, const std::vector<HostTensor> &
     }
     if (auto map = dyn_cast<rk::MapOp>(op)) {
       std::vector<int64_t> shape = shapeOf(map.getResult(0));
+      for (Value o : map.getOperands_())
+        if (isa<RankedTensorType>(o.getType())) {
+          shape = tensors[o].shape; // the run-time shape (maybe fewer rows)
+          break;
+        }
       int64_t n = numel(shape);
       std::vector<Tensor> outs;
       for (Value r : map.getResults())
@@ -293,7 +300,7 @@ rkc::evaluateRowProgram(const std::string &rkIR, const std::vector<HostTensor> &
       continue;
     }
     if (auto red = dyn_cast<rk::ReduceOp>(op)) {
-      std::vector<int64_t> shape = shapeOf(red.getInputs()[0]);
+      std::vector<int64_t> shape = tensors[red.getInputs()[0]].shape;
       int64_t m = shape[0], n = shape[1];
       size_t k = red.getInputs().size();
       std::vector<Tensor> outs;

@@ -1,4 +1,4 @@
-//===- Run.cpp - run a kernel on the GPU against the reference ------------===//
+//===- Run.cpp - run kernels on the GPU against the reference -------------===//
 
 #include "rkc/Run.h"
 #include "rkc/Jit.h"
@@ -83,26 +83,185 @@ int64_t numel(const std::vector<int64_t> &s) {
   return n;
 }
 
-/// Device buffers freed on scope exit.
-struct Buffers {
-  const cuda::Driver &d;
-  std::vector<CUdeviceptr> ptrs;
-  ~Buffers() {
-    for (CUdeviceptr p : ptrs)
-      d.memFree(p);
+} // namespace
+
+struct Harness::Impl {
+  const cuda::Driver *d = nullptr;
+  KernelInfo info;
+  std::string rkIR;
+  std::vector<HostTensor> inputs; ///< host copies of the inputs
+  std::vector<bool> perRow;       ///< per argument: indexed by row
+  std::vector<void *> ptrs;
+  std::vector<CUdeviceptr> owned;
+  CUdeviceptr flush = 0;
+  size_t flushBytes = 256u << 20;
+  std::string dataType = "f32";
+  std::vector<std::vector<double>> refCache; ///< reference per row count
+  int64_t refRows = -1;
+
+  ~Impl() {
+    for (CUdeviceptr p : owned)
+      d->memFree(p);
   }
 };
 
-} // namespace
+Harness::Harness(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Harness::~Harness() = default;
 
-llvm::Expected<RunReport> rkc::runOnDevice(CompileRequest req, const RunOptions &opt) {
+llvm::Expected<std::unique_ptr<Harness>> Harness::create(const KernelInfo &info,
+                                                         const std::string &rkIR,
+                                                         unsigned seed) {
   auto drv = cuda::driver();
   if (!drv)
     return drv.takeError();
   auto ctx = cuda::currentContext();
   if (!ctx)
     return ctx.takeError();
+  auto impl = std::make_unique<Impl>();
+  impl->d = *drv;
+  impl->info = info;
+  impl->rkIR = rkIR;
   const cuda::Driver &d = **drv;
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  double bytes = 0;
+  for (const KernelArg &a : info.args) {
+    size_t n = (size_t)numel(a.shape);
+    CUdeviceptr p;
+    CUresult r = d.memAlloc(&p, std::max<size_t>(n * a.elemBytes, 16));
+    if (r != CUDA_SUCCESS)
+      return llvm::createStringError(cuda::describe(d, r, "cuMemAlloc"));
+    impl->owned.push_back(p);
+    impl->ptrs.push_back((void *)p);
+    bool rowIndexed = a.shape.size() == 2 ||
+                      (a.shape.size() == 1 && a.shape[0] == info.rows && info.rows != info.cols);
+    impl->perRow.push_back(rowIndexed);
+    bytes += (double)n * a.elemBytes;
+    if (a.output)
+      continue;
+    HostTensor t{a.shape, std::vector<double>(n)};
+    bool isInt = a.dtype[0] == 'i';
+    for (size_t i = 0; i < n; ++i)
+      t.data[i] = isInt ? ((i % 8 == 7) ? -100.0 : (double)(rng() % info.cols))
+                        : roundTo(2.0 * normal(rng), a.dtype);
+    if (!isInt && a.shape.size() == 2)
+      impl->dataType = a.dtype;
+    std::vector<char> b = encode(t.data, a.dtype);
+    r = d.memcpyHtoD(p, b.data(), b.size());
+    if (r != CUDA_SUCCESS)
+      return llvm::createStringError(cuda::describe(d, r, "cuMemcpyHtoD"));
+    impl->inputs.push_back(std::move(t));
+  }
+  if (d.memAlloc(&impl->flush, impl->flushBytes) != CUDA_SUCCESS)
+    return llvm::createStringError("cannot allocate the L2 flush buffer");
+  impl->owned.push_back(impl->flush);
+  auto h = std::unique_ptr<Harness>(new Harness(std::move(impl)));
+  h->bytes_ = bytes;
+  return h;
+}
+
+llvm::Expected<Harness::Check> Harness::check(Kernel &kernel, int64_t rows) {
+  Impl &I = *impl_;
+  const cuda::Driver &d = *I.d;
+  const KernelInfo &info = I.info;
+  rows = std::min(rows, info.rows);
+  // A row count that a rank-1 argument cannot tell apart from N: all rows.
+  for (size_t i = 0; i < info.args.size(); ++i)
+    if (info.args[i].shape.size() == 1 && info.rows == info.cols)
+      rows = info.rows;
+  for (size_t i = 0; i < info.args.size(); ++i)
+    if (info.args[i].output)
+      d.memsetD8((CUdeviceptr)I.ptrs[i], 0xff, numel(info.args[i].shape) * info.args[i].elemBytes);
+  if (llvm::Error e = kernel.launch(I.ptrs.data(), nullptr, info.rows, nullptr))
+    return std::move(e);
+  CUresult r = d.ctxSynchronize();
+  if (r != CUDA_SUCCESS)
+    return llvm::createStringError(cuda::describe(d, r, "the kernel"));
+
+  if (I.refRows != rows) {
+    // The reference on the first `rows` rows of every row-indexed input.
+    std::vector<HostTensor> sub;
+    size_t k = 0;
+    for (size_t i = 0; i < info.args.size(); ++i) {
+      if (info.args[i].output)
+        continue;
+      HostTensor t = I.inputs[k++];
+      if (I.perRow[i]) {
+        int64_t per = numel(t.shape) / t.shape[0];
+        t.shape[0] = rows;
+        t.data.resize((size_t)(rows * per));
+      }
+      sub.push_back(std::move(t));
+    }
+    auto ref = evaluateRowProgram(I.rkIR, sub);
+    if (!ref)
+      return ref.takeError();
+    I.refCache.clear();
+    for (HostTensor &t : *ref)
+      I.refCache.push_back(std::move(t.data));
+    I.refRows = rows;
+  }
+  Check c;
+  c.tolerance = I.dataType == "f32" ? 1e-5 : 8e-3;
+  c.rowsChecked = rows;
+  size_t k = 0;
+  for (size_t i = 0; i < info.args.size(); ++i) {
+    const KernelArg &a = info.args[i];
+    if (!a.output)
+      continue;
+    const std::vector<double> &want = I.refCache[k++];
+    size_t n = want.size();
+    std::vector<char> bytes(n * a.elemBytes);
+    d.memcpyDtoH(bytes.data(), (CUdeviceptr)I.ptrs[i], bytes.size());
+    std::vector<double> got = decode(bytes, a.dtype, n);
+    double num = 0, den = 0;
+    int64_t nanBad = 0;
+    for (size_t j = 0; j < n; ++j) {
+      bool gn = std::isnan(got[j]), wn = std::isnan(want[j]);
+      if (gn || wn) {
+        nanBad += gn != wn;
+        continue;
+      }
+      num += (got[j] - want[j]) * (got[j] - want[j]);
+      den += want[j] * want[j];
+    }
+    double err = den > 0 ? std::sqrt(num / den) : std::sqrt(num);
+    c.relErrors.push_back(err);
+    c.nanMismatch.push_back(nanBad);
+    if (!(err <= c.tolerance) || nanBad)
+      c.passed = false;
+  }
+  return c;
+}
+
+llvm::Expected<double> Harness::timeMs(Kernel &kernel, int reps) {
+  Impl &I = *impl_;
+  const cuda::Driver &d = *I.d;
+  CUevent start, stop;
+  d.eventCreate(&start, 0);
+  d.eventCreate(&stop, 0);
+  std::vector<float> times;
+  llvm::Error err = llvm::Error::success();
+  for (int i = 0; i < std::max(reps, 1); ++i) {
+    d.memsetD8(I.flush, (unsigned char)i, I.flushBytes);
+    d.eventRecord(start, nullptr);
+    if ((err = kernel.launch(I.ptrs.data(), nullptr, I.info.rows, nullptr)))
+      break;
+    d.eventRecord(stop, nullptr);
+    d.eventSynchronize(stop);
+    float ms = 0;
+    d.eventElapsedTime(&ms, start, stop);
+    times.push_back(ms);
+  }
+  d.eventDestroy(start);
+  d.eventDestroy(stop);
+  if (err)
+    return std::move(err);
+  std::sort(times.begin(), times.end());
+  return (double)times[times.size() / 2];
+}
+
+llvm::Expected<RunReport> rkc::runOnDevice(CompileRequest req, const RunOptions &opt) {
   if (req.options.arch.empty()) {
     auto arch = cuda::currentArch();
     if (!arch)
@@ -113,111 +272,20 @@ llvm::Expected<RunReport> rkc::runOnDevice(CompileRequest req, const RunOptions 
   auto kernel = Kernel::get(req);
   if (!kernel)
     return kernel.takeError();
-  const KernelInfo &info = (*kernel)->info();
+  auto h = Harness::create((*kernel)->info(), (*kernel)->result().rkIR, opt.seed);
+  if (!h)
+    return h.takeError();
   RunReport rep;
-  rep.plan = info.plan;
-
-  std::mt19937_64 rng(opt.seed);
-  std::normal_distribution<double> normal(0.0, 1.0);
-  std::vector<HostTensor> inputs;
-  Buffers bufs{d, {}};
-  std::vector<void *> ptrs;
-  std::string dataType = "f32";
-  for (const KernelArg &a : info.args) {
-    size_t n = (size_t)numel(a.shape);
-    CUdeviceptr p;
-    CUresult r = d.memAlloc(&p, std::max<size_t>(n * a.elemBytes, 16));
-    if (r != CUDA_SUCCESS)
-      return llvm::createStringError(cuda::describe(d, r, "cuMemAlloc"));
-    bufs.ptrs.push_back(p);
-    ptrs.push_back((void *)p);
-    if (a.output) {
-      d.memsetD8(p, 0xff, n * a.elemBytes); // NaN for floats: unwritten shows
-      continue;
-    }
-    HostTensor t{a.shape, std::vector<double>(n)};
-    bool isInt = a.dtype[0] == 'i';
-    for (size_t i = 0; i < n; ++i)
-      t.data[i] = isInt ? ((i % 8 == 7) ? -100.0 : (double)(rng() % info.cols))
-                        : roundTo(2.0 * normal(rng), a.dtype);
-    if (!isInt && a.shape.size() == 2)
-      dataType = a.dtype;
-    std::vector<char> bytes = encode(t.data, a.dtype);
-    r = d.memcpyHtoD(p, bytes.data(), bytes.size());
-    if (r != CUDA_SUCCESS)
-      return llvm::createStringError(cuda::describe(d, r, "cuMemcpyHtoD"));
-    inputs.push_back(std::move(t));
-    rep.bytes += (double)bytes.size();
-  }
-  for (const KernelArg &a : info.args)
-    if (a.output)
-      rep.bytes += (double)numel(a.shape) * a.elemBytes;
-
-  if (llvm::Error e = (*kernel)->launch(ptrs.data(), nullptr, info.rows, nullptr))
-    return std::move(e);
-  CUresult r = d.ctxSynchronize();
-  if (r != CUDA_SUCCESS)
-    return llvm::createStringError(cuda::describe(d, r, "the kernel"));
-
-  if (opt.check) {
-    auto ref = evaluateRowProgram((*kernel)->result().rkIR, inputs);
-    if (!ref)
-      return ref.takeError();
-    rep.tolerance = dataType == "f32" ? 1e-5 : 8e-3;
-    size_t k = 0;
-    for (size_t i = 0; i < info.args.size(); ++i) {
-      const KernelArg &a = info.args[i];
-      if (!a.output)
-        continue;
-      size_t n = (size_t)numel(a.shape);
-      std::vector<char> bytes(n * a.elemBytes);
-      d.memcpyDtoH(bytes.data(), (CUdeviceptr)ptrs[i], bytes.size());
-      std::vector<double> got = decode(bytes, a.dtype, n);
-      const std::vector<double> &want = (*ref)[k++].data;
-      double num = 0, den = 0;
-      int64_t nanBad = 0;
-      for (size_t j = 0; j < n; ++j) {
-        bool gn = std::isnan(got[j]), wn = std::isnan(want[j]);
-        if (gn || wn) {
-          nanBad += gn != wn;
-          continue;
-        }
-        num += (got[j] - want[j]) * (got[j] - want[j]);
-        den += want[j] * want[j];
-      }
-      double err = den > 0 ? std::sqrt(num / den) : std::sqrt(num);
-      rep.relErrors.push_back(err);
-      rep.nanMismatch.push_back(nanBad);
-      if (!(err <= rep.tolerance) || nanBad)
-        rep.passed = false;
-    }
-  }
-
-  // Timing: events around each launch, L2 flushed in between.
-  size_t flushBytes = 256u << 20;
-  CUdeviceptr flush;
-  if (d.memAlloc(&flush, flushBytes) != CUDA_SUCCESS)
-    return llvm::createStringError("cannot allocate the L2 flush buffer");
-  bufs.ptrs.push_back(flush);
-  CUevent start, stop;
-  d.eventCreate(&start, 0);
-  d.eventCreate(&stop, 0);
-  std::vector<float> times;
-  for (int i = 0; i < std::max(opt.reps, 1); ++i) {
-    d.memsetD8(flush, (unsigned char)i, flushBytes);
-    d.eventRecord(start, nullptr);
-    if (llvm::Error e = (*kernel)->launch(ptrs.data(), nullptr, info.rows, nullptr))
-      return std::move(e);
-    d.eventRecord(stop, nullptr);
-    d.eventSynchronize(stop);
-    float ms = 0;
-    d.eventElapsedTime(&ms, start, stop);
-    times.push_back(ms);
-  }
-  d.eventDestroy(start);
-  d.eventDestroy(stop);
-  std::sort(times.begin(), times.end());
-  rep.medianMs = times[times.size() / 2];
+  rep.plan = (*kernel)->info().plan;
+  auto c = (*h)->check(**kernel, opt.checkRows);
+  if (!c)
+    return c.takeError();
+  rep.check = *c;
+  auto ms = (*h)->timeMs(**kernel, opt.reps);
+  if (!ms)
+    return ms.takeError();
+  rep.medianMs = *ms;
+  rep.bytes = (*h)->bytes();
   rep.tbps = rep.bytes / (rep.medianMs * 1e-3) / 1e12;
   return rep;
 }

@@ -10,7 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "rkc/Transforms/Passes.h"
-#include "RowAnalysis.h"
+#include "rkc/Plan/RowAnalysis.h"
 
 #include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/IR/Builders.h"

@@ -7,7 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "rkc/Transforms/Passes.h"
-#include "RowAnalysis.h"
+#include "rkc/Plan/RowAnalysis.h"
 
 #define DEBUG_TYPE "rk-plan-tiers"
 

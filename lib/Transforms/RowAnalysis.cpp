@@ -1,6 +1,6 @@
 //===- RowAnalysis.cpp - summarise a row program for the planner ----------===//
 
-#include "RowAnalysis.h"
+#include "rkc/Plan/RowAnalysis.h"
 
 #include "rk/RkDialect.h"
 

@@ -12,6 +12,7 @@
 
 #include "rkc/Compile.h"
 #include "rkc/Run.h"
+#include "rkc/Tuning.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/FileSystem.h"
@@ -36,6 +37,10 @@ int usage(llvm::raw_ostream &os, int code) {
         "                   [--schedule FIELD=V,...] [--streaming auto|always|never]\n"
         "       rkc run SPEC [--dtype ...] --shape NAME=D0xD1... [--reps N] "
         "[--seed S] [--schedule ...]\n"
+        "       rkc tune SPEC [--dtype ...] (--shape NAME=D0xD1... | --shapes FILE) "
+        "[--budget-ms N]\n"
+        "       rkc tune --report | --export FILE | --import FILE\n"
+        "       rkc tune SPEC --print-key [--dtype ...] --shape ...\n"
         "       rkc version\n";
   return code;
 }
@@ -75,6 +80,7 @@ int writeAtomically(const std::string &path, StringRef data) {
 }
 
 int runCommand(std::vector<std::string> args);
+int tuneCommand(std::vector<std::string> args);
 
 int compileCommand(std::vector<std::string> args) {
   rkc::CompileRequest req;
@@ -224,17 +230,149 @@ int runCommand(std::vector<std::string> args) {
   if (!rep)
     return error("error: " + llvm::toString(rep.takeError()));
   llvm::outs() << "plan: " << rep->plan << "\n";
-  for (size_t i = 0; i < rep->relErrors.size(); ++i)
+  for (size_t i = 0; i < rep->check.relErrors.size(); ++i)
     llvm::outs() << "result #" << i << ": rel. error "
-                 << llvm::format("%.3g", rep->relErrors[i]) << " (tolerance "
-                 << rep->tolerance << "), NaN mismatches " << rep->nanMismatch[i]
-                 << "\n";
+                 << llvm::format("%.3g", rep->check.relErrors[i]) << " (tolerance "
+                 << rep->check.tolerance << ", " << rep->check.rowsChecked
+                 << " rows checked), NaN mismatches " << rep->check.nanMismatch[i] << "\n";
   llvm::outs() << "time: " << llvm::format("%.2f", rep->medianMs * 1e3)
                << " us (median of " << opt.reps << "), "
                << llvm::format("%.1f", rep->bytes / 1e6) << " MB moved, "
                << llvm::format("%.3f", rep->tbps) << " TB/s\n";
-  llvm::outs() << (rep->passed ? "PASS" : "FAIL: does not match the reference") << "\n";
-  return rep->passed ? 0 : 1;
+  llvm::outs() << (rep->check.passed ? "PASS" : "FAIL: does not match the reference") << "\n";
+  return rep->check.passed ? 0 : 1;
+}
+
+/// rkc tune: per-shape autotuning into the tuning database.
+int tuneCommand(std::vector<std::string> args) {
+  rkc::TuningDb &db = rkc::TuningDb::get();
+  std::string spec, shapesFile, dtype, arch;
+  std::vector<std::string> shapes;
+  rkc::TuneOptions opt;
+  bool printKey = false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    StringRef a = args[i];
+    auto next = [&](std::string &dst) {
+      if (i + 1 >= args.size())
+        return false;
+      dst = args[++i];
+      return true;
+    };
+    std::string v;
+    if (a == "--report") {
+      llvm::outs() << llvm::format("%-22s %-6s %-22s %10s %8s %8s  %s\n", "kernel", "dtype",
+                                   "shapes", "us", "TB/s", "vs heur", "schedule");
+      for (const rkc::TuningEntry &e : db.entries())
+        llvm::outs() << llvm::format("%-22s %-6s %-22s %10.2f %8.3f %7.2fx  %s\n",
+                                     e.name.c_str(), e.dtype.c_str(), e.shapes.c_str(),
+                                     e.ms * 1e3, e.tbps, e.heuristicMs / e.ms,
+                                     e.schedule.c_str());
+      return 0;
+    } else if (a == "--export") {
+      if (!next(v)) return error("error: --export needs a file");
+      if (llvm::Error e = db.exportTo(v)) return error("error: " + llvm::toString(std::move(e)));
+      return 0;
+    } else if (a == "--import") {
+      if (!next(v)) return error("error: --import needs a file");
+      auto n = db.importFrom(v);
+      if (!n) return error("error: " + llvm::toString(n.takeError()));
+      llvm::outs() << "imported " << *n << " entries\n";
+      return 0;
+    } else if (a == "--shape") {
+      if (!next(v)) return error("error: --shape needs NAME=D0xD1...");
+      shapes.push_back(v);
+    } else if (a == "--print-key") {
+      printKey = true;
+    } else if (a == "--shapes") {
+      if (!next(shapesFile)) return error("error: --shapes needs a file");
+    } else if (a == "--dtype") {
+      if (!next(dtype)) return error("error: --dtype needs a value");
+    } else if (a == "--arch") {
+      if (!next(arch)) return error("error: --arch needs a value");
+    } else if (a == "--budget-ms") {
+      unsigned n;
+      if (!next(v) || StringRef(v).getAsInteger(10, n) || n == 0)
+        return error("error: --budget-ms needs a positive integer");
+      opt.budgetMs = n;
+    } else if (a.starts_with("-")) {
+      return error("error: unknown option '" + a + "'");
+    } else {
+      spec = a.str();
+    }
+  }
+  if (spec.empty())
+    return usage(llvm::errs(), 1);
+  auto buf = llvm::MemoryBuffer::getFile(spec, /*IsText=*/true);
+  if (!buf)
+    return error("error: cannot read '" + spec + "': " + buf.getError().message());
+  // One shape set per line of --shapes ("x=4096x8192 w=8192"), or --shape.
+  std::vector<std::vector<std::string>> jobs;
+  if (!shapesFile.empty()) {
+    auto sb = llvm::MemoryBuffer::getFile(shapesFile, /*IsText=*/true);
+    if (!sb)
+      return error("error: cannot read '" + shapesFile + "': " + sb.getError().message());
+    llvm::SmallVector<StringRef> lines;
+    (*sb)->getBuffer().split(lines, '\n', -1, false);
+    for (StringRef l : lines) {
+      l = l.trim();
+      if (l.empty() || l.starts_with("#"))
+        continue;
+      llvm::SmallVector<StringRef> parts;
+      l.split(parts, ' ', -1, false);
+      std::vector<std::string> job;
+      for (StringRef p : parts)
+        job.push_back(p.str());
+      jobs.push_back(job);
+    }
+  } else {
+    jobs.push_back(shapes);
+  }
+  if (printKey) {
+    // The database key of the request on this machine (tests, debugging).
+    rkc::CompileRequest req;
+    req.specText = (*buf)->getBuffer().str();
+    req.options.shapes = shapes;
+    req.options.dtype = dtype;
+    req.options.arch = arch.empty() ? "sm_90a" : arch;
+    llvm::outs() << "key " << rkc::tuningKey(req) << "\nmachine " << rkc::machineSignature()
+                 << "\n";
+    return 0;
+  }
+  llvm::outs() << llvm::format("%-24s %10s %8s %9s %10s %8s  %s\n", "shapes", "us", "TB/s",
+                               "heur us", "speedup", "tune s", "schedule");
+  int failures = 0;
+  for (const std::vector<std::string> &job : jobs) {
+    rkc::CompileRequest req;
+    req.specText = (*buf)->getBuffer().str();
+    req.specName = spec;
+    req.options.shapes = job;
+    req.options.dtype = dtype;
+    req.options.arch = arch;
+    auto rep = rkc::tune(req, opt);
+    std::string shapeText;
+    for (const std::string &s : job)
+      shapeText += (shapeText.empty() ? "" : " ") + s;
+    if (!rep) {
+      llvm::errs() << "error: " << shapeText << ": " << llvm::toString(rep.takeError()) << "\n";
+      ++failures;
+      continue;
+    }
+    int pruned = 0;
+    for (auto &kv : rep->pruned)
+      pruned += kv.second;
+    llvm::outs() << llvm::format("%-24s %10.2f %8.3f %9.2f %9.2fx %8.1f  %s\n",
+                                 shapeText.c_str(), rep->best.ms * 1e3, rep->best.tbps,
+                                 rep->heuristic.ms * 1e3, rep->heuristic.ms / rep->best.ms,
+                                 rep->totalMs / 1e3, rep->best.schedule.c_str());
+    llvm::outs() << "  " << rep->tried.size() << " candidates timed, " << pruned
+                 << " pruned";
+    for (auto &kv : rep->pruned)
+      llvm::outs() << " [" << kv.second << " " << StringRef(kv.first).trim() << "]";
+    llvm::outs() << ", " << rep->wrong << " wrong (discarded); compile "
+                 << llvm::format("%.0f", rep->compileMs) << " ms, timing "
+                 << llvm::format("%.0f", rep->timingMs) << " ms\n";
+  }
+  return failures ? 1 : 0;
 }
 
 } // namespace
@@ -249,6 +387,8 @@ int main(int argc, char **argv) {
     return compileCommand(args);
   if (cmd == "run")
     return runCommand(args);
+  if (cmd == "tune")
+    return tuneCommand(args);
   if (cmd == "version" || cmd == "--version") {
     llvm::outs() << "rkc " RKC_VERSION "\n";
     auto v = rkc::nvrtcVersion();

@@ -6,8 +6,8 @@
 // a row can stay on chip) and rk-plan-tiers.
 //
 //===----------------------------------------------------------------------===//
-#ifndef RKC_LIB_TRANSFORMS_ROWANALYSIS_H
-#define RKC_LIB_TRANSFORMS_ROWANALYSIS_H
+#ifndef RKC_PLAN_ROWANALYSIS_H
+#define RKC_PLAN_ROWANALYSIS_H
 
 #include "rkc/Plan/RowPlan.h"
 

@@ -90,6 +90,9 @@ public:
   LogicalResult emit(rkc::KernelInfo &info);
 
 private:
+  /// A new local name. Prefixes: f (fragments), sv (per-row scalars), v
+  /// (region values), r (reduction states), c (constants); they must not
+  /// collide with the parameters a<i> (pointers) and s<i> (row strides).
   std::string fresh(StringRef p) { return (p + Twine(counter++)).str(); }
   LogicalResult emitRegionOps(Block &block, llvm::raw_ostream &out,
                               StringRef indent);
@@ -368,7 +371,7 @@ LogicalResult KernelEmitter::emitOp(Operation *op) {
     auto t = cType(ld.getType(), op);
     if (failed(t))
       return failure();
-    std::string n = fresh("s");
+    std::string n = fresh("sv");
     names[ld] = n;
     Type elem = ld.getSource().getType().getElementType();
     if (rk::isDataFloat(elem))
@@ -379,7 +382,7 @@ LogicalResult KernelEmitter::emitOp(Operation *op) {
   }
   if (auto g = dyn_cast<tier::GatherOp>(op)) {
     unsigned i = cast<BlockArgument>(g.getSource()).getArgNumber();
-    std::string n = fresh("s");
+    std::string n = fresh("sv");
     names[g] = n;
     b << formatv("  const float {0} = ({1} >= 0 && {1} < N) ? rkc::to_f32(a{2}[row * s{2} + {1}]) : 0.0f;\n",
                  n, names.lookup(g.getIndex()), i);
@@ -394,7 +397,7 @@ LogicalResult KernelEmitter::emitOp(Operation *op) {
       auto t = cType(s, op);
       if (failed(t))
         return failure();
-      std::string n = fresh(isFrag ? "f" : "s");
+      std::string n = fresh(isFrag ? "f" : "sv");
       names[r] = n;
       outs.push_back(n);
       b << "  " << *t << " " << n << (isFrag ? "[V]" : "") << ";\n";
@@ -431,7 +434,7 @@ LogicalResult KernelEmitter::emitOp(Operation *op) {
       auto t = cType(res.getType(), o);
       if (failed(t))
         return failure();
-      std::string n = fresh("s");
+      std::string n = fresh("sv");
       names[res] = n;
       std::string field = isArg ? (i == 0 ? "v" : "i") : "c" + std::to_string(i);
       b << "  const " << *t << " " << n << " = " << r << "." << field << ";\n";

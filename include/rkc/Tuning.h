@@ -1,0 +1,110 @@
+//===- Tuning.h - per-shape autotuning and the tuning database ----*- C++ -*-===//
+//
+// The tuner searches schedules around the planner's heuristic (see
+// docs/tuning.md), checks each candidate against the reference and times
+// it on the GPU; the best is remembered in a JSON-lines database keyed by
+// everything that makes a timing valid: the spec, shapes, dtype, alignment
+// class, GPU (name, SM count, memory clock), driver, NVRTC and rkc
+// versions. The runtime consults the database transparently.
+//
+//===----------------------------------------------------------------------===//
+#ifndef RKC_TUNING_H
+#define RKC_TUNING_H
+
+#include "rkc/Compile.h"
+
+#include "llvm/Support/Error.h"
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace rkc {
+
+/// One database row.
+struct TuningEntry {
+  std::string key;       ///< exact-match key (request + machine + versions)
+  std::string op;        ///< hash of the spec text
+  std::string name;      ///< kernel name, for reports
+  std::string dtype;
+  std::string shapes;    ///< "x=4096x8192;..."
+  int64_t rows = 0, cols = 0;
+  std::string gpu;       ///< "name|SMs|memory clock|driver"
+  std::string nvrtc, rkcVersion, arch;
+  std::string schedule;  ///< the winner, in --schedule syntax
+  double ms = 0, tbps = 0, heuristicMs = 0, rooflineTbps = 0;
+};
+
+/// The machine part of every key: GPU signature, NVRTC and rkc versions.
+std::string machineSignature();
+
+/// The exact key of a request on this machine.
+std::string tuningKey(const CompileRequest &request);
+
+/// The database: the user's ($RKC_CACHE_DIR/tuning.jsonl) over the default
+/// one built into the library (data/tuning/*.jsonl).
+class TuningDb {
+public:
+  /// Loads both; rows that do not parse or come from another rkc version
+  /// are skipped with a warning, never trusted.
+  static TuningDb &get();
+  /// The schedule for `request`: its exact entry, else the nearest tuned N
+  /// of the same spec, dtype and GPU (a shape bucket). nullopt: heuristic.
+  std::optional<std::string> lookup(const CompileRequest &request) const;
+  /// Appends an entry to the user database (atomically, locked).
+  llvm::Error add(const TuningEntry &entry);
+  std::vector<TuningEntry> entries() const;
+  /// Export / import in the same JSON-lines format.
+  llvm::Error exportTo(const std::string &path) const;
+  llvm::Expected<int> importFrom(const std::string &path);
+  /// Re-reads the files (tests).
+  void reload();
+
+  static std::optional<TuningEntry> parseLine(llvm::StringRef line);
+  static std::string formatLine(const TuningEntry &e);
+
+private:
+  TuningDb() { reload(); }
+  std::vector<TuningEntry> entries_;
+  mutable std::mutex mu_;
+};
+
+struct TuneOptions {
+  double budgetMs = 20000; ///< wall time for one shape
+  int reps = 25;
+  bool progress = true;
+};
+
+struct TuneCandidate {
+  std::string schedule;
+  double ms = 0;
+  double tbps = 0;
+  bool ok = false;
+  std::string why; ///< when not ok
+};
+
+struct TuneReport {
+  TuneCandidate heuristic, best;
+  std::vector<TuneCandidate> tried;
+  std::map<std::string, int> pruned; ///< reason -> count
+  int wrong = 0;                     ///< candidates that failed the check
+  double compileMs = 0, timingMs = 0, totalMs = 0;
+  TuningEntry entry;
+};
+
+/// Tunes one request on the current GPU and records the winner.
+llvm::Expected<TuneReport> tune(CompileRequest request, const TuneOptions &options);
+
+class Kernel;
+/// Kernel::get with the tuning database applied: an empty schedule takes
+/// the tuned one (exact shape, else the nearest tuned N); with RKC_TUNE=1 a
+/// miss is tuned on the spot. The architecture defaults to the GPU's.
+llvm::Expected<std::shared_ptr<Kernel>> getTuned(CompileRequest request);
+
+} // namespace rkc
+
+#endif

@@ -1,0 +1,317 @@
+//===- Tuner.cpp - search schedules around the heuristic ------------------===//
+//
+// Strategy (docs/tuning.md): the space is the planner's knobs — threads per
+// row, cluster size, rows per CTA, launch-bound minimum blocks, vector
+// width — with values per thread following from coverage. Candidates that
+// break a resource limit are pruned by the planner's own checkPlan (the
+// reasons are counted). The rest are ranked by the cost model's preference
+// (about 4 vector loads in flight per thread, small clusters), the top ones
+// are compiled in parallel and measured, then the search refines locally
+// around the best (neighbouring threads / cluster / rows / min_blocks)
+// until the budget is spent or nothing improves. Every candidate is checked
+// against the reference before its time counts.
+//
+//===----------------------------------------------------------------------===//
+
+#include "rkc/Tuning.h"
+#include "rkc/Jit.h"
+#include "rkc/Run.h"
+
+#include "../Runtime/CudaDriver.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/SHA256.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <set>
+#include <thread>
+
+using namespace rkc;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+double msSince(Clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+}
+
+struct Space {
+  const plan::RowProblem &p;
+  const plan::Target &t;
+
+  /// The full plan for (threads, cluster, rows, minBlocks, vector), or the
+  /// reason it is invalid.
+  std::pair<std::optional<plan::RowPlan>, std::string>
+  make(int64_t threads, int64_t cluster, int64_t rows, int64_t minBlocks, int64_t vector) const {
+    plan::RowPlan pl;
+    pl.threads = threads;
+    pl.cluster = cluster;
+    pl.vector = vector;
+    pl.rows = rows;
+    pl.minBlocks = minBlocks;
+    int64_t nvec = (p.cols + vector - 1) / vector;
+    int64_t chunks = (nvec + threads * cluster - 1) / (threads * cluster);
+    pl.values = chunks * vector;
+    pl.unroll = chunks;
+    pl.staging = plan::Staging::Registers;
+    if (chunks > 16)
+      return {std::nullopt, "too many values per thread"};
+    if (threads * cluster * vector > 2 * std::max<int64_t>(p.cols, vector * 32) && threads > 32)
+      return {std::nullopt, "threads idle (row shorter than the layout)"};
+    std::string why = plan::checkPlan(pl, p, t);
+    if (!why.empty()) {
+      // Bucket the reason by its first words.
+      std::string bucket = why.substr(0, why.find_first_of("(0123456789"));
+      return {std::nullopt, bucket};
+    }
+    return {pl, ""};
+  }
+
+  /// Cost-model preference: lower is better.
+  static double score(const plan::RowPlan &pl) {
+    double k = (double)pl.values / pl.vector;
+    return std::fabs(std::log2(k) - 2.0) + 0.5 * std::log2((double)pl.cluster) +
+           (pl.minBlocks ? 0.25 : 0.0);
+  }
+};
+
+std::string scheduleOf(const plan::RowPlan &pl) { return pl.str(); }
+
+} // namespace
+
+llvm::Expected<TuneReport> rkc::tune(CompileRequest req, const TuneOptions &opt) {
+  auto start = Clock::now();
+  if (req.options.arch.empty()) {
+    auto arch = cuda::currentArch();
+    if (!arch)
+      return arch.takeError();
+    req.options.arch = *arch;
+  }
+  req.upTo = Emit::Cubin;
+  TuneReport rep;
+  // The heuristic plan: the baseline, the reference and the search's origin.
+  CompileRequest heur = req;
+  heur.options.schedule = "";
+  auto base = Kernel::get(heur);
+  if (!base)
+    return base.takeError();
+  const CompileResult &bres = (*base)->result();
+  if (!bres.problem)
+    return llvm::createStringError("the tuner handles row kernels only");
+  const plan::RowProblem &p = *bres.problem;
+  auto target = plan::lookupTarget(req.options.arch);
+  if (!target)
+    return llvm::createStringError("unsupported arch " + req.options.arch);
+  auto harness = Harness::create((*base)->info(), bres.rkIR, /*seed=*/7);
+  if (!harness)
+    return harness.takeError();
+  Harness &h = **harness;
+  int64_t checkRows = std::min<int64_t>(p.rows, 64);
+
+  auto measure = [&](Kernel &k, TuneCandidate &c) -> llvm::Error {
+    auto t0 = Clock::now();
+    auto chk = h.check(k, checkRows);
+    if (!chk)
+      return chk.takeError();
+    if (!chk->passed) {
+      c.ok = false;
+      c.why = llvm::formatv("wrong result (rel. error {0:e2})",
+                            chk->relErrors.empty() ? 0.0 : chk->relErrors[0]).str();
+      ++rep.wrong;
+      rep.timingMs += msSince(t0);
+      return llvm::Error::success();
+    }
+    auto ms = h.timeMs(k, opt.reps);
+    if (!ms)
+      return ms.takeError();
+    c.ms = *ms;
+    c.tbps = h.bytes() / (*ms * 1e-3) / 1e12;
+    c.ok = true;
+    rep.timingMs += msSince(t0);
+    return llvm::Error::success();
+  };
+
+  rep.heuristic.schedule = (*base)->info().plan;
+  if (llvm::Error e = measure(**base, rep.heuristic))
+    return std::move(e);
+  if (!rep.heuristic.ok)
+    return llvm::createStringError("the heuristic schedule fails the reference check: " +
+                                   rep.heuristic.why);
+  rep.best = rep.heuristic;
+
+  // The space.
+  Space space{p, *target};
+  std::vector<plan::RowPlan> cands;
+  std::set<std::string> seen{rep.heuristic.schedule};
+  int64_t w0 = plan::pickVector(p.cols, p.minElemBytes);
+  auto consider = [&](int64_t threads, int64_t cluster, int64_t rows, int64_t minBlocks,
+                      int64_t vector, std::vector<plan::RowPlan> &out) {
+    auto [pl, why] = space.make(threads, cluster, rows, minBlocks, vector);
+    if (!pl) {
+      ++rep.pruned[why];
+      return;
+    }
+    if (seen.insert(scheduleOf(*pl)).second)
+      out.push_back(*pl);
+  };
+  for (int64_t vector : {w0, std::max<int64_t>(w0 / 2, 1)})
+    for (int64_t threads = 1; threads <= 1024; threads *= 2)
+      for (int64_t cluster = 1; cluster <= target->maxCluster; cluster *= 2)
+        for (int64_t minBlocks : {0, 2}) {
+          int64_t rows = cluster > 1 ? 1 : std::max<int64_t>(1, 128 / threads);
+          consider(threads, cluster, rows, minBlocks, vector, cands);
+          if (cluster == 1 && threads < 512)
+            consider(threads, cluster, rows * 2, minBlocks, vector, cands);
+        }
+  std::stable_sort(cands.begin(), cands.end(), [](const plan::RowPlan &a, const plan::RowPlan &b) {
+    return Space::score(a) < Space::score(b);
+  });
+
+  unsigned width = std::max(1u, std::thread::hardware_concurrency());
+  auto compileAll = [&](const std::vector<plan::RowPlan> &batch) {
+    std::vector<std::shared_ptr<Kernel>> kernels(batch.size());
+    std::vector<std::string> errors(batch.size());
+    std::atomic<size_t> next{0};
+    auto t0 = Clock::now();
+    std::vector<std::thread> pool;
+    for (unsigned i = 0; i < std::min<size_t>(width, batch.size()); ++i)
+      pool.emplace_back([&] {
+        for (size_t j; (j = next++) < batch.size();) {
+          CompileRequest r = req;
+          r.options.schedule = scheduleOf(batch[j]);
+          auto k = Kernel::get(r);
+          if (k)
+            kernels[j] = *k;
+          else
+            errors[j] = llvm::toString(k.takeError());
+        }
+      });
+    for (std::thread &t : pool)
+      t.join();
+    rep.compileMs += msSince(t0);
+    return std::make_pair(kernels, errors);
+  };
+
+  auto progress = [&]() {
+    if (opt.progress)
+      llvm::errs() << llvm::formatv("\r  tuning: {0} candidates timed, {1} pruned, best "
+                                    "{2:f3} TB/s ({3:f1} us)   ",
+                                    rep.tried.size(), [&] {
+                                      int n = 0;
+                                      for (auto &kv : rep.pruned) n += kv.second;
+                                      return n;
+                                    }(),
+                                    rep.best.tbps, rep.best.ms * 1e3);
+  };
+
+  auto runBatch = [&](const std::vector<plan::RowPlan> &batch) -> llvm::Error {
+    auto [kernels, errors] = compileAll(batch);
+    for (size_t i = 0; i < batch.size(); ++i) {
+      TuneCandidate c;
+      c.schedule = scheduleOf(batch[i]);
+      if (!kernels[i]) {
+        c.why = "compile failed: " + errors[i];
+      } else if (llvm::Error e = measure(*kernels[i], c)) {
+        c.why = llvm::toString(std::move(e));
+      }
+      if (c.ok && c.ms < rep.best.ms)
+        rep.best = c;
+      rep.tried.push_back(c);
+      progress();
+    }
+    return llvm::Error::success();
+  };
+
+  // Phase 1: the cost model's favourites.
+  size_t first = std::min<size_t>(cands.size(), std::max<size_t>(width, 8));
+  std::vector<plan::RowPlan> batch(cands.begin(), cands.begin() + first);
+  if (llvm::Error e = runBatch(batch))
+    return std::move(e);
+  // Phase 2: local refinement around the best until no gain or no budget.
+  for (int round = 0; round < 6 && msSince(start) < opt.budgetMs; ++round) {
+    auto parsed = plan::parseOverride(rep.best.schedule);
+    if (!parsed)
+      break;
+    std::vector<plan::RowPlan> next;
+    int64_t T = parsed->threads, C = parsed->cluster, R = parsed->rows,
+            B = parsed->minBlocks, W = parsed->vector;
+    for (int64_t t2 : {T / 2, T * 2})
+      if (t2 >= 1)
+        consider(t2, C, C > 1 ? 1 : std::max<int64_t>(1, 128 / t2), B, W, next);
+    for (int64_t c2 : {C / 2, C * 2})
+      if (c2 >= 1)
+        consider(T, c2, c2 > 1 ? 1 : R, B, W, next);
+    for (int64_t r2 : {R / 2, R * 2})
+      if (r2 >= 1 && C == 1)
+        consider(T, C, r2, B, W, next);
+    for (int64_t b2 : {int64_t(0), int64_t(1), int64_t(2), int64_t(4)})
+      consider(T, C, R, b2, W, next);
+    if (next.empty())
+      break;
+    double before = rep.best.ms;
+    if (llvm::Error e = runBatch(next))
+      return std::move(e);
+    if (rep.best.ms >= before * 0.995)
+      break;
+  }
+  if (opt.progress)
+    llvm::errs() << "\n";
+  rep.totalMs = msSince(start);
+
+  // Keep the heuristic unless a candidate beats it beyond noise (1%).
+  if (rep.best.ms > rep.heuristic.ms * 0.99)
+    rep.best = rep.heuristic;
+  TuningEntry &e = rep.entry;
+  e.key = tuningKey(req);
+  e.op = llvm::toHex(llvm::SHA256::hash(llvm::arrayRefFromStringRef(req.specText)), true).substr(0, 32);
+  e.name = (*base)->info().name;
+  e.dtype = req.options.dtype;
+  for (const std::string &s : req.options.shapes)
+    e.shapes += (e.shapes.empty() ? "" : ";") + s;
+  e.rows = p.rows;
+  e.cols = p.cols;
+  e.gpu = cuda::deviceSignature();
+  auto nv = rkc::nvrtcVersion();
+  e.nvrtc = nv ? *nv : (llvm::consumeError(nv.takeError()), std::string("none"));
+  e.rkcVersion = RKC_VERSION;
+  e.arch = req.options.arch;
+  e.schedule = rep.best.schedule;
+  e.ms = rep.best.ms;
+  e.tbps = rep.best.tbps;
+  e.heuristicMs = rep.heuristic.ms;
+  if (llvm::Error err = TuningDb::get().add(e))
+    return std::move(err);
+  return rep;
+}
+
+llvm::Expected<std::shared_ptr<Kernel>> rkc::getTuned(CompileRequest req) {
+  if (req.options.arch.empty()) {
+    auto arch = cuda::currentArch();
+    if (arch) {
+      req.options.arch = *arch;
+    } else {
+      llvm::consumeError(arch.takeError());
+      req.options.arch = "sm_90a";
+    }
+  }
+  if (req.options.schedule.empty()) {
+    if (auto s = TuningDb::get().lookup(req)) {
+      req.options.schedule = *s;
+    } else if (const char *t = std::getenv("RKC_TUNE"); t && *t == '1') {
+      TuneOptions opt;
+      opt.progress = false;
+      auto rep = tune(req, opt);
+      if (rep)
+        req.options.schedule = rep->best.schedule;
+      else
+        llvm::errs() << "rkc: warning: tuning failed, using the heuristic: "
+                     << llvm::toString(rep.takeError()) << "\n";
+    }
+  }
+  return Kernel::get(req);
+}

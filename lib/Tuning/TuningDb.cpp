@@ -1,0 +1,247 @@
+//===- TuningDb.cpp - the JSON-lines tuning database ----------------------===//
+//
+// Why JSON lines: one self-describing row per tuned shape, appended with a
+// single write under an advisory lock (several processes may tune at
+// once), readable and diffable, exportable to a fleet as a plain file, and
+// a torn or foreign row costs only that row. SQLite would add a dependency
+// for no query we need.
+//
+//===----------------------------------------------------------------------===//
+
+#include "rkc/Tuning.h"
+#include "rkc/Jit.h"
+
+#include "../Runtime/CudaDriver.h"
+#include "../Runtime/DiskCache.h"
+#include "../Runtime/Nvrtc.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SHA256.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+namespace rkc::detail {
+extern const char kDefaultTuningDb[];
+}
+
+using namespace rkc;
+
+static constexpr int kFormat = 1;
+
+std::string rkc::machineSignature() {
+  auto nv = nvrtc::version();
+  std::string v = nv ? *nv : (llvm::consumeError(nv.takeError()), std::string("none"));
+  return cuda::deviceSignature() + "|nvrtc " + v + "|rkc " RKC_VERSION;
+}
+
+static std::string hashOf(llvm::StringRef s) {
+  return llvm::toHex(llvm::SHA256::hash(llvm::arrayRefFromStringRef(s)), true).substr(0, 32);
+}
+
+static std::string shapesOf(const CompileRequest &r) {
+  std::string s;
+  for (const std::string &x : r.options.shapes)
+    s += (s.empty() ? "" : ";") + x;
+  return s;
+}
+
+std::string rkc::tuningKey(const CompileRequest &r) {
+  return hashOf(hashOf(r.specText) + "\n" + shapesOf(r) + "\n" + r.options.dtype + "\n" +
+                r.options.arch + "\n" + r.options.streaming + "\n" + machineSignature());
+}
+
+std::optional<TuningEntry> TuningDb::parseLine(llvm::StringRef line) {
+  auto v = llvm::json::parse(line);
+  if (!v) {
+    llvm::consumeError(v.takeError());
+    return std::nullopt;
+  }
+  const llvm::json::Object *o = v->getAsObject();
+  if (!o || o->getInteger("format") != kFormat)
+    return std::nullopt;
+  TuningEntry e;
+  auto str = [&](const char *k, std::string &dst) {
+    auto s = o->getString(k);
+    if (!s)
+      return false;
+    dst = s->str();
+    return true;
+  };
+  auto num = [&](const char *k, double &dst) {
+    auto n = o->getNumber(k);
+    if (!n)
+      return false;
+    dst = *n;
+    return true;
+  };
+  double rows = 0, cols = 0;
+  if (!str("key", e.key) || !str("op", e.op) || !str("name", e.name) ||
+      !str("dtype", e.dtype) || !str("shapes", e.shapes) || !str("gpu", e.gpu) ||
+      !str("nvrtc", e.nvrtc) || !str("rkc", e.rkcVersion) || !str("arch", e.arch) ||
+      !str("schedule", e.schedule) || !num("ms", e.ms) || !num("tbps", e.tbps) ||
+      !num("heuristic_ms", e.heuristicMs) || !num("M", rows) || !num("N", cols))
+    return std::nullopt;
+  num("roofline_tbps", e.rooflineTbps);
+  e.rows = (int64_t)rows;
+  e.cols = (int64_t)cols;
+  return e;
+}
+
+std::string TuningDb::formatLine(const TuningEntry &e) {
+  llvm::json::Object o{{"format", kFormat},  {"key", e.key},
+                       {"op", e.op},         {"name", e.name},
+                       {"dtype", e.dtype},   {"shapes", e.shapes},
+                       {"M", e.rows},        {"N", e.cols},
+                       {"gpu", e.gpu},       {"nvrtc", e.nvrtc},
+                       {"rkc", e.rkcVersion}, {"arch", e.arch},
+                       {"schedule", e.schedule}, {"ms", e.ms},
+                       {"tbps", e.tbps},     {"heuristic_ms", e.heuristicMs},
+                       {"roofline_tbps", e.rooflineTbps}};
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << llvm::json::Value(std::move(o));
+  return s;
+}
+
+static std::optional<std::string> userDbPath() {
+  auto dir = diskcache::directory(); // .../kernels
+  if (!dir)
+    return std::nullopt;
+  return dir->substr(0, dir->rfind('/')) + "/tuning.jsonl";
+}
+
+static void parseInto(llvm::StringRef text, llvm::StringRef origin,
+                      std::vector<TuningEntry> &out) {
+  llvm::SmallVector<llvm::StringRef> lines;
+  text.split(lines, '\n', -1, false);
+  int bad = 0, foreign = 0;
+  for (llvm::StringRef l : lines) {
+    if (l.trim().empty())
+      continue;
+    auto e = TuningDb::parseLine(l);
+    if (!e)
+      ++bad;
+    else if (e->rkcVersion != RKC_VERSION)
+      ++foreign;
+    else
+      out.push_back(*e);
+  }
+  if (bad || foreign)
+    llvm::errs() << "rkc: warning: tuning database " << origin << ": ignored " << bad
+                 << " malformed and " << foreign << " foreign-version rows\n";
+}
+
+void TuningDb::reload() {
+  std::lock_guard<std::mutex> lock(mu_);
+  entries_.clear();
+  if (const char *off = std::getenv("RKC_DISABLE_TUNING_DB"); off && *off && *off != '0')
+    return;
+  parseInto(detail::kDefaultTuningDb, "(built in)", entries_);
+  if (auto path = userDbPath())
+    if (auto buf = llvm::MemoryBuffer::getFile(*path, /*IsText=*/true))
+      parseInto((*buf)->getBuffer(), *path, entries_);
+}
+
+TuningDb &TuningDb::get() {
+  static TuningDb db;
+  return db;
+}
+
+std::vector<TuningEntry> TuningDb::entries() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return entries_;
+}
+
+std::optional<std::string> TuningDb::lookup(const CompileRequest &r) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (entries_.empty())
+    return std::nullopt;
+  std::string key = tuningKey(r);
+  std::string op = hashOf(r.specText);
+  std::string gpu = cuda::deviceSignature();
+  const TuningEntry *exact = nullptr, *near = nullptr;
+  double bestDist = 1e30;
+  // Later rows win (the user's over the built-in ones, newer over older).
+  for (const TuningEntry &e : entries_) {
+    if (e.key == key)
+      exact = &e;
+    if (e.op != op || e.dtype != r.options.dtype || e.gpu != gpu || e.arch != r.options.arch)
+      continue;
+    // Nearest row length: the shape bucket.
+    int64_t n = 0;
+    for (const std::string &s : r.options.shapes) {
+      llvm::StringRef dims = llvm::StringRef(s).split('=').second;
+      llvm::SmallVector<llvm::StringRef> parts;
+      dims.split(parts, 'x');
+      if (parts.size() == 2)
+        parts.back().getAsInteger(10, n);
+    }
+    if (n <= 0)
+      continue;
+    double dist = std::fabs(std::log2((double)n) - std::log2((double)e.cols));
+    if (dist <= bestDist) {
+      bestDist = dist;
+      near = &e;
+    }
+  }
+  if (exact)
+    return exact->schedule;
+  if (near && bestDist <= 1.0) // within a factor of two of a tuned N
+    return near->schedule;
+  return std::nullopt;
+}
+
+llvm::Error TuningDb::add(const TuningEntry &e) {
+  auto path = userDbPath();
+  if (!path)
+    return llvm::createStringError("no writable cache directory for the tuning database");
+  std::string line = formatLine(e) + "\n";
+  int fd = ::open(path->c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+  if (fd < 0)
+    return llvm::createStringError("cannot open " + *path);
+  ::flock(fd, LOCK_EX);
+  ssize_t n = ::write(fd, line.data(), line.size());
+  ::flock(fd, LOCK_UN);
+  ::close(fd);
+  if (n != (ssize_t)line.size())
+    return llvm::createStringError("short write to " + *path);
+  std::lock_guard<std::mutex> lock(mu_);
+  entries_.push_back(e);
+  return llvm::Error::success();
+}
+
+llvm::Error TuningDb::exportTo(const std::string &path) const {
+  std::string text;
+  for (const TuningEntry &e : entries())
+    text += formatLine(e) + "\n";
+  std::error_code ec;
+  std::string tmp = path + ".tmp";
+  {
+    llvm::raw_fd_ostream os(tmp, ec);
+    if (ec)
+      return llvm::createStringError("cannot write " + path + ": " + ec.message());
+    os << text;
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0)
+    return llvm::createStringError("cannot write " + path);
+  return llvm::Error::success();
+}
+
+llvm::Expected<int> TuningDb::importFrom(const std::string &path) {
+  auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
+  if (!buf)
+    return llvm::createStringError("cannot read " + path + ": " + buf.getError().message());
+  std::vector<TuningEntry> rows;
+  parseInto((*buf)->getBuffer(), path, rows);
+  for (const TuningEntry &e : rows)
+    if (llvm::Error err = add(e))
+      return std::move(err);
+  return (int)rows.size();
+}
