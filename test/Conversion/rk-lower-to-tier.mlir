@@ -195,3 +195,43 @@ func.func @single_thread(%x: tensor<256x4xf32>) -> tensor<256xf32>
   %s = rk.reduce add %x : tensor<256x4xf32> -> tensor<256xf32>
   return %s : tensor<256xf32>
 }
+
+// -----
+
+// A combiner may use a constant defined above it (rk-decompose's rewrite
+// driver hoists region constants to the function): each tier's region gets
+// its own copy, since the CUDA emitter turns a combiner into a functor that
+// sees nothing of the kernel.
+// CHECK-LABEL: func.func @outer_constant
+// CHECK:         tier.thread_reduce
+// CHECK-NEXT:    ^bb0(%[[A:.*]]: f32, %[[B:.*]]: f32):
+// CHECK-NEXT:      %[[S:.*]] = arith.addf %[[A]], %[[B]] : f32
+// CHECK-NEXT:      %[[CAP:.*]] = arith.constant 1.000000e+02 : f32
+// CHECK-NEXT:      %[[M:.*]] = arith.minimumf %[[S]], %[[CAP]] : f32
+// CHECK-NEXT:      tier.yield %[[M]] : f32
+// CHECK:         tier.warp_reduce
+// CHECK-NEXT:    ^bb0(%[[A:.*]]: f32, %[[B:.*]]: f32):
+// CHECK-NEXT:      %[[S:.*]] = arith.addf %[[A]], %[[B]] : f32
+// CHECK-NEXT:      %[[CAP:.*]] = arith.constant 1.000000e+02 : f32
+// CHECK-NEXT:      %[[M:.*]] = arith.minimumf %[[S]], %[[CAP]] : f32
+// CHECK:         tier.map
+// CHECK-NEXT:    ^bb0(%{{.*}}: f32):
+// CHECK-NEXT:      %[[CAP:.*]] = arith.constant 1.000000e+02 : f32
+// CHECK-NEXT:      tier.yield %[[CAP]] : f32
+func.func @outer_constant(%x: tensor<64x32xf32>) -> (tensor<64xf32>, tensor<64x32xf32>)
+    attributes {tier.layout = #tier.tv_layout<threads = 8, values = 4, vector = 4, rows = 16>,
+                tier.schedule = #tier.schedule<reduce = warp, cluster = 1, staging = registers, unroll = 1, min_blocks = 0>} {
+  // A sum of non-negative values saturating at 100.
+  %cap = arith.constant 100.0 : f32
+  %r = rk.reduce %x init [0.0 : f32] {
+  ^bb0(%a: f32, %b: f32):
+    %s = arith.addf %a, %b : f32
+    %m = arith.minimumf %s, %cap : f32
+    rk.yield %m : f32
+  } : tensor<64x32xf32> -> tensor<64xf32>
+  %y = rk.map %x {
+  ^bb0(%a: f32):
+    rk.yield %cap : f32
+  } : tensor<64x32xf32> -> tensor<64x32xf32>
+  return %r, %y : tensor<64xf32>, tensor<64x32xf32>
+}

@@ -161,13 +161,13 @@ func.func @cluster_max(%x: tensor<8x131072xbf16>, %m: tensor<8xf32> {rk.name = "
 // CHECK:         [[STATE]] [[T:r[0-9]+]] = [[STATE]]{__int_as_float(0xff800000), 0.0f};
 // CHECK:           if (FULL_ROW || col < N) [[T]] = [[COMB]]()([[T]], [[STATE]]{[[XF]][i], [[ONE:f[0-9]+]][i]});
 // CHECK:         const [[STATE]] [[W:r[0-9]+]] = rkc::warp_reduce<8>([[T]], [[COMB2:Combine[0-9]+]]());
-// CHECK-NEXT:    const float {{s[0-9]+}} = [[W]].c0;
-// CHECK-NEXT:    const float [[L:s[0-9]+]] = [[W]].c1;
+// CHECK-NEXT:    const float {{sv[0-9]+}} = [[W]].c0;
+// CHECK-NEXT:    const float [[L:sv[0-9]+]] = [[W]].c1;
 // CHECK-NEXT:    rkc::ValIdx<float, long long> [[AT:r[0-9]+]] = rkc::ValIdx<float, long long>{__int_as_float(0xff800000), -1LL};
 // CHECK:           if (FULL_ROW || col < N) [[AT]] = rkc::OpArgMax()([[AT]], rkc::ValIdx<float, long long>{[[XF]][i], col});
 // CHECK:         const rkc::ValIdx<float, long long> [[AW:r[0-9]+]] = rkc::warp_reduce<8>([[AT]], rkc::OpArgMax());
-// CHECK-NEXT:    const float {{s[0-9]+}} = [[AW]].v;
-// CHECK-NEXT:    const long long [[I:s[0-9]+]] = [[AW]].i;
+// CHECK-NEXT:    const float {{sv[0-9]+}} = [[AW]].v;
+// CHECK-NEXT:    const long long [[I:sv[0-9]+]] = [[AW]].i;
 // CHECK-NEXT:    if (row_ok && t == 0 && rank == 0) a1[row] = rkc::from_f32<float>([[L]]);
 // CHECK-NEXT:    if (row_ok && t == 0 && rank == 0) a2[row] = (long long)[[I]];
 // CHECK-NEXT:  }
