@@ -205,6 +205,7 @@ class Kernel(object):
         if not handle.value:
             raise RkcError("rkcKernelCompile returned no kernel", RKC_ERROR_COMPILE)
         self._handle = handle
+        self.spec_text = spec_text
         self.request = (spec_name, shapes, dtype, arch, schedule)
         n = lib.rkcKernelNumArgs(handle)
         args = []

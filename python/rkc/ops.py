@@ -77,6 +77,11 @@ def _compiling():
 
 # --- kernels ---------------------------------------------------------------
 
+def _empty(shape, dtype, device):
+    """Every output is allocated here (tests replace it to poison outputs)."""
+    return _torch.empty(shape, dtype=dtype, device=device)
+
+
 _kernels = {}
 _kernels_lock = threading.Lock()
 _texts = {}
@@ -165,6 +170,12 @@ def _launch(k, tensors, strides, M, dev, skip, recompile):
             while v > 1 and not _aligned(v, ptrs, sizes, strides, skip):
                 v >>= 1
             k = recompile(max(v, 1))
+    _submit(k, ptrs, strides, M, dev)
+
+
+def _submit(k, ptrs, strides, M, dev):
+    """The launch on torch's current stream of device `dev` (made current
+    for the driver when it is not)."""
     torch = _torch
     if dev != torch.cuda.current_device():
         with torch.cuda.device(dev):
@@ -270,12 +281,12 @@ def _rms_norm(x, weight, eps, residual):
     eps = _eps(op, eps)
     w = _vec(op, "weight", weight, N, x)
     dev = x.device.index
-    y = torch.empty((M, N), dtype=x.dtype, device=x.device)
+    y = _empty((M, N), x.dtype, x.device)
     if residual is None:
         _run_builtin("rms_norm", eps, M, N, _FLOAT[x.dtype], dev, [x2, w, y], 2)
         return y.view(shape)
     r2 = _same_rows(op, "residual", residual, shape, x)
-    h = torch.empty((M, N), dtype=x.dtype, device=x.device)
+    h = _empty((M, N), x.dtype, x.device)
     _run_builtin("rms_norm_residual", eps, M, N, _FLOAT[x.dtype], dev, [x2, w, r2, y, h], 3)
     return y.view(shape), h.view(shape)
 
@@ -315,7 +326,7 @@ def _layer_norm(x, weight, bias, eps):
     if weight is None:
         raise TypeError("rkc.layer_norm: weight is required (a tensor of shape (%d,))" % N)
     w = _vec(op, "weight", weight, N, x)
-    y = torch.empty((M, N), dtype=x.dtype, device=x.device)
+    y = _empty((M, N), x.dtype, x.device)
     dev = x.device.index
     if bias is None:
         _run_builtin("layer_norm_nobias", eps, M, N, _FLOAT[x.dtype], dev, [x2, w, y], 2)
@@ -346,7 +357,7 @@ def _softmax_like(spec, x):
     torch = _t()
     x2, shape = _rows(spec, "x", x)
     M, N = x2.shape
-    y = torch.empty((M, N), dtype=x.dtype, device=x.device)
+    y = _empty((M, N), x.dtype, x.device)
     _run_builtin(spec, None, M, N, _FLOAT[x.dtype], x.device.index, [x2, y], 1)
     return y.view(shape)
 
@@ -404,8 +415,8 @@ def _cross_entropy(logits, target, ignore_index, reduction, return_lse=False):
         t = t.to(torch.int64)
     if M > 1 and t.stride(0) != 1:
         t = t.contiguous()
-    loss = torch.empty((M,), dtype=torch.float32, device=logits.device)
-    lse = torch.empty((M,), dtype=torch.float32, device=logits.device)
+    loss = _empty((M,), torch.float32, logits.device)
+    lse = _empty((M,), torch.float32, logits.device)
     _run_builtin("cross_entropy", ignore_index, M, N, _FLOAT[logits.dtype], logits.device.index,
                  [x2, t, loss, lse], 2, skip=(1, 2, 3))
     if reduction == "none":
@@ -464,12 +475,6 @@ def precompile(op, shape, dtype, device=None, **params):
     M = 1
     for d in shape[:-1]:
         M *= d
-    if device is None:
-        dev = torch.cuda.current_device()
-    else:
-        dev = torch.device(device).index
-        if dev is None:
-            dev = torch.cuda.current_device()
     params = dict(params)
     if op == "rms_norm":
         spec = "rms_norm_residual" if params.pop("residual", False) else "rms_norm"
@@ -485,6 +490,9 @@ def precompile(op, shape, dtype, device=None, **params):
         raise ValueError("rkc.precompile: unknown op %r" % (op,))
     if params:
         raise TypeError("rkc.precompile: unexpected parameters for %s: %s" % (op, ", ".join(params)))
+    dev = None if device is None else torch.device(device).index
+    if dev is None:
+        dev = torch.cuda.current_device()
     return _builtin_kernel(spec, attr, M, N, dt, _arch(dev))
 
 
@@ -648,7 +656,7 @@ class CompiledSpec(object):
             if odt is None:
                 raise RkcError("rkc.%s: result %s has dtype %s, which torch cannot hold"
                                % (fn, info.name, info.dtype))
-            outs.append(torch.empty(info.shape, dtype=odt, device=device))
+            outs.append(_empty(info.shape, odt, device))
         tensors_all = prepared + outs
         strides = [t.stride(0) if (i < len(prepared) and t.dim() == 2 and M > 1) else 0
                    for i, t in enumerate(tensors_all)]

@@ -1,0 +1,130 @@
+"""A representative subset of the rkc row ops for compute-sanitizer
+(test/gpu/sanitize.sh): every op, bf16 and f32, N in {33, 1000, 4096, 65536
+(a cluster), 262144 (the largest cluster)}, M = 3, plus M = 1, misaligned
+rows (the vector fallback) and the custom specs. Each result is compared
+with PyTorch so that a kernel that silently did nothing is noticed. Prints
+one line per case; exits 1 if any case failed.
+"""
+
+import os
+import sys
+import time
+import traceback
+from concurrent.futures import ThreadPoolExecutor
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(HERE)), "python"))
+sys.path.insert(0, HERE)
+
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+
+import rkc  # noqa: E402
+import custom_specs  # noqa: E402
+
+DT = {"f32": torch.float32, "bf16": torch.bfloat16}
+NS = [33, 1000, 4096, 65536, 262144]
+M = 3
+
+
+def close(out, ref, dt, what):
+    o, r = out.double(), ref.double()
+    fin = torch.isfinite(r)
+    if not torch.equal(torch.isnan(o), torch.isnan(r)):
+        raise AssertionError("%s: NaN mismatch" % what)
+    d = (o[fin] - r[fin]).norm() / r[fin].norm().clamp_min(1e-30)
+    tol = 1e-5 if dt == "f32" else 8e-3
+    if not d <= tol:
+        raise AssertionError("%s: relative error %.3e" % (what, float(d)))
+
+
+def rms_ref(x, w, eps=1e-6, r=None):
+    h = x.double() + (0 if r is None else r.double())
+    return h * torch.rsqrt(h.pow(2).mean(-1, keepdim=True) + eps) * w.double(), h
+
+
+def run_case(op, dt, N, rows=M, layout=None):
+    g = torch.Generator(device="cuda").manual_seed(N * 7 + rows)
+    off = 1 if layout == "off1" else 0
+    big = torch.randn((rows, N + 8), generator=g, device="cuda").to(DT[dt])
+    x = big[:, off:off + N]
+    w = torch.randn((N + off,), generator=g, device="cuda").to(DT[dt])[off:]
+    b = torch.randn((N,), generator=g, device="cuda").to(DT[dt])
+    if op == "rms_norm":
+        close(rkc.rms_norm(x, w), rms_ref(x, w)[0], dt, op)
+    elif op == "rms_norm_residual":
+        r = torch.randn((rows, N), generator=g, device="cuda").to(DT[dt])
+        y, h = rkc.rms_norm(x, w, residual=r)
+        yr, hr = rms_ref(x, w, r=r)
+        close(y, yr, dt, op)
+        close(h, hr, dt, op + " h")
+    elif op == "layer_norm":
+        close(rkc.layer_norm(x, w, b), F.layer_norm(x.double(), (N,), w.double(), b.double()), dt, op)
+    elif op == "layer_norm_nobias":
+        close(rkc.layer_norm(x, w), F.layer_norm(x.double(), (N,), w.double()), dt, op)
+    elif op == "softmax":
+        close(rkc.softmax(x), torch.softmax(x.double(), -1), dt, op)
+    elif op == "log_softmax":
+        close(rkc.log_softmax(x), torch.log_softmax(x.double(), -1), dt, op)
+    elif op == "cross_entropy":
+        t = torch.randint(0, N, (rows,), generator=g, device="cuda")
+        t[0] = -100
+        loss = rkc.cross_entropy(x, t, reduction="none")
+        close(loss, F.cross_entropy(x.double(), t, reduction="none"), dt, op)
+    elif op == "l2_normalize":
+        close(rkc.compile(custom_specs.L2_NORMALIZE)(x), F.normalize(x.double(), dim=-1), dt, op)
+    elif op == "row_logsumexp":
+        close(rkc.compile(custom_specs.ROW_LOGSUMEXP)(x), torch.logsumexp(x.double(), -1), "f32", op)
+    else:
+        raise ValueError(op)
+
+
+OPS = ["rms_norm", "rms_norm_residual", "layer_norm", "layer_norm_nobias", "softmax",
+       "log_softmax", "cross_entropy", "l2_normalize", "row_logsumexp"]
+
+
+def main():
+    cases = [(op, dt, N, M, None) for op in OPS for dt in DT for N in NS]
+    cases += [(op, "bf16", 4096, 1, None) for op in OPS[:7]]
+    cases += [(op, dt, N, M, "off1") for op in OPS[:7] for dt in DT for N in (1000, 65536)]
+    # Compile the named ops' aligned kernels up front, in parallel.
+    pre = set()
+    for op, dt, N, rows, layout in cases:
+        if op in ("l2_normalize", "row_logsumexp"):
+            continue
+        name = {"rms_norm_residual": "rms_norm", "layer_norm_nobias": "layer_norm"}.get(op, op)
+        params = {"rms_norm_residual": (("residual", True),),
+                  "layer_norm_nobias": (("bias", False),)}.get(op, ())
+        pre.add((name, (rows, N), dt, params))
+    t0 = time.time()
+    with ThreadPoolExecutor(min(16, os.cpu_count() or 1)) as ex:
+        list(ex.map(lambda r: _try(lambda: rkc.precompile(r[0], r[1], DT[r[2]], **dict(r[3]))),
+                    sorted(pre)))
+    print("precompiled %d kernels in %.1f s" % (len(pre), time.time() - t0), flush=True)
+    failed = 0
+    for c in cases:
+        op, dt, N, rows, layout = c
+        name = "%s %s M=%d N=%d%s" % (op, dt, rows, N, " " + layout if layout else "")
+        try:
+            run_case(op, dt, N, rows, layout)
+            torch.cuda.synchronize()
+            print("ok   " + name, flush=True)
+        except Exception as e:
+            failed += 1
+            msg = str(e).splitlines()[0] if str(e) else type(e).__name__
+            print("FAIL " + name + ": " + msg, flush=True)
+            if os.environ.get("RKC_SANITIZE_VERBOSE"):
+                traceback.print_exc()
+    print("%d cases, %d failed" % (len(cases), failed), flush=True)
+    return 1 if failed else 0
+
+
+def _try(f):
+    try:
+        return f()
+    except Exception:
+        return None
+
+
+if __name__ == "__main__":
+    sys.exit(main())
