@@ -70,8 +70,8 @@ LogicalResult ScheduleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                    Level reduce, int64_t cluster,
                                    Staging staging, int64_t unroll,
                                    int64_t minBlocks) {
-  if (cluster < 1 || cluster > 16)
-    return emitError() << "schedule cluster must be in [1, 16], got "
+  if (cluster < 1 || cluster > 16 || (cluster & (cluster - 1)))
+    return emitError() << "schedule cluster must be a power of two in [1, 16], got "
                        << cluster;
   if ((cluster > 1) != (reduce == Level::cluster))
     return emitError() << "schedule reduce = cluster goes with cluster > 1 "

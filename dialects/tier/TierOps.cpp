@@ -118,10 +118,11 @@ LogicalResult BlockReduceOp::verify() {
 }
 
 LogicalResult ClusterReduceOp::verify() {
-  if (getCluster() < 2 || getCluster() > 16)
-    return emitOpError() << "cluster must be in [2, 16], got " << getCluster();
-  if (getWarps() * getCluster() > 1024)
-    return emitOpError("warps x cluster must be at most 1024");
+  int64_t c = getCluster(), w = getWarps();
+  if (c < 2 || c > 16 || (c & (c - 1)))
+    return emitOpError() << "cluster must be a power of two in [2, 16], got " << c;
+  if (w < 1 || w > 32 || (w & (w - 1)))
+    return emitOpError() << "warps per row must be a power of two in [1, 32], got " << w;
   return verifyCombiner(*this, getKindAttr(), getCombiner(), getResultTypes());
 }
 

@@ -87,10 +87,11 @@ Expected<PlanOverride> parseOverride(StringRef text) {
       continue;
     }
     int64_t v;
-    if (val.getAsInteger(10, v) || v < 0)
-      return llvm::createStringError("schedule: '" + key.str() +
-                                     "' needs a non-negative integer, got '" +
-                                     val.str() + "'");
+    bool zeroOk = key == "min_blocks";
+    if (val.getAsInteger(10, v) || v < 0 || (v == 0 && !zeroOk))
+      return llvm::createStringError(
+          "schedule: '" + key.str() + "' needs a " +
+          (zeroOk ? "non-negative" : "positive") + " integer, got '" + val.str() + "'");
     if (key == "threads") o.threads = v;
     else if (key == "values") o.values = v;
     else if (key == "vector") o.vector = v;
@@ -203,7 +204,9 @@ Expected<RowPlan> planRow(const RowProblem &p, const Target &t,
   pl.vector = o.vector > 0 ? o.vector : pickVector(p.cols, p.minElemBytes);
   note(llvm::formatv("vector = {0}: {1}-byte accesses of {2}-byte elements{3}",
                      pl.vector, pl.vector * p.minElemBytes, p.minElemBytes,
-                     pl.vector * p.minElemBytes < 16 ? " (N is not a multiple of a 16-byte vector)" : ""));
+                     o.vector <= 0 && pl.vector * p.minElemBytes < 16
+                         ? " (N is not a multiple of a 16-byte vector)"
+                         : ""));
 
   // 2-5. Threads per row, cluster, values per thread, staging.
   int64_t nvec = ceilDiv(p.cols, pl.vector);
@@ -257,13 +260,13 @@ Expected<RowPlan> planRow(const RowProblem &p, const Target &t,
   // 6. Rows per CTA.
   pl.rows = o.rows > 0 ? o.rows
                        : (pl.cluster > 1 ? 1 : std::max<int64_t>(1, kMinCtaThreads / pl.threads));
-  note(llvm::formatv("{0} rows per CTA ({1} threads)", pl.rows, pl.ctaThreads()));
+  note(llvm::formatv("rows per CTA: {0} ({1} threads)", pl.rows, pl.ctaThreads()));
   note(llvm::formatv("reductions climb to the {0} tier", levelName(pl.reduceLevel())));
   note(llvm::formatv("staging = {0}: {1}", stagingName(pl.staging),
                      pl.staging == Staging::Registers
                          ? "the row stays in registers and is read from global memory once"
-                         : llvm::formatv("the row does not fit on chip; it is swept in {0} "
-                                         "passes of {1} elements, with online combiners",
+                         : llvm::formatv("the row does not fit on chip; it is swept in "
+                                         "passes ({0}) of {1} elements, with online combiners",
                                          ceilDiv(p.cols, pl.threads * pl.cluster * pl.values),
                                          pl.threads * pl.cluster * pl.values).str()));
   pl.unroll = o.unroll > 0 ? o.unroll : pl.values / pl.vector;

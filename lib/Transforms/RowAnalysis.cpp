@@ -4,6 +4,8 @@
 
 #include "rk/RkDialect.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
 #include "llvm/ADT/DenseMap.h"
 
 using namespace mlir;
@@ -26,6 +28,21 @@ static bool isFragment(Value v, int64_t m, int64_t n) {
 FailureOr<::rkc::plan::RowProblem>
 rkc::analyzeRowProgram(func::FuncOp func) {
   ::rkc::plan::RowProblem p;
+  // Only row programs (what rk-decompose leaves) are planned.
+  Operation *unsupported = nullptr;
+  func.walk([&](Operation *op) {
+    if (unsupported || op == func || op->getParentOp() != func)
+      return;
+    if (!isa<rk::MapOp, rk::ReduceOp, rk::BroadcastOp, rk::GatherOp, rk::DimOp,
+             arith::ConstantOp, func::ReturnOp>(op))
+      unsupported = op;
+  });
+  if (unsupported)
+    return unsupported->emitError()
+           << "'" << unsupported->getName()
+           << "' is not supported by the row-kernel pipeline (it plans and lowers "
+              "row programs: rms_norm, layer_norm, softmax, log_softmax, "
+              "cross_entropy and generic rk.map / rk.reduce / rk.broadcast / rk.gather)";
   RankedTensorType rowType;
   Operation *bad = nullptr;
   auto consider = [&](Value v, Operation *where) {

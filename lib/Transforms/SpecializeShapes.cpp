@@ -14,6 +14,7 @@
 #include "mlir/IR/Verifier.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 #define DEBUG_TYPE "rk-specialize-shapes"
@@ -319,8 +320,11 @@ struct SpecializeShapes
       byName[n] = arg.getArgNumber();
       names += (names.empty() ? "" : ", ") + n;
     }
+    llvm::StringSet<> given;
     for (const std::string &entry : shapes) {
       auto [name, dimsText] = StringRef(entry).split('=');
+      if (!given.insert(name).second)
+        return func.emitError() << "--shape " << name << " is given twice";
       auto it = byName.find(name);
       if (it == byName.end())
         return func.emitError() << "unknown argument '" << name

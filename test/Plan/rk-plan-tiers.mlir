@@ -34,7 +34,7 @@
 // expected-remark@below {{plan: vector = 4: 16-byte accesses of 4-byte elements}}
 // expected-remark@below {{plan: 8 threads per row (sub-warp), 4 values per thread (1 vector loads in flight)}}
 // expected-remark@below {{plan: cluster = 1}}
-// expected-remark@below {{plan: 16 rows per CTA (128 threads)}}
+// expected-remark@below {{plan: rows per CTA: 16 (128 threads)}}
 // expected-remark@below {{plan: reductions climb to the warp tier}}
 // expected-remark@below {{plan: staging = registers: the row stays in registers and is read from global memory once}}
 func.func @subwarp_f32(%x: tensor<4x32xf32>) -> tensor<4xf32> {
@@ -49,7 +49,7 @@ func.func @subwarp_f32(%x: tensor<4x32xf32>) -> tensor<4xf32> {
 // expected-remark@below {{plan: vector = 1: 4-byte accesses of 4-byte elements (N is not a multiple of a 16-byte vector)}}
 // expected-remark@below {{plan: 4 threads per row (sub-warp), 1 values per thread (1 vector loads in flight)}}
 // expected-remark@below {{plan: cluster = 1}}
-// expected-remark@below {{plan: 32 rows per CTA (128 threads)}}
+// expected-remark@below {{plan: rows per CTA: 32 (128 threads)}}
 // expected-remark@below {{plan: reductions climb to the warp tier}}
 // expected-remark@below {{plan: staging = registers: the row stays in registers and is read from global memory once}}
 func.func @unaligned_f32(%x: tensor<4x3xf32>) -> tensor<4xf32> {
@@ -64,7 +64,7 @@ func.func @unaligned_f32(%x: tensor<4x3xf32>) -> tensor<4xf32> {
 // expected-remark@below {{plan: vector = 8: 16-byte accesses of 2-byte elements}}
 // expected-remark@below {{plan: 32 threads per row, 32 values per thread (4 vector loads in flight)}}
 // expected-remark@below {{plan: cluster = 1}}
-// expected-remark@below {{plan: 4 rows per CTA (128 threads)}}
+// expected-remark@below {{plan: rows per CTA: 4 (128 threads)}}
 // expected-remark@below {{plan: reductions climb to the warp tier}}
 // expected-remark@below {{plan: staging = registers: the row stays in registers and is read from global memory once}}
 func.func @f16_n1000(%x: tensor<4x1000xf16>) -> tensor<4xf32> {
@@ -79,7 +79,7 @@ func.func @f16_n1000(%x: tensor<4x1000xf16>) -> tensor<4xf32> {
 // expected-remark@below {{plan: vector = 8: 16-byte accesses of 2-byte elements}}
 // expected-remark@below {{plan: 128 threads per row, 32 values per thread (4 vector loads in flight)}}
 // expected-remark@below {{plan: cluster = 1}}
-// expected-remark@below {{plan: 1 rows per CTA (128 threads)}}
+// expected-remark@below {{plan: rows per CTA: 1 (128 threads)}}
 // expected-remark@below {{plan: reductions climb to the block tier}}
 // expected-remark@below {{plan: staging = registers: the row stays in registers and is read from global memory once}}
 func.func @bf16_n4096(%x: tensor<64x4096xbf16>) -> tensor<64xf32> {
@@ -95,7 +95,7 @@ func.func @bf16_n4096(%x: tensor<64x4096xbf16>) -> tensor<64xf32> {
 // expected-remark@below {{plan: vector = 8: 16-byte accesses of 2-byte elements}}
 // expected-remark@below {{plan: 1024 threads per row, 32 values per thread (4 vector loads in flight)}}
 // expected-remark@below {{plan: cluster = 2: the row is split over the CTAs of a cluster and reduced through DSMEM}}
-// expected-remark@below {{plan: 1 rows per CTA (1024 threads)}}
+// expected-remark@below {{plan: rows per CTA: 1 (1024 threads)}}
 // expected-remark@below {{plan: reductions climb to the cluster tier}}
 // expected-remark@below {{plan: staging = registers: the row stays in registers and is read from global memory once}}
 func.func @bf16_n65536(%x: tensor<8x65536xbf16>) -> tensor<8xf32> {
@@ -110,7 +110,7 @@ func.func @bf16_n65536(%x: tensor<8x65536xbf16>) -> tensor<8xf32> {
 // expected-remark@below {{plan: vector = 4: 16-byte accesses of 4-byte elements}}
 // expected-remark@below {{plan: 1024 threads per row, 32 values per thread (8 vector loads in flight)}}
 // expected-remark@below {{plan: cluster = 8: the row is split over the CTAs of a cluster and reduced through DSMEM}}
-// expected-remark@below {{plan: 1 rows per CTA (1024 threads)}}
+// expected-remark@below {{plan: rows per CTA: 1 (1024 threads)}}
 // expected-remark@below {{plan: reductions climb to the cluster tier}}
 // expected-remark@below {{plan: staging = registers: the row stays in registers and is read from global memory once}}
 func.func @f32_n262144(%x: tensor<8x262144xf32>) -> tensor<8xf32> {
@@ -126,9 +126,9 @@ func.func @f32_n262144(%x: tensor<8x262144xf32>) -> tensor<8xf32> {
 // expected-remark@below {{plan: vector = 4: 16-byte accesses of 4-byte elements}}
 // expected-remark@below {{plan: 1024 threads per row, 16 values per thread (4 vector loads in flight)}}
 // expected-remark@below {{plan: cluster = 16: the row is split over the CTAs of a cluster and reduced through DSMEM}}
-// expected-remark@below {{plan: 1 rows per CTA (1024 threads)}}
+// expected-remark@below {{plan: rows per CTA: 1 (1024 threads)}}
 // expected-remark@below {{plan: reductions climb to the cluster tier}}
-// expected-remark@below {{plan: staging = stream: the row does not fit on chip; it is swept in 4 passes of 262144 elements, with online combiners}}
+// expected-remark@below {{plan: staging = stream: the row does not fit on chip; it is swept in passes (4) of 262144 elements, with online combiners}}
 func.func @f32_n1048576(%x: tensor<8x1048576xf32>) -> tensor<8xf32> {
   %s = rk.reduce add %x : tensor<8x1048576xf32> -> tensor<8xf32>
   return %s : tensor<8xf32>
@@ -141,7 +141,7 @@ func.func @f32_n1048576(%x: tensor<8x1048576xf32>) -> tensor<8xf32> {
 // expected-remark@below {{plan: vector = 8: 16-byte accesses of 2-byte elements}}
 // expected-remark@below {{plan: 128 threads per row, 32 values per thread (4 vector loads in flight)}}
 // expected-remark@below {{plan: cluster = 1}}
-// expected-remark@below {{plan: 1 rows per CTA (128 threads)}}
+// expected-remark@below {{plan: rows per CTA: 1 (128 threads)}}
 // expected-remark@below {{plan: reductions climb to the block tier}}
 // expected-remark@below {{plan: staging = registers: the row stays in registers and is read from global memory once}}
 func.func @bf16_n4096(%x: tensor<64x4096xbf16>) -> tensor<64xf32> {
@@ -156,9 +156,9 @@ func.func @bf16_n4096(%x: tensor<64x4096xbf16>) -> tensor<64xf32> {
 // expected-remark@below {{plan: vector = 8: 16-byte accesses of 2-byte elements}}
 // expected-remark@below {{plan: 1024 threads per row, 16 values per thread (2 vector loads in flight)}}
 // expected-remark@below {{plan: cluster = 1}}
-// expected-remark@below {{plan: 1 rows per CTA (1024 threads)}}
+// expected-remark@below {{plan: rows per CTA: 1 (1024 threads)}}
 // expected-remark@below {{plan: reductions climb to the block tier}}
-// expected-remark@below {{plan: staging = stream: the row does not fit on chip; it is swept in 4 passes of 16384 elements, with online combiners}}
+// expected-remark@below {{plan: staging = stream: the row does not fit on chip; it is swept in passes (4) of 16384 elements, with online combiners}}
 func.func @bf16_n65536(%x: tensor<8x65536xbf16>) -> tensor<8xf32> {
   %s = rk.reduce add %x : tensor<8x65536xbf16> -> tensor<8xf32>
   return %s : tensor<8xf32>
@@ -170,9 +170,9 @@ func.func @bf16_n65536(%x: tensor<8x65536xbf16>) -> tensor<8xf32> {
 // expected-remark@below {{plan: vector = 4: 16-byte accesses of 4-byte elements}}
 // expected-remark@below {{plan: 1024 threads per row, 16 values per thread (4 vector loads in flight)}}
 // expected-remark@below {{plan: cluster = 1}}
-// expected-remark@below {{plan: 1 rows per CTA (1024 threads)}}
+// expected-remark@below {{plan: rows per CTA: 1 (1024 threads)}}
 // expected-remark@below {{plan: reductions climb to the block tier}}
-// expected-remark@below {{plan: staging = stream: the row does not fit on chip; it is swept in 16 passes of 16384 elements, with online combiners}}
+// expected-remark@below {{plan: staging = stream: the row does not fit on chip; it is swept in passes (16) of 16384 elements, with online combiners}}
 func.func @f32_n262144(%x: tensor<8x262144xf32>) -> tensor<8xf32> {
   %s = rk.reduce add %x : tensor<8x262144xf32> -> tensor<8xf32>
   return %s : tensor<8xf32>
@@ -187,7 +187,7 @@ func.func @f32_n262144(%x: tensor<8x262144xf32>) -> tensor<8xf32> {
 // expected-remark@below {{plan: vector = 8: 16-byte accesses of 2-byte elements}}
 // expected-remark@below {{plan: 1024 threads per row, 32 values per thread (4 vector loads in flight)}}
 // expected-remark@below {{plan: cluster = 1}}
-// expected-remark@below {{plan: 1 rows per CTA (1024 threads)}}
+// expected-remark@below {{plan: rows per CTA: 1 (1024 threads)}}
 // expected-remark@below {{plan: reductions climb to the block tier}}
 // expected-remark@below {{plan: staging = registers: the row stays in registers and is read from global memory once}}
 func.func @softmax(%arg0: tensor<16x32768xbf16> {rk.name = "x"}) -> tensor<16x32768xbf16> {
@@ -220,10 +220,10 @@ func.func @softmax(%arg0: tensor<16x32768xbf16> {rk.name = "x"}) -> tensor<16x32
 //--- override.mlir
 // The override replaces the heuristic field by field: 8-byte vectors, 512
 // threads -> 4096 / 512 = 8 values; unroll and min_blocks as given.
-// expected-remark@below {{plan: vector = 4: 8-byte accesses of 2-byte elements (N is not a multiple of a 16-byte vector)}}
+// expected-remark@below {{plan: vector = 4: 8-byte accesses of 2-byte elements}}
 // expected-remark@below {{plan: 512 threads per row, 8 values per thread (2 vector loads in flight)}}
 // expected-remark@below {{plan: cluster = 1}}
-// expected-remark@below {{plan: 1 rows per CTA (512 threads)}}
+// expected-remark@below {{plan: rows per CTA: 1 (512 threads)}}
 // expected-remark@below {{plan: reductions climb to the block tier}}
 // expected-remark@below {{plan: staging = registers: the row stays in registers and is read from global memory once}}
 func.func @override(%x: tensor<64x4096xbf16>) -> tensor<64xf32> {
@@ -238,7 +238,7 @@ func.func @override(%x: tensor<64x4096xbf16>) -> tensor<64xf32> {
 // expected-remark@below {{plan: vector = 8: 16-byte accesses of 2-byte elements}}
 // expected-remark@below {{plan: 1024 threads per row, 16 values per thread (2 vector loads in flight)}}
 // expected-remark@below {{plan: cluster = 4: the row is split over the CTAs of a cluster and reduced through DSMEM}}
-// expected-remark@below {{plan: 1 rows per CTA (1024 threads)}}
+// expected-remark@below {{plan: rows per CTA: 1 (1024 threads)}}
 // expected-remark@below {{plan: reductions climb to the cluster tier}}
 // expected-remark@below {{plan: staging = registers: the row stays in registers and is read from global memory once}}
 func.func @override_cluster(%x: tensor<8x65536xbf16>) -> tensor<8xf32> {
@@ -256,7 +256,7 @@ func.func @bad_arch(%x: tensor<64x4096xbf16>) -> tensor<64xf32> {
 }
 
 //--- bad_integer.mlir
-// expected-error@below {{schedule: 'threads' needs a non-negative integer, got 'abc'}}
+// expected-error@below {{schedule: 'threads' needs a positive integer, got 'abc'}}
 func.func @bad_integer(%x: tensor<64x4096xbf16>) -> tensor<64xf32> {
   %s = rk.reduce add %x : tensor<64x4096xbf16> -> tensor<64xf32>
   return %s : tensor<64xf32>

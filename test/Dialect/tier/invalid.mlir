@@ -51,7 +51,7 @@ func.func private @whole_warps() attributes {l = #tier.tv_layout<threads = 8, va
 // #tier.schedule
 //===----------------------------------------------------------------------===//
 
-// expected-error @+1 {{schedule cluster must be in [1, 16], got 32}}
+// expected-error @+1 {{schedule cluster must be a power of two in [1, 16], got 32}}
 func.func private @cluster_range() attributes {s = #tier.schedule<reduce = cluster, cluster = 32, staging = registers, unroll = 1, min_blocks = 0>}
 
 // -----
@@ -282,7 +282,7 @@ func.func @block_warps_pow2(%s: f32) {
 // -----
 
 func.func @cluster_size(%s: f32) {
-  // expected-error @+1 {{'tier.cluster_reduce' op cluster must be in [2, 16], got 1}}
+  // expected-error @+1 {{'tier.cluster_reduce' op cluster must be a power of two in [2, 16], got 1}}
   %r = tier.cluster_reduce %s {} {kind = #rk<reduce_kind add>, warps = 8 : i64, cluster = 1 : i64} : f32 -> f32
   return
 }
@@ -290,7 +290,7 @@ func.func @cluster_size(%s: f32) {
 // -----
 
 func.func @cluster_states(%s: f32) {
-  // expected-error @+1 {{'tier.cluster_reduce' op warps x cluster must be at most 1024}}
+  // expected-error @+1 {{'tier.cluster_reduce' op warps per row must be a power of two in [1, 32], got 128}}
   %r = tier.cluster_reduce %s {} {kind = #rk<reduce_kind add>, warps = 128 : i64, cluster = 16 : i64} : f32 -> f32
   return
 }
