@@ -28,7 +28,7 @@ _ops_registered = False
 
 def _t():
     """torch, imported on first use (and the custom ops registered)."""
-    global _torch
+    global _torch, _raw_stream, _is_compiling
     if _torch is not None:
         return _torch
     try:
@@ -41,6 +41,8 @@ def _t():
             _TORCH_OF.update({"f32": torch.float32, "bf16": torch.bfloat16, "f16": torch.float16,
                               "f64": torch.float64, "i64": torch.int64, "i32": torch.int32,
                               "i16": torch.int16, "i8": torch.int8, "i1": torch.bool})
+            _raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+            _is_compiling = getattr(getattr(torch, "compiler", None), "is_compiling", None)
             _torch = torch
     register_torch_ops()
     return torch
@@ -69,10 +71,13 @@ def register_torch_ops():
     return True
 
 
+_raw_stream = None    # torch._C._cuda_getCurrentRawStream(device) -> int
+_is_compiling = None  # torch.compiler.is_compiling
+
+
 def _compiling():
-    torch = _torch
-    f = getattr(getattr(torch, "compiler", None), "is_compiling", None)
-    return bool(f and f())
+    f = _is_compiling
+    return f is not None and f()
 
 
 # --- kernels ---------------------------------------------------------------
@@ -179,9 +184,17 @@ def _submit(k, ptrs, strides, M, dev):
     torch = _torch
     if dev != torch.cuda.current_device():
         with torch.cuda.device(dev):
-            k.launch(ptrs, strides, M, torch.cuda.current_stream(dev).cuda_stream)
+            k.launch(ptrs, strides, M, _stream(dev))
     else:
-        k.launch(ptrs, strides, M, torch.cuda.current_stream(dev).cuda_stream)
+        k.launch(ptrs, strides, M, _stream(dev))
+
+
+def _stream(dev):
+    """torch's current CUDA stream of device `dev`, as a CUstream (int)."""
+    f = _raw_stream
+    if f is not None:
+        return f(dev)
+    return _torch.cuda.current_stream(dev).cuda_stream
 
 
 def _run_builtin(spec, attr, M, N, dt, dev, tensors, n_in, skip=()):
@@ -284,10 +297,12 @@ def _rms_norm(x, weight, eps, residual):
     y = _empty((M, N), x.dtype, x.device)
     if residual is None:
         _run_builtin("rms_norm", eps, M, N, _FLOAT[x.dtype], dev, [x2, w, y], 2)
-        return y.view(shape)
+        return y if len(shape) == 2 else y.view(shape)
     r2 = _same_rows(op, "residual", residual, shape, x)
     h = _empty((M, N), x.dtype, x.device)
     _run_builtin("rms_norm_residual", eps, M, N, _FLOAT[x.dtype], dev, [x2, w, r2, y, h], 3)
+    if len(shape) == 2:
+        return y, h
     return y.view(shape), h.view(shape)
 
 
@@ -333,7 +348,7 @@ def _layer_norm(x, weight, bias, eps):
     else:
         b = _vec(op, "bias", bias, N, x)
         _run_builtin("layer_norm", eps, M, N, _FLOAT[x.dtype], dev, [x2, w, b, y], 3)
-    return y.view(shape)
+    return y if len(shape) == 2 else y.view(shape)
 
 
 def layer_norm(x, weight, bias=None, eps=1e-5):
@@ -359,7 +374,7 @@ def _softmax_like(spec, x):
     M, N = x2.shape
     y = _empty((M, N), x.dtype, x.device)
     _run_builtin(spec, None, M, N, _FLOAT[x.dtype], x.device.index, [x2, y], 1)
-    return y.view(shape)
+    return y if len(shape) == 2 else y.view(shape)
 
 
 def softmax(x, dim=-1):
@@ -646,6 +661,9 @@ class CompiledSpec(object):
         if k.rows is None:
             raise ValueError("rkc.%s: the spec has no [M, N] argument" % fn)
         M, N = k.rows, k.cols
+        if len(k.inputs) != len(prepared):
+            raise RkcError("rkc.%s: the kernel takes %d inputs (%s), the spec's signature %d"
+                           % (fn, len(k.inputs), ", ".join(a.name for a in k.inputs), len(prepared)))
         for a, t, info in zip(self.args, prepared, k.inputs):
             want = _TORCH_OF.get(info.dtype)
             if want is not None and t.dtype != want:
