@@ -335,6 +335,12 @@ LogicalResult Lowering::lowerGather(GatherOp op) {
   if (!arg)
     return op.emitError("rk.gather reads a kernel argument; gathering a "
                         "computed value is not supported");
+  // A gather by an argument's index does not depend on the row's
+  // reductions: issue it (and the index load) at the kernel's start, so its
+  // memory latency overlaps the row loads instead of following them.
+  OpBuilder::InsertionGuard guard(b);
+  if (isa<BlockArgument>(op.getIndex()))
+    b.setInsertionPointToStart(&func.getBody().front());
   auto idx = lookup(op.getIndex(), op);
   if (failed(idx))
     return failure();

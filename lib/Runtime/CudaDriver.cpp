@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 #include <dlfcn.h>
+#include <map>
 #include <mutex>
 
 using namespace rkc::cuda;
@@ -124,6 +125,10 @@ llvm::Expected<std::string> rkc::cuda::currentArch() {
 }
 
 std::string rkc::cuda::deviceSignature() {
+  // The device of the current context (device 0 without one), memoised per
+  // device: it does not change while the process runs.
+  static std::mutex mu;
+  static std::map<int, std::string> memo;
   auto d = driver();
   if (!d) {
     llvm::consumeError(d.takeError());
@@ -135,12 +140,16 @@ std::string rkc::cuda::deviceSignature() {
   if (!ctx || (*d)->ctxGetDevice(&dev) != CUDA_SUCCESS)
     if ((*d)->deviceGet(&dev, 0) != CUDA_SUCCESS)
       return "no-gpu";
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = memo.find((int)dev);
+  if (it != memo.end())
+    return it->second;
   char name[256] = {0};
   (*d)->deviceGetName(name, sizeof(name) - 1, dev);
   int sms = 0, clock = 0, version = 0;
   (*d)->deviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev);
   (*d)->deviceGetAttribute(&clock, CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE, dev);
   (*d)->driverGetVersion(&version);
-  return std::string(name) + "|" + std::to_string(sms) + "|" + std::to_string(clock) +
-         "|" + std::to_string(version);
+  return memo[(int)dev] = std::string(name) + "|" + std::to_string(sms) + "|" +
+                          std::to_string(clock) + "|" + std::to_string(version);
 }

@@ -30,6 +30,7 @@
 #include <cmath>
 #include <set>
 #include <thread>
+#include <unordered_map>
 
 using namespace rkc;
 using Clock = std::chrono::steady_clock;
@@ -289,7 +290,34 @@ llvm::Expected<TuneReport> rkc::tune(CompileRequest req, const TuneOptions &opt)
   return rep;
 }
 
+static llvm::Expected<std::shared_ptr<Kernel>> getTunedSlow(CompileRequest req);
+
 llvm::Expected<std::shared_ptr<Kernel>> rkc::getTuned(CompileRequest req) {
+  // The hit path: one hash-map lookup on the request as given (no hashing
+  // of keys, no driver or database queries), a few microseconds.
+  std::string fast = req.specText;
+  for (const std::string *s : {&req.options.dtype, &req.options.arch, &req.options.schedule,
+                               &req.options.streaming})
+    fast += '\0' + *s;
+  for (const std::string &s : req.options.shapes)
+    fast += '\0' + s;
+  static std::mutex memoMu;
+  static std::unordered_map<std::string, std::shared_ptr<Kernel>> memo;
+  {
+    std::lock_guard<std::mutex> lock(memoMu);
+    auto it = memo.find(fast);
+    if (it != memo.end())
+      return it->second;
+  }
+  auto k = getTunedSlow(std::move(req));
+  if (k) {
+    std::lock_guard<std::mutex> lock(memoMu);
+    memo.emplace(std::move(fast), *k);
+  }
+  return k;
+}
+
+static llvm::Expected<std::shared_ptr<Kernel>> getTunedSlow(CompileRequest req) {
   if (req.options.arch.empty()) {
     auto arch = cuda::currentArch();
     if (arch) {

@@ -108,16 +108,17 @@
 
 // LOGSM-CUDA:       rkc::block_reduce<4>({{.*}}, rkc::OpMax(),
 // LOGSM-CUDA:       rkc::block_reduce<4>({{.*}}, rkc::OpAdd(),
-// LOGSM-CUDA:       logf(
+// LOGSM-CUDA:       __logf(
 // LOGSM-CUDA:       rkc::store_frag<rkc::bf16, V, W>(a1 + row * s1,
 
-// The target logit is gathered (index range-checked); loss and lse are
-// per-row f32 results written by one thread of the row.
-// CE-CUDA:          rkc::block_reduce<4>({{.*}}, rkc::OpMax(),
-// CE-CUDA:          rkc::block_reduce<4>({{.*}}, rkc::OpAdd(),
-// CE-CUDA:          logf(
+// The target logit is gathered (index range-checked) at the kernel's start,
+// overlapping the row loads; loss and lse are per-row f32 results written
+// by one thread of the row. bf16 data uses the fast exp/log.
 // CE-CUDA:          const long long [[T:sv[0-9]+]] = (long long)a1[row];
 // CE-CUDA-NEXT:     const float {{sv[0-9]+}} = ([[T]] >= 0 && [[T]] < N) ? rkc::to_f32(a0[row * s0 + [[T]]]) : 0.0f;
+// CE-CUDA:          rkc::block_reduce<4>({{.*}}, rkc::OpMax(),
+// CE-CUDA:          rkc::block_reduce<4>({{.*}}, rkc::OpAdd(),
+// CE-CUDA:          __logf(
 // CE-CUDA-DAG:      if (row_ok && t == 0 && rank == 0) a2[row] = rkc::from_f32<float>(
 // CE-CUDA-DAG:      if (row_ok && t == 0 && rank == 0) a3[row] = rkc::from_f32<float>(
 
