@@ -114,11 +114,14 @@
 // The target logit is gathered (index range-checked) at the kernel's start,
 // overlapping the row loads; loss and lse are per-row f32 results written
 // by one thread of the row. bf16 data uses the fast exp/log.
-// CE-CUDA:          const long long [[T:sv[0-9]+]] = (long long)a1[row];
-// CE-CUDA-NEXT:     const float {{sv[0-9]+}} = ([[T]] >= 0 && [[T]] < N) ? rkc::to_f32(a0[row * s0 + [[T]]]) : 0.0f;
 // CE-CUDA:          rkc::block_reduce<4>({{.*}}, rkc::OpMax(),
 // CE-CUDA:          rkc::block_reduce<4>({{.*}}, rkc::OpAdd(),
 // CE-CUDA:          __logf(
+// RUN: rk-opt %S/../../examples/cross_entropy.mlir --rkc-pipeline="shapes=x=128x4096 dtype=bf16" --tier-emit-cuda=print=true -mlir-print-op-on-diagnostic=false -o /dev/null 2>/dev/null | FileCheck %s --check-prefix=CE-GATHER
+// CE-GATHER:        const long long [[T:sv[0-9]+]] = (long long)a1[row];
+// CE-GATHER-NEXT:   const float {{sv[0-9]+}} = ([[T]] >= 0 && [[T]] < N) ? rkc::to_f32(a0[row * s0 + [[T]]]) : 0.0f;
+// CE-GATHER-NEXT:   float {{f[0-9]+}}[V];
+// CE-GATHER-NEXT:   rkc::load_frag<rkc::bf16, V, W>(a0 + row * s0,
 // CE-CUDA-DAG:      if (row_ok && t == 0 && rank == 0) a2[row] = rkc::from_f32<float>(
 // CE-CUDA-DAG:      if (row_ok && t == 0 && rank == 0) a3[row] = rkc::from_f32<float>(
 
