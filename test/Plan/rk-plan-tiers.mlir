@@ -90,12 +90,13 @@ func.func @bf16_n4096(%x: tensor<64x4096xbf16>) -> tensor<64xf32> {
 // SM90-SAME:    attributes {tier.arch = "sm_90a", tier.layout = #tier.tv_layout<threads = 128, values = 32, vector = 8, rows = 1>, tier.schedule = #tier.schedule<reduce = block, cluster = 1, staging = registers, unroll = 4, min_blocks = 0>}
 
 // N = 65536 bf16: 8192 vectors. 1024 threads hold at most 4 vectors each
-// (a CTA of 1024 threads has 64 registers per thread: (64 - 24) -> 32 values),
-// 4096 vectors, so the row is split over a cluster of 8192 / 4096 = 2 CTAs.
+// (a CTA of 1024 threads has 64 registers per thread: (64 - 16) -> 32
+// values), 4096 vectors: the row needs a cluster. Cluster CTAs have 256
+// threads with at most 32 values (4 vectors) each: 8192 / (256 x 4) = 8.
 // expected-remark@below {{plan: vector = 8: 16-byte accesses of 2-byte elements}}
-// expected-remark@below {{plan: 1024 threads per row, 32 values per thread (4 vector loads in flight)}}
-// expected-remark@below {{plan: cluster = 2: the row is split over the CTAs of a cluster and reduced through DSMEM}}
-// expected-remark@below {{plan: rows per CTA: 1 (1024 threads)}}
+// expected-remark@below {{plan: 256 threads per row, 32 values per thread (4 vector loads in flight)}}
+// expected-remark@below {{plan: cluster = 8: the row is split over the CTAs of a cluster and reduced through DSMEM}}
+// expected-remark@below {{plan: rows per CTA: 1 (256 threads)}}
 // expected-remark@below {{plan: reductions climb to the cluster tier}}
 // expected-remark@below {{plan: staging = registers: the row stays in registers and is read from global memory once}}
 func.func @bf16_n65536(%x: tensor<8x65536xbf16>) -> tensor<8xf32> {
@@ -103,14 +104,15 @@ func.func @bf16_n65536(%x: tensor<8x65536xbf16>) -> tensor<8xf32> {
   return %s : tensor<8xf32>
 }
 // SM90-LABEL: func.func @bf16_n65536
-// SM90-SAME:    attributes {tier.arch = "sm_90a", tier.layout = #tier.tv_layout<threads = 1024, values = 32, vector = 8, rows = 1>, tier.schedule = #tier.schedule<reduce = cluster, cluster = 2, staging = registers, unroll = 4, min_blocks = 0>}
+// SM90-SAME:    attributes {tier.arch = "sm_90a", tier.layout = #tier.tv_layout<threads = 256, values = 32, vector = 8, rows = 1>, tier.schedule = #tier.schedule<reduce = cluster, cluster = 8, staging = registers, unroll = 4, min_blocks = 0>}
 
-// N = 262144 f32: 65536 vectors of 4; 1024 threads x 8 vectors (32 values)
-// = 8192 per CTA -> a cluster of 65536 / 8192 = 8 CTAs.
+// N = 262144 f32: 65536 vectors of 4; 256-thread cluster CTAs of 8 vectors
+// (32 values) would need 32 CTAs: capped at 16, each thread then holds
+// 65536 / (256 x 16) = 16 vectors (64 values, within its 239 registers).
 // expected-remark@below {{plan: vector = 4: 16-byte accesses of 4-byte elements}}
-// expected-remark@below {{plan: 1024 threads per row, 32 values per thread (8 vector loads in flight)}}
-// expected-remark@below {{plan: cluster = 8: the row is split over the CTAs of a cluster and reduced through DSMEM}}
-// expected-remark@below {{plan: rows per CTA: 1 (1024 threads)}}
+// expected-remark@below {{plan: 256 threads per row, 64 values per thread (16 vector loads in flight)}}
+// expected-remark@below {{plan: cluster = 16: the row is split over the CTAs of a cluster and reduced through DSMEM}}
+// expected-remark@below {{plan: rows per CTA: 1 (256 threads)}}
 // expected-remark@below {{plan: reductions climb to the cluster tier}}
 // expected-remark@below {{plan: staging = registers: the row stays in registers and is read from global memory once}}
 func.func @f32_n262144(%x: tensor<8x262144xf32>) -> tensor<8xf32> {
@@ -118,23 +120,24 @@ func.func @f32_n262144(%x: tensor<8x262144xf32>) -> tensor<8xf32> {
   return %s : tensor<8xf32>
 }
 // SM90-LABEL: func.func @f32_n262144
-// SM90-SAME:    attributes {tier.arch = "sm_90a", tier.layout = #tier.tv_layout<threads = 1024, values = 32, vector = 4, rows = 1>, tier.schedule = #tier.schedule<reduce = cluster, cluster = 8, staging = registers, unroll = 8, min_blocks = 0>}
+// SM90-SAME:    attributes {tier.arch = "sm_90a", tier.layout = #tier.tv_layout<threads = 256, values = 64, vector = 4, rows = 1>, tier.schedule = #tier.schedule<reduce = cluster, cluster = 16, staging = registers, unroll = 16, min_blocks = 0>}
 
-// N = 1048576 f32: 262144 vectors > 16 CTAs x 8192: no cluster holds the
-// row, it is streamed; the largest cluster (16), half the register budget
-// per sweep (16 values): 1048576 / (1024 x 16 x 16) = 4 passes.
+// N = 1048576 f32: 262144 vectors > 16 CTAs x 256 threads x 16 vectors:
+// no cluster holds the row, it is streamed with the largest cluster (16)
+// and half the register budget per sweep (8 vectors, 32 values):
+// 1048576 / (256 x 16 x 32) = 8 passes.
 // expected-remark@below {{plan: vector = 4: 16-byte accesses of 4-byte elements}}
-// expected-remark@below {{plan: 1024 threads per row, 16 values per thread (4 vector loads in flight)}}
+// expected-remark@below {{plan: 256 threads per row, 32 values per thread (8 vector loads in flight)}}
 // expected-remark@below {{plan: cluster = 16: the row is split over the CTAs of a cluster and reduced through DSMEM}}
-// expected-remark@below {{plan: rows per CTA: 1 (1024 threads)}}
+// expected-remark@below {{plan: rows per CTA: 1 (256 threads)}}
 // expected-remark@below {{plan: reductions climb to the cluster tier}}
-// expected-remark@below {{plan: staging = stream: the row does not fit on chip; it is swept in passes (4) of 262144 elements, with online combiners}}
+// expected-remark@below {{plan: staging = stream: the row does not fit on chip; it is swept in passes (8) of 131072 elements, with online combiners}}
 func.func @f32_n1048576(%x: tensor<8x1048576xf32>) -> tensor<8xf32> {
   %s = rk.reduce add %x : tensor<8x1048576xf32> -> tensor<8xf32>
   return %s : tensor<8xf32>
 }
 // SM90-LABEL: func.func @f32_n1048576
-// SM90-SAME:    attributes {tier.arch = "sm_90a", tier.layout = #tier.tv_layout<threads = 1024, values = 16, vector = 4, rows = 1>, tier.schedule = #tier.schedule<reduce = cluster, cluster = 16, staging = stream, unroll = 4, min_blocks = 0>}
+// SM90-SAME:    attributes {tier.arch = "sm_90a", tier.layout = #tier.tv_layout<threads = 256, values = 32, vector = 4, rows = 1>, tier.schedule = #tier.schedule<reduce = cluster, cluster = 16, staging = stream, unroll = 8, min_blocks = 0>}
 
 //--- sm80.mlir
 // Rows that fit one CTA are planned as on sm_90a.
@@ -234,11 +237,12 @@ func.func @override(%x: tensor<64x4096xbf16>) -> tensor<64xf32> {
 // OVERRIDE-SAME:    attributes {tier.arch = "sm_90a", tier.layout = #tier.tv_layout<threads = 512, values = 8, vector = 4, rows = 1>, tier.schedule = #tier.schedule<reduce = block, cluster = 1, staging = registers, unroll = 1, min_blocks = 2>}
 
 //--- override_cluster.mlir
-// A larger cluster than needed: 8192 vectors / (4 x 1024) = 2 vectors, 16 values.
+// Only the cluster is overridden: the row still needs a cluster, so CTAs of
+// 256 threads; 8192 vectors / (4 x 256) = 8 vectors, 64 values per thread.
 // expected-remark@below {{plan: vector = 8: 16-byte accesses of 2-byte elements}}
-// expected-remark@below {{plan: 1024 threads per row, 16 values per thread (2 vector loads in flight)}}
+// expected-remark@below {{plan: 256 threads per row, 64 values per thread (8 vector loads in flight)}}
 // expected-remark@below {{plan: cluster = 4: the row is split over the CTAs of a cluster and reduced through DSMEM}}
-// expected-remark@below {{plan: rows per CTA: 1 (1024 threads)}}
+// expected-remark@below {{plan: rows per CTA: 1 (256 threads)}}
 // expected-remark@below {{plan: reductions climb to the cluster tier}}
 // expected-remark@below {{plan: staging = registers: the row stays in registers and is read from global memory once}}
 func.func @override_cluster(%x: tensor<8x65536xbf16>) -> tensor<8xf32> {
@@ -246,7 +250,7 @@ func.func @override_cluster(%x: tensor<8x65536xbf16>) -> tensor<8xf32> {
   return %s : tensor<8xf32>
 }
 // OVERRIDE-CLUSTER-LABEL: func.func @override_cluster
-// OVERRIDE-CLUSTER-SAME:    attributes {tier.arch = "sm_90a", tier.layout = #tier.tv_layout<threads = 1024, values = 16, vector = 8, rows = 1>, tier.schedule = #tier.schedule<reduce = cluster, cluster = 4, staging = registers, unroll = 2, min_blocks = 0>}
+// OVERRIDE-CLUSTER-SAME:    attributes {tier.arch = "sm_90a", tier.layout = #tier.tv_layout<threads = 256, values = 64, vector = 8, rows = 1>, tier.schedule = #tier.schedule<reduce = cluster, cluster = 4, staging = registers, unroll = 8, min_blocks = 0>}
 
 //--- bad_arch.mlir
 // expected-error@below {{unsupported arch 'sm_70' (supported: sm_80, sm_86, sm_89, sm_90, sm_90a, sm_100a)}}
