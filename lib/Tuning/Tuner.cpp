@@ -329,7 +329,14 @@ static llvm::Expected<std::shared_ptr<Kernel>> getTunedSlow(CompileRequest req) 
   }
   if (req.options.schedule.empty()) {
     if (auto s = TuningDb::get().lookup(req)) {
-      req.options.schedule = *s;
+      // A database schedule that does not fit this request (a shape bucket
+      // too far, a changed planner) falls back to the heuristic.
+      CompileRequest tuned = req;
+      tuned.options.schedule = *s;
+      auto k = Kernel::get(tuned);
+      if (k)
+        return k;
+      llvm::consumeError(k.takeError());
     } else if (const char *t = std::getenv("RKC_TUNE"); t && *t == '1') {
       TuneOptions opt;
       opt.progress = false;

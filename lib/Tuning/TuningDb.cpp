@@ -193,8 +193,17 @@ std::optional<std::string> TuningDb::lookup(const CompileRequest &r) const {
   }
   if (exact)
     return exact->schedule;
-  if (near && bestDist <= 1.0) // within a factor of two of a tuned N
-    return near->schedule;
+  if (near && bestDist <= 1.0) { // within a factor of two of a tuned N
+    // The layout choices carry over; values and unroll follow from the new
+    // row length, so the planner recomputes them.
+    llvm::SmallVector<llvm::StringRef> fields;
+    llvm::StringRef(near->schedule).split(fields, ',', -1, false);
+    std::string s;
+    for (llvm::StringRef f : fields)
+      if (!f.starts_with("values=") && !f.starts_with("unroll="))
+        s += (s.empty() ? "" : ",") + f.str();
+    return s;
+  }
   return std::nullopt;
 }
 
