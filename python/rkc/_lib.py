@@ -9,6 +9,7 @@ cannot be found.
 
 import ctypes
 import os
+import struct
 import threading
 
 __all__ = [
@@ -132,6 +133,44 @@ def library():
         raise RkcError(_load_error)
 
 
+_raw_launch = None
+
+
+def raw_launch():
+    """rkcKernelLaunch as a second ctypes function object without argtypes
+    (restype int): the launch paths pass arguments that need no conversion
+    (the handle and row count as ctypes objects, the pointers as packed
+    bytes, the stream as a cached c_void_p), which is about twice as cheap
+    as ctypes' argtypes conversions. Releases the GIL like any CDLL call."""
+    global _raw_launch
+    f = _raw_launch
+    if f is None:
+        f = library()["rkcKernelLaunch"]
+        f.restype = ctypes.c_int
+        _raw_launch = f
+    return f
+
+
+# CUstream ints -> c_void_p (a ctypes call without argtypes would pass an int
+# as a 32-bit C int). Streams are few; the map is bounded anyway.
+_cstreams = {None: None}
+
+
+def cstream(s):
+    """The c_void_p of a CUstream int (cached); None stays None."""
+    c = _cstreams.get(s)
+    if c is None and s is not None:
+        if len(_cstreams) > 1024:
+            _cstreams.clear()
+            _cstreams[None] = None
+        c = _cstreams[s] = ctypes.c_void_p(s)
+    return c
+
+
+def raise_launch_error(st):
+    raise RkcError(last_error() or ("rkcKernelLaunch failed with status %d" % st), st)
+
+
 def library_path():
     """Path of the loaded library (loads it first)."""
     library()
@@ -178,6 +217,7 @@ class ArgInfo(tuple):
 
 _c_void_p_array = {}
 _c_int64_array = {}
+_packers = {}
 
 
 class Kernel(object):
@@ -231,9 +271,15 @@ class Kernel(object):
         if n not in _c_void_p_array:
             _c_void_p_array[n] = ctypes.c_void_p * n
             _c_int64_array[n] = ctypes.c_int64 * n
+            _packers[n] = struct.Struct("%dQ" % n).pack
         self._ptr_t = _c_void_p_array[n]
         self._stride_t = _c_int64_array[n]
+        # The pointer array of a launch: n native uint64 packed into a bytes
+        # object (immutable, one per call: safe with concurrent launches).
+        self._pack = _packers[n]
+        self._rows_c = None if self.rows is None else ctypes.c_int64(self.rows)
         self._launch = lib.rkcKernelLaunch
+        self._raw = raw_launch()
 
     @property
     def cuda(self):
@@ -252,8 +298,24 @@ class Kernel(object):
         if len(ptrs) != self.num_args:
             raise ValueError("kernel takes %d pointers (%s), got %d"
                              % (self.num_args, ", ".join(a.name for a in self.args), len(ptrs)))
-        p = self._ptr_t(*ptrs)
         s = None if strides is None else self._stride_t(*strides)
+        if rows is None:
+            m = self._rows_c
+        elif rows.__class__ is int:
+            m = self._rows_c if rows == self.rows else ctypes.c_int64(rows)
+        else:
+            m = None
+        if m is not None and (stream is None or stream.__class__ is int):
+            try:
+                p = self._pack(*ptrs)
+            except struct.error:  # not plain ints: ctypes' conversions below
+                p = None
+            if p is not None:
+                st = self._raw(self._handle, p, s, m, cstream(stream))
+                if st:
+                    raise_launch_error(st)
+                return
+        p = self._ptr_t(*ptrs)
         m = self.rows if rows is None else rows
         st = self._launch(self._handle, p, s, m, stream)
         if st != RKC_OK:

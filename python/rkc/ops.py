@@ -5,13 +5,21 @@ launches one rkc kernel on torch's current stream: no host synchronisation,
 no allocation besides the outputs (and the scalar reduction of
 cross_entropy(reduction="mean"|"sum")), so the ops can be captured in CUDA
 graphs (run each shape once before capturing: the first call compiles).
+
+The first call with a given layout (per tensor: dtype, shape, strides,
+device; eps / ignore_index) runs every check and prepares a launcher; later
+calls with that layout look it up in one dict access and go straight to the
+C launch (see _Launcher), checking only what may change per call: pointer
+alignment, the current device and stream.
 """
 
+import ctypes
 import sys
 import threading
 
 from . import _spec
-from ._lib import Kernel, RkcError, format_shapes
+from . import _lib
+from ._lib import Kernel, RkcError, format_shapes, _cstreams, cstream, raise_launch_error
 
 __all__ = ["rms_norm", "layer_norm", "softmax", "log_softmax", "cross_entropy",
            "compile", "CompiledSpec", "precompile", "clear_cache"]
@@ -28,7 +36,7 @@ _ops_registered = False
 
 def _t():
     """torch, imported on first use (and the custom ops registered)."""
-    global _torch, _raw_stream, _is_compiling
+    global _torch, _raw_stream, _is_compiling, _current_device, _empty_like
     if _torch is not None:
         return _torch
     try:
@@ -41,8 +49,13 @@ def _t():
             _TORCH_OF.update({"f32": torch.float32, "bf16": torch.bfloat16, "f16": torch.float16,
                               "f64": torch.float64, "i64": torch.int64, "i32": torch.int32,
                               "i16": torch.int16, "i8": torch.int8, "i1": torch.bool})
-            _raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None)
-            _is_compiling = getattr(getattr(torch, "compiler", None), "is_compiling", None)
+            _raw_stream = (getattr(torch._C, "_cuda_getCurrentRawStream", None)
+                           or (lambda dev: torch.cuda.current_stream(dev).cuda_stream))
+            _current_device = (getattr(torch._C, "_cuda_getDevice", None)
+                               or torch.cuda.current_device)
+            _is_compiling = (getattr(getattr(torch, "compiler", None), "is_compiling", None)
+                             or _never)
+            _empty_like = torch.empty_like
             _torch = torch
     register_torch_ops()
     return torch
@@ -71,8 +84,14 @@ def register_torch_ops():
     return True
 
 
-_raw_stream = None    # torch._C._cuda_getCurrentRawStream(device) -> int
-_is_compiling = None  # torch.compiler.is_compiling
+def _never():
+    return False
+
+
+_raw_stream = None      # torch._C._cuda_getCurrentRawStream(device index) -> int
+_empty_like = None      # torch.empty_like
+_current_device = None  # torch._C._cuda_getDevice() -> int
+_is_compiling = None    # torch.compiler.is_compiling (or _never)
 
 
 def _compiling():
@@ -87,6 +106,9 @@ def _empty(shape, dtype, device):
     return _torch.empty(shape, dtype=dtype, device=device)
 
 
+_empty_default = _empty
+
+
 _kernels = {}
 _kernels_lock = threading.Lock()
 _texts = {}
@@ -98,6 +120,7 @@ def clear_cache():
     cache hit there)."""
     with _kernels_lock:
         _kernels.clear()
+        _fast.clear()
 
 
 def _cached_kernel(key, make):
@@ -197,16 +220,140 @@ def _stream(dev):
     return _torch.cuda.current_stream(dev).cuda_stream
 
 
-def _run_builtin(spec, attr, M, N, dt, dev, tensors, n_in, skip=()):
+def _run_builtin(spec, attr, M, N, dt, dev, tensors, n_in, skip=(), key=None, device=None,
+                 src=None, **fast):
     """tensors: the kernel's arguments in order (inputs then outputs); 2-D
     ones are [M, N] with stride(1) == 1; `skip`: indices of per-row [M]
-    arguments (never vector-accessed)."""
+    arguments (never vector-accessed). With `key` (the call's layout key,
+    given when the arguments needed no copy), a _Launcher is registered under
+    it once the launch went through; `device`: the tensors' torch.device;
+    `src`: the op's row input as given; `fast`: the launcher's op-specific
+    fields (oshape, odtype: of the outputs; wcast, bcast, tcast)."""
     arch = _arch(dev)
     k = _builtin_kernel(spec, attr, M, N, dt, arch)
     strides = [t.stride(0) if (i < n_in and M > 1 and t.dim() == 2) else 0
                for i, t in enumerate(tensors)]
-    _launch(k, tensors, strides, M, dev, skip,
-            lambda v: _builtin_kernel(spec, attr, M, N, dt, arch, v))
+
+    def recompile(v):
+        return _builtin_kernel(spec, attr, M, N, dt, arch, v)
+
+    _launch(k, tensors, strides, M, dev, skip, recompile)
+    if key is not None and device.type in _FAST_DEVICES:
+        sizes = set(t.element_size() for i, t in enumerate(tensors) if i not in skip)
+        if len(sizes) == 1:
+            L = _Launcher(k, strides, M, dev, device, sizes.pop(),
+                          [s for i, s in enumerate(strides) if i not in skip], recompile)
+            for name, value in fast.items():
+                setattr(L, name, value)
+            # Outputs shaped and typed like x, x contiguous with canonical
+            # strides: torch.empty_like(x) (half the cost of torch.empty(shape,
+            # dtype=, device=)) allocates exactly what _empty would.
+            if "like" not in fast:
+                L.like = _like(src, L.oshape, L.odtype)
+            if len(_fast) >= _FAST_MAX:
+                _fast.clear()
+            _fast[key] = L
+
+
+def _like(t, shape, dtype):
+    """Whether torch.empty_like(t) allocates what _empty(shape, dtype, ...)
+    does: t has that shape (and dtype, unless None) and is contiguous with
+    canonical strides (empty_like copies the strides of dense tensors)."""
+    if tuple(t.shape) != tuple(shape) or (dtype is not None and t.dtype != dtype):
+        return False
+    acc = 1
+    for d, st in zip(reversed(tuple(t.shape)), reversed(tuple(t.stride()))):
+        if st != acc:
+            return False
+        acc *= d
+    return True
+
+
+# --- prepared launchers (the hot path) -------------------------------------
+#
+# A call whose layout was seen before takes one dict lookup: _fast maps a key
+# of everything the argument checks depend on (op, attribute, and per tensor
+# dtype, shape, strides, device) to a _Launcher made by the first call with
+# that layout, after it passed every check and launched. A repeat call then
+# reads a few tensor attributes, allocates the outputs, and makes one C call.
+# A call that needed a copy or a cast of its input (broadcast rows, leading
+# dims that do not collapse, strided weights) registers nothing and always
+# takes the checked path. Only what the key does not fix is looked at per
+# call: the data pointers' alignment (a narrower-vector kernel, as in
+# _launch), the current device and the current stream.
+
+_fast = {}
+_FAST_MAX = 4096           # layouts; the map is cleared when it grows past
+_FAST_DEVICES = ("cuda",)  # device types whose layouts get a launcher
+_launch_fn = None          # the launchers' C entry point (None: librkc's; tests swap it)
+
+
+class _Launcher(object):
+    __slots__ = ("kernel", "handle", "fn", "pack", "strides", "rows", "amask", "dev",
+                 "device", "V", "size", "vstrides", "recompile", "variants",
+                 "oshape", "odtype", "like", "wcast", "bcast", "tcast")
+
+    def __init__(self, k, strides, M, dev, device, size, vstrides, recompile):
+        self.fn = _launch_fn or _lib.raw_launch()
+        self.pack = k._pack
+        self.strides = k._stride_t(*strides) if any(strides) else None
+        self.rows = k._rows_c if M == k.rows else ctypes.c_int64(M)
+        self.dev = dev
+        self.device = device
+        self.V = k.vector_width
+        self.size = size
+        self.vstrides = tuple(vstrides)
+        self.recompile = recompile
+        self.variants = {}
+        self.kernel = k
+        self.like = False
+        self.wcast = self.bcast = self.tcast = None
+        # The kernel for fully aligned pointers (narrower than k when a row
+        # stride does not suit k's vectors) and the pointer bits it needs 0.
+        v = self._vector(0)
+        k0 = self._kernel(v)
+        self.handle = k0._handle
+        self.amask = min(v * size, 16) - 1 if v > 1 else 0
+        self.variants[0] = k0
+
+    def _vector(self, aor):
+        """The widest vector (<= V) that suits pointers whose OR is `aor`
+        and the row strides (the rule of _aligned / rkcKernelLaunch)."""
+        v = self.V
+        while v > 1 and (aor % min(v * self.size, 16) or any(s % v for s in self.vstrides)):
+            v >>= 1
+        return max(v, 1)
+
+    def _kernel(self, v):
+        return self.kernel if v == self.V else self.recompile(v)
+
+    def _variant(self, aor):
+        r = aor & 15
+        k = self.variants.get(r)
+        if k is None:
+            k = self.variants.setdefault(r, self._kernel(self._vector(r)))
+        return k._handle
+
+    def go(self, aor, packed):
+        """Launches with the packed pointers; `aor`: the OR of the
+        vector-accessed ones."""
+        h = self.handle if not aor & self.amask else self._variant(aor)
+        dev = self.dev
+        if _current_device() != dev:
+            return self._go_on_device(h, packed)
+        s = _raw_stream(dev)
+        c = _cstreams.get(s)
+        if c is None:
+            c = cstream(s)
+        st = self.fn(h, packed, self.strides, self.rows, c)
+        if st:
+            raise_launch_error(st)
+
+    def _go_on_device(self, h, packed):
+        with _torch.cuda.device(self.dev):
+            st = self.fn(h, packed, self.strides, self.rows, cstream(_raw_stream(self.dev)))
+        if st:
+            raise_launch_error(st)
 
 
 # --- argument checks -------------------------------------------------------
@@ -285,25 +432,74 @@ def _same_rows(op, what, r, shape, x):
 
 
 # --- the ops ---------------------------------------------------------------
+#
+# Each op first looks its layout up in _fast (see _Launcher); a miss (a new
+# layout, or arguments whose attributes cannot even be read) takes the
+# checked path (_*_checked), which raises the errors, launches through
+# _launch/_submit and registers the layout's launcher.
 
 def _rms_norm(x, weight, eps, residual):
-    torch = _t()
+    try:
+        if residual is None:
+            L = _fast[("rms_norm", eps, x.dtype, x.shape, x.stride(), x.device,
+                       weight.dtype, weight.shape, weight.stride(), weight.device)]
+        else:
+            L = _fast[("rms_norm_residual", eps, x.dtype, x.shape, x.stride(), x.device,
+                       weight.dtype, weight.shape, weight.stride(), weight.device,
+                       residual.dtype, residual.shape, residual.stride(), residual.device)]
+    except Exception:
+        return _rms_norm_checked(x, weight, eps, residual)
+    if L.wcast is not None:
+        weight = weight.to(L.wcast)
+    like = L.like and _empty is _empty_default
+    y = _empty_like(x) if like else _empty(L.oshape, L.odtype, L.device)
+    px, pw, py = x.data_ptr(), weight.data_ptr(), y.data_ptr()
+    if residual is None:
+        L.go(px | pw | py, L.pack(px, pw, py))
+        return y
+    h = _empty_like(x) if like else _empty(L.oshape, L.odtype, L.device)
+    pr, ph = residual.data_ptr(), h.data_ptr()
+    L.go(px | pw | pr | py | ph, L.pack(px, pw, pr, py, ph))
+    return y, h
+
+
+def _fast_attr(value):
+    """Whether an eps may key a launcher: a number that hashes and compares
+    by value (not a tensor, which would key by identity)."""
+    return isinstance(value, (float, int))
+
+
+def _rms_norm_checked(x, weight, eps, residual):
+    _t()
     op = "rms_norm"
     x2, shape = _rows(op, "x", x)
     M, N = x2.shape
-    eps = _eps(op, eps)
+    e = _eps(op, eps)
     w = _vec(op, "weight", weight, N, x)
     dev = x.device.index
-    y = _empty((M, N), x.dtype, x.device)
+    oshape = tuple(shape)
+    y = _empty(oshape, x.dtype, x.device)
+    same = x2.data_ptr() == x.data_ptr() and (w is weight or w.dtype != weight.dtype) \
+        and _fast_attr(eps)
+    wcast = None if w is weight else x.dtype
     if residual is None:
-        _run_builtin("rms_norm", eps, M, N, _FLOAT[x.dtype], dev, [x2, w, y], 2)
-        return y if len(shape) == 2 else y.view(shape)
+        key = None
+        if same:
+            key = ("rms_norm", eps, x.dtype, x.shape, x.stride(), x.device,
+                   weight.dtype, weight.shape, weight.stride(), weight.device)
+        _run_builtin("rms_norm", e, M, N, _FLOAT[x.dtype], dev, [x2, w, y], 2,
+                     key=key, device=x.device, src=x, oshape=oshape, odtype=x.dtype, wcast=wcast)
+        return y
     r2 = _same_rows(op, "residual", residual, shape, x)
-    h = _empty((M, N), x.dtype, x.device)
-    _run_builtin("rms_norm_residual", eps, M, N, _FLOAT[x.dtype], dev, [x2, w, r2, y, h], 3)
-    if len(shape) == 2:
-        return y, h
-    return y.view(shape), h.view(shape)
+    h = _empty(oshape, x.dtype, x.device)
+    key = None
+    if same and r2.data_ptr() == residual.data_ptr():
+        key = ("rms_norm_residual", eps, x.dtype, x.shape, x.stride(), x.device,
+               weight.dtype, weight.shape, weight.stride(), weight.device,
+               residual.dtype, residual.shape, residual.stride(), residual.device)
+    _run_builtin("rms_norm_residual", e, M, N, _FLOAT[x.dtype], dev, [x2, w, r2, y, h], 3,
+                 key=key, device=x.device, src=x, oshape=oshape, odtype=x.dtype, wcast=wcast)
+    return y, h
 
 
 def _eps(op, eps):
@@ -324,8 +520,8 @@ def rms_norm(x, weight, eps=1e-6, residual=None):
     (f32/bf16/f16) of shape [..., N] with stride(-1) == 1; weight: [N] (cast
     to x's dtype). Outputs are new contiguous tensors of x's shape.
     """
-    torch = _t()
-    if _compiling():
+    torch = _torch or _t()
+    if _is_compiling():
         if residual is None:
             return torch.ops.rkc.rms_norm(x, weight, float(eps))
         return torch.ops.rkc.rms_norm_residual(x, weight, residual, float(eps))
@@ -333,29 +529,73 @@ def rms_norm(x, weight, eps=1e-6, residual=None):
 
 
 def _layer_norm(x, weight, bias, eps):
-    torch = _t()
+    try:
+        if bias is None:
+            L = _fast[("layer_norm_nobias", eps, x.dtype, x.shape, x.stride(), x.device,
+                       weight.dtype, weight.shape, weight.stride(), weight.device)]
+        else:
+            L = _fast[("layer_norm", eps, x.dtype, x.shape, x.stride(), x.device,
+                       weight.dtype, weight.shape, weight.stride(), weight.device,
+                       bias.dtype, bias.shape, bias.stride(), bias.device)]
+    except Exception:
+        return _layer_norm_checked(x, weight, bias, eps)
+    if L.wcast is not None:
+        weight = weight.to(L.wcast)
+    if L.like and _empty is _empty_default:  # outputs shaped and typed like x
+        y = _empty_like(x)
+    else:
+        y = _empty(L.oshape, L.odtype, L.device)
+    px, pw, py = x.data_ptr(), weight.data_ptr(), y.data_ptr()
+    if bias is None:
+        L.go(px | pw | py, L.pack(px, pw, py))
+        return y
+    if L.bcast is not None:
+        bias = bias.to(L.bcast)
+    pb = bias.data_ptr()
+    L.go(px | pw | pb | py, L.pack(px, pw, pb, py))
+    return y
+
+
+def _layer_norm_checked(x, weight, bias, eps):
+    _t()
     op = "layer_norm"
     x2, shape = _rows(op, "x", x)
     M, N = x2.shape
-    eps = _eps(op, eps)
+    e = _eps(op, eps)
     if weight is None:
         raise TypeError("rkc.layer_norm: weight is required (a tensor of shape (%d,))" % N)
     w = _vec(op, "weight", weight, N, x)
-    y = _empty((M, N), x.dtype, x.device)
+    oshape = tuple(shape)
+    y = _empty(oshape, x.dtype, x.device)
     dev = x.device.index
+    same = x2.data_ptr() == x.data_ptr() and (w is weight or w.dtype != weight.dtype) \
+        and _fast_attr(eps)
+    wcast = None if w is weight else x.dtype
     if bias is None:
-        _run_builtin("layer_norm_nobias", eps, M, N, _FLOAT[x.dtype], dev, [x2, w, y], 2)
+        key = None
+        if same:
+            key = ("layer_norm_nobias", eps, x.dtype, x.shape, x.stride(), x.device,
+                   weight.dtype, weight.shape, weight.stride(), weight.device)
+        _run_builtin("layer_norm_nobias", e, M, N, _FLOAT[x.dtype], dev, [x2, w, y], 2,
+                     key=key, device=x.device, src=x, oshape=oshape, odtype=x.dtype, wcast=wcast)
     else:
         b = _vec(op, "bias", bias, N, x)
-        _run_builtin("layer_norm", eps, M, N, _FLOAT[x.dtype], dev, [x2, w, b, y], 3)
-    return y if len(shape) == 2 else y.view(shape)
+        key = None
+        if same and (b is bias or b.dtype != bias.dtype):
+            key = ("layer_norm", eps, x.dtype, x.shape, x.stride(), x.device,
+                   weight.dtype, weight.shape, weight.stride(), weight.device,
+                   bias.dtype, bias.shape, bias.stride(), bias.device)
+        _run_builtin("layer_norm", e, M, N, _FLOAT[x.dtype], dev, [x2, w, b, y], 3,
+                     key=key, device=x.device, src=x, oshape=oshape, odtype=x.dtype, wcast=wcast,
+                     bcast=None if b is bias else x.dtype)
+    return y
 
 
 def layer_norm(x, weight, bias=None, eps=1e-5):
     """LayerNorm over the last dim (biased variance, like torch):
     ``(x - mean) * rsqrt(var + eps) * weight (+ bias)``."""
-    torch = _t()
-    if _compiling():
+    torch = _torch or _t()
+    if _is_compiling():
         return torch.ops.rkc.layer_norm(x, weight, bias, float(eps))
     return _layer_norm(x, weight, bias, eps)
 
@@ -369,41 +609,119 @@ def _check_dim(op, x, dim):
 
 
 def _softmax_like(spec, x):
-    torch = _t()
+    try:
+        L = _fast[(spec, x.dtype, x.shape, x.stride(), x.device)]
+    except Exception:
+        return _softmax_like_checked(spec, x)
+    if L.like and _empty is _empty_default:  # outputs shaped and typed like x
+        y = _empty_like(x)
+    else:
+        y = _empty(L.oshape, L.odtype, L.device)
+    px, py = x.data_ptr(), y.data_ptr()
+    L.go(px | py, L.pack(px, py))
+    return y
+
+
+def _softmax_like_checked(spec, x):
+    _t()
     x2, shape = _rows(spec, "x", x)
     M, N = x2.shape
-    y = _empty((M, N), x.dtype, x.device)
-    _run_builtin(spec, None, M, N, _FLOAT[x.dtype], x.device.index, [x2, y], 1)
-    return y if len(shape) == 2 else y.view(shape)
+    oshape = tuple(shape)
+    y = _empty(oshape, x.dtype, x.device)
+    key = None
+    if x2.data_ptr() == x.data_ptr():
+        key = (spec, x.dtype, x.shape, x.stride(), x.device)
+    _run_builtin(spec, None, M, N, _FLOAT[x.dtype], x.device.index, [x2, y], 1,
+                 key=key, device=x.device, src=x, oshape=oshape, odtype=x.dtype)
+    return y
 
 
 def softmax(x, dim=-1):
     """Softmax over the last dim (a row of -inf gives NaN, as in torch)."""
-    torch = _t()
-    _check_dim("softmax", x, dim)
-    if _compiling():
+    torch = _torch or _t()
+    if dim != -1:
+        _check_dim("softmax", x, dim)
+    if _is_compiling():
         return torch.ops.rkc.softmax(x)
-    return _softmax_like("softmax", x)
+    try:
+        L = _fast[("softmax", x.dtype, x.shape, x.stride(), x.device)]
+    except Exception:
+        return _softmax_like_checked("softmax", x)
+    if L.like and _empty is _empty_default:  # outputs shaped and typed like x
+        y = _empty_like(x)
+    else:
+        y = _empty(L.oshape, L.odtype, L.device)
+    px, py = x.data_ptr(), y.data_ptr()
+    L.go(px | py, L.pack(px, py))
+    return y
 
 
 def log_softmax(x, dim=-1):
     """Log-softmax over the last dim."""
-    torch = _t()
-    _check_dim("log_softmax", x, dim)
-    if _compiling():
+    torch = _torch or _t()
+    if dim != -1:
+        _check_dim("log_softmax", x, dim)
+    if _is_compiling():
         return torch.ops.rkc.log_softmax(x)
-    return _softmax_like("log_softmax", x)
+    try:
+        L = _fast[("log_softmax", x.dtype, x.shape, x.stride(), x.device)]
+    except Exception:
+        return _softmax_like_checked("log_softmax", x)
+    if L.like and _empty is _empty_default:  # outputs shaped and typed like x
+        y = _empty_like(x)
+    else:
+        y = _empty(L.oshape, L.odtype, L.device)
+    px, py = x.data_ptr(), y.data_ptr()
+    L.go(px | py, L.pack(px, py))
+    return y
 
 
 _REDUCTIONS = ("none", "mean", "sum")
 
 
 def _cross_entropy(logits, target, ignore_index, reduction, return_lse=False):
+    try:
+        if reduction not in _REDUCTIONS or ignore_index.__class__ is not int:
+            raise KeyError
+        L = _fast[("cross_entropy", ignore_index, logits.dtype, logits.shape, logits.stride(),
+                   logits.device, target.dtype, target.shape, target.stride(), target.device)]
+    except Exception:
+        return _cross_entropy_checked(logits, target, ignore_index, reduction, return_lse)
+    if L.tcast is not None:
+        target = target.to(L.tcast)
+    if L.like and _empty is _empty_default:  # float32 outputs shaped like target
+        loss = _empty_like(target, dtype=L.odtype)
+        lse = _empty_like(target, dtype=L.odtype)
+    else:
+        loss = _empty(L.oshape, L.odtype, L.device)
+        lse = _empty(L.oshape, L.odtype, L.device)
+    px = logits.data_ptr()
+    L.go(px, L.pack(px, target.data_ptr(), loss.data_ptr(), lse.data_ptr()))
+    return _ce_reduce(loss, lse, target, ignore_index, reduction, return_lse)
+
+
+def _ce_reduce(loss, lse, t, ignore_index, reduction, return_lse):
+    """loss, lse: of the batch shape; t: the int64 targets."""
+    if reduction == "none":
+        out = loss
+    elif reduction == "sum":
+        out = loss.sum()
+    else:
+        # Mean over the rows whose target is not ignored (0/0 = nan when all
+        # are, as in torch); no host synchronisation.
+        out = loss.sum() / (t != ignore_index).sum()
+    if return_lse:
+        return out, lse
+    return out
+
+
+def _cross_entropy_checked(logits, target, ignore_index, reduction, return_lse):
     torch = _t()
     op = "cross_entropy"
     if reduction not in _REDUCTIONS:
         raise ValueError("rkc.cross_entropy: reduction must be 'none', 'mean' or 'sum', got %r"
                          % (reduction,))
+    ii = ignore_index
     if isinstance(ignore_index, bool) or not isinstance(ignore_index, int):
         try:
             import operator
@@ -426,25 +744,25 @@ def _cross_entropy(logits, target, ignore_index, reduction, return_lse=False):
         raise ValueError("rkc.cross_entropy: target must have shape %s (logits %s without its "
                          "class dimension), got %s" % (batch, shape, tuple(target.shape)))
     t = target.reshape(-1)
+    tcast = None
     if t.dtype != torch.int64:
         t = t.to(torch.int64)
+        tcast = torch.int64
     if M > 1 and t.stride(0) != 1:
         t = t.contiguous()
-    loss = _empty((M,), torch.float32, logits.device)
-    lse = _empty((M,), torch.float32, logits.device)
+    batch = tuple(batch)
+    loss = _empty(batch, torch.float32, logits.device)
+    lse = _empty(batch, torch.float32, logits.device)
+    key = None
+    if (x2.data_ptr() == logits.data_ptr() and ii.__class__ is int and
+            (t.data_ptr() == target.data_ptr() if tcast is None else target.is_contiguous())):
+        key = ("cross_entropy", ii, logits.dtype, logits.shape, logits.stride(), logits.device,
+               target.dtype, target.shape, target.stride(), target.device)
     _run_builtin("cross_entropy", ignore_index, M, N, _FLOAT[logits.dtype], logits.device.index,
-                 [x2, t, loss, lse], 2, skip=(1, 2, 3))
-    if reduction == "none":
-        out = loss.view(batch)
-    elif reduction == "sum":
-        out = loss.sum()
-    else:
-        # Mean over the rows whose target is not ignored (0/0 = nan when all
-        # are, as in torch); no host synchronisation.
-        out = loss.sum() / (t != ignore_index).sum()
-    if return_lse:
-        return out, lse.view(batch)
-    return out
+                 [x2, t, loss, lse], 2, skip=(1, 2, 3), key=key, device=logits.device, src=logits,
+                 oshape=batch, odtype=torch.float32, tcast=tcast,
+                 like=key is not None and _like(target, batch, None))
+    return _ce_reduce(loss, lse, t, ignore_index, reduction, return_lse)
 
 
 def cross_entropy(logits, target, ignore_index=-100, reduction="mean", return_lse=False):
@@ -459,8 +777,8 @@ def cross_entropy(logits, target, ignore_index=-100, reduction="mean", return_ls
     checked (no host sync): their loss is computed with a target logit of 0.
     ``return_lse=True`` also returns the per-row logsumexp (float32).
     """
-    torch = _t()
-    if _compiling() and not return_lse:
+    torch = _torch or _t()
+    if _is_compiling() and not return_lse:
         return torch.ops.rkc.cross_entropy(logits, target, int(ignore_index), reduction)
     return _cross_entropy(logits, target, ignore_index, reduction, return_lse)
 
