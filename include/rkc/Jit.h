@@ -40,6 +40,10 @@ private:
   std::unordered_map<void *, void *> functions_; // CUcontext -> CUfunction
 };
 
+/// Fills an empty `request.options.arch` with the current GPU's
+/// architecture; without a GPU, with `fallback` if given, else an error.
+llvm::Error resolveArch(CompileRequest &request, const char *fallback = nullptr);
+
 /// Cache key of a request: a hash of everything that changes the binary.
 std::string cacheKey(const CompileRequest &request);
 

@@ -50,16 +50,24 @@ Cache &cache() {
 }
 } // namespace
 
-llvm::Expected<std::shared_ptr<Kernel>> Kernel::get(CompileRequest req) {
-  if (req.options.arch.empty()) {
-    auto arch = cuda::currentArch();
-    if (arch)
-      req.options.arch = *arch;
-    else {
-      llvm::consumeError(arch.takeError());
-      req.options.arch = "sm_90a";
-    }
+llvm::Error rkc::resolveArch(CompileRequest &req, const char *fallback) {
+  if (!req.options.arch.empty())
+    return llvm::Error::success();
+  auto arch = cuda::currentArch();
+  if (arch) {
+    req.options.arch = *arch;
+    return llvm::Error::success();
   }
+  if (!fallback)
+    return arch.takeError();
+  llvm::consumeError(arch.takeError());
+  req.options.arch = fallback;
+  return llvm::Error::success();
+}
+
+llvm::Expected<std::shared_ptr<Kernel>> Kernel::get(CompileRequest req) {
+  if (llvm::Error e = resolveArch(req, "sm_90a"))
+    return std::move(e);
   std::string key = cacheKey(req);
   Cache &c = cache();
   std::promise<std::shared_ptr<Kernel>> promise;

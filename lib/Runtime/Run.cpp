@@ -262,12 +262,8 @@ llvm::Expected<double> Harness::timeMs(Kernel &kernel, int reps) {
 }
 
 llvm::Expected<RunReport> rkc::runOnDevice(CompileRequest req, const RunOptions &opt) {
-  if (req.options.arch.empty()) {
-    auto arch = cuda::currentArch();
-    if (!arch)
-      return arch.takeError();
-    req.options.arch = *arch;
-  }
+  if (llvm::Error e = resolveArch(req))
+    return std::move(e);
   req.upTo = Emit::Cubin;
   auto kernel = Kernel::get(req);
   if (!kernel)

@@ -87,12 +87,8 @@ std::string scheduleOf(const plan::RowPlan &pl) { return pl.str(); }
 
 llvm::Expected<TuneReport> rkc::tune(CompileRequest req, const TuneOptions &opt) {
   auto start = Clock::now();
-  if (req.options.arch.empty()) {
-    auto arch = cuda::currentArch();
-    if (!arch)
-      return arch.takeError();
-    req.options.arch = *arch;
-  }
+  if (llvm::Error e = resolveArch(req))
+    return std::move(e);
   req.upTo = Emit::Cubin;
   TuneReport rep;
   // The heuristic plan: the baseline, the reference and the search's origin.
@@ -318,15 +314,8 @@ llvm::Expected<std::shared_ptr<Kernel>> rkc::getTuned(CompileRequest req) {
 }
 
 static llvm::Expected<std::shared_ptr<Kernel>> getTunedSlow(CompileRequest req) {
-  if (req.options.arch.empty()) {
-    auto arch = cuda::currentArch();
-    if (arch) {
-      req.options.arch = *arch;
-    } else {
-      llvm::consumeError(arch.takeError());
-      req.options.arch = "sm_90a";
-    }
-  }
+  if (llvm::Error e = resolveArch(req, "sm_90a"))
+    return std::move(e);
   if (req.options.schedule.empty()) {
     if (auto s = TuningDb::get().lookup(req)) {
       // A database schedule that does not fit this request (a shape bucket

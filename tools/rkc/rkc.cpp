@@ -80,6 +80,16 @@ int writeAtomically(const std::string &path, StringRef data) {
 }
 
 int runCommand(std::vector<std::string> args);
+
+/// Reads a spec file into `req` (text and name for diagnostics).
+int readSpec(const std::string &path, rkc::CompileRequest &req) {
+  auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
+  if (!buf)
+    return error("error: cannot read '" + path + "': " + buf.getError().message());
+  req.specText = (*buf)->getBuffer().str();
+  req.specName = path;
+  return 0;
+}
 int tuneCommand(std::vector<std::string> args);
 
 int compileCommand(std::vector<std::string> args) {
@@ -148,11 +158,8 @@ int compileCommand(std::vector<std::string> args) {
   if (printPlan && req.upTo == rkc::Emit::Rk)
     req.upTo = rkc::Emit::Tier;
 
-  auto buf = llvm::MemoryBuffer::getFile(spec, /*IsText=*/true);
-  if (!buf)
-    return error("error: cannot read '" + spec + "': " + buf.getError().message());
-  req.specText = (*buf)->getBuffer().str();
-  req.specName = spec;
+  if (int rc = readSpec(spec, req))
+    return rc;
   auto res = rkc::compile(req);
   if (!res)
     return error(llvm::toString(res.takeError()));
@@ -221,11 +228,8 @@ int runCommand(std::vector<std::string> args) {
   }
   if (spec.empty())
     return usage(llvm::errs(), 1);
-  auto buf = llvm::MemoryBuffer::getFile(spec, /*IsText=*/true);
-  if (!buf)
-    return error("error: cannot read '" + spec + "': " + buf.getError().message());
-  req.specText = (*buf)->getBuffer().str();
-  req.specName = spec;
+  if (int rc = readSpec(spec, req))
+    return rc;
   auto rep = rkc::runOnDevice(req, opt);
   if (!rep)
     return error("error: " + llvm::toString(rep.takeError()));
