@@ -360,12 +360,10 @@ LogicalResult Lowering::run() {
       cols = r.getDimSize(1);
       break;
     }
-  // With staging = stream the same per-thread program describes one pass
-  // over a part of the row; tier-emit-cuda sweeps it over the row (loads and
-  // elementwise work are redone in each phase that needs them).
-  if (sched.getStaging() == tier::Staging::smem)
-    return func.emitError("staging = smem (cp.async row staging) is not "
-                          "implemented; use registers or stream");
+  // With staging = stream or smem the same per-thread program describes
+  // one pass over a part of the row; tier-emit-cuda sweeps it over the row
+  // (elementwise work is redone in each phase that needs it; loads come
+  // from global memory (stream) or from the shared-memory copy (smem)).
   for (BlockArgument a : func.getArguments()) {
     auto t = dyn_cast<RankedTensorType>(a.getType());
     if (!t)

@@ -170,7 +170,7 @@ std::string checkPlan(const RowPlan &pl, const RowProblem &p, const Target &t) {
   if (pl.cluster > 1 && pl.rows != 1)
     return "a cluster works on one row at a time: rows must be 1";
   if (pl.threads * pl.cluster * pl.values < p.cols &&
-      pl.staging != Staging::Stream)
+      pl.staging == Staging::Registers)
     return llvm::formatv("threads x cluster x values ({0} x {1} x {2}) does not "
                          "cover the row of {3} elements",
                          pl.threads, pl.cluster, pl.values, p.cols);
@@ -184,6 +184,12 @@ std::string checkPlan(const RowPlan &pl, const RowProblem &p, const Target &t) {
     return "unroll must be at least 1";
   int64_t smem = (int64_t)p.reductions * p.stateWords * 4 *
                  (pl.rows * pl.warpsPerRow() * pl.cluster + 2);
+  if (pl.staging == Staging::Smem) {
+    if (pl.vector * p.minElemBytes != 16 || !p.uniformInputs || pl.rows != 1)
+      return "staging = smem copies 16-byte chunks of one element size, one row per CTA";
+    int64_t passes = ceilDiv(p.cols, pl.threads * pl.cluster * pl.values);
+    smem += passes * pl.values * pl.threads * p.inputRowBytes;
+  }
   if (smem > t.maxSmemPerCta)
     return llvm::formatv("reduction buffers need {0} bytes of shared memory, "
                          "over the {1} bytes of {2}",
@@ -247,7 +253,22 @@ Expected<RowPlan> planRow(const RowProblem &p, const Target &t,
   bool fits = chunks <= kmax || o.values > 0;
   pl.staging = o.staging >= 0 ? (Staging)o.staging
                               : (fits ? Staging::Registers : Staging::Stream);
-  if (pl.staging == Staging::Stream) {
+  // Shared-memory staging: a row too long for registers whose part in each
+  // CTA of the cluster fits shared memory is copied there once (cp.async)
+  // and the sweeps read it back from shared memory, so global memory is
+  // read once (streaming reads it once per phase). Needs 16-byte chunks of
+  // one element size.
+  int64_t passChunks = std::min(std::max<int64_t>(kmax / 2, 1),
+                                ceilDiv(nvec, threads * (t.hasClusters() ? t.maxCluster : cluster)));
+  if (pl.staging == Staging::Stream && o.staging < 0 && p.uniformInputs &&
+      pl.vector * p.minElemBytes == 16 && p.inputRowBytes > 0) {
+    int64_t c = o.cluster > 0 ? o.cluster : (t.hasClusters() ? t.maxCluster : 1);
+    int64_t passes = ceilDiv(nvec, threads * c * passChunks);
+    int64_t bytes = passes * passChunks * pl.vector * threads * p.inputRowBytes;
+    if (bytes <= t.maxSmemPerCta - 16 * 1024)
+      pl.staging = Staging::Smem;
+  }
+  if (pl.staging == Staging::Stream || pl.staging == Staging::Smem) {
     // The row is swept in passes of threads x cluster x values elements;
     // the largest cluster keeps the rows in flight few, so a second sweep
     // of a row finds it in L2.
@@ -255,7 +276,7 @@ Expected<RowPlan> planRow(const RowProblem &p, const Target &t,
       pl.cluster = t.maxCluster;
     // A sweep also keeps its addresses and the pass state live: half the
     // register budget per pass.
-    chunks = std::min(std::max<int64_t>(kmax / 2, 1), ceilDiv(nvec, threads * pl.cluster));
+    chunks = std::min(passChunks, ceilDiv(nvec, threads * pl.cluster));
   }
   pl.values = o.values > 0 ? o.values : chunks * pl.vector;
   note(llvm::formatv("{0} threads per row{1}, {2} values per thread ({3} "
@@ -274,7 +295,12 @@ Expected<RowPlan> planRow(const RowProblem &p, const Target &t,
   note(llvm::formatv("reductions climb to the {0} tier", levelName(pl.reduceLevel())));
   note(llvm::formatv("staging = {0}: {1}", stagingName(pl.staging),
                      pl.staging == Staging::Registers
-                         ? "the row stays in registers and is read from global memory once"
+                         ? std::string("the row stays in registers and is read from global memory once")
+                     : pl.staging == Staging::Smem
+                         ? llvm::formatv("the row is staged in shared memory (cp.async) and swept "
+                                         "in passes ({0}) of {1} elements; global memory is read once",
+                                         ceilDiv(p.cols, pl.threads * pl.cluster * pl.values),
+                                         pl.threads * pl.cluster * pl.values).str()
                          : llvm::formatv("the row does not fit on chip; it is swept in "
                                          "passes ({0}) of {1} elements, with online combiners",
                                          ceilDiv(p.cols, pl.threads * pl.cluster * pl.values),

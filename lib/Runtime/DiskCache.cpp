@@ -17,7 +17,7 @@
 
 using namespace rkc;
 
-static constexpr const char *kMagic = "RKC-KERNEL-CACHE 2 " RKC_VERSION;
+static constexpr const char *kMagic = "RKC-KERNEL-CACHE 3 " RKC_VERSION;
 
 static void warnOnce(const std::string &msg) {
   static std::mutex mu;
@@ -84,7 +84,7 @@ std::string diskcache::serialize(const std::string &key, const CompileResult &r)
   const KernelInfo &k = r.kernels.front();
   std::ostringstream info;
   info << k.name << "\n" << k.ctaThreads << " " << k.rowsPerCta << " " << k.cluster
-       << " " << k.rows << " " << k.cols << " " << k.vector << "\n"
+       << " " << k.rows << " " << k.cols << " " << k.vector << " " << k.smemBytes << "\n"
        << k.arch << "\n" << k.plan << "\n" << k.args.size() << "\n";
   for (const KernelArg &a : k.args) {
     info << a.name << " " << a.dtype << " " << (a.output ? 1 : 0) << " " << a.elemBytes
@@ -137,7 +137,8 @@ std::optional<CompileResult> diskcache::deserialize(const std::string &key,
   std::istringstream in(*info);
   size_t nargs = 0;
   std::getline(in, k.name);
-  in >> k.ctaThreads >> k.rowsPerCta >> k.cluster >> k.rows >> k.cols >> k.vector;
+  in >> k.ctaThreads >> k.rowsPerCta >> k.cluster >> k.rows >> k.cols >> k.vector >>
+      k.smemBytes;
   in.ignore(1, '\n');
   std::getline(in, k.arch);
   std::getline(in, k.plan);

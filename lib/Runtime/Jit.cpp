@@ -134,6 +134,12 @@ llvm::Expected<void *> Kernel::function() {
   r = d.moduleGetFunction(&fn, mod, info().name.c_str());
   if (r != CUDA_SUCCESS)
     return llvm::createStringError(cuda::describe(d, r, "cuModuleGetFunction"));
+  if (info().smemBytes > 48 * 1024) {
+    r = d.funcSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                           (int)info().smemBytes);
+    if (r != CUDA_SUCCESS)
+      return llvm::createStringError(cuda::describe(d, r, "raising the shared memory limit"));
+  }
   if (info().cluster > 8) {
     r = d.funcSetAttribute(fn, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1);
     if (r != CUDA_SUCCESS)
@@ -194,7 +200,8 @@ llvm::Error Kernel::launch(void *const *ptrs, const int64_t *strides, int64_t ro
     return llvm::createStringError("too many rows for one launch");
   const cuda::Driver &d = **cuda::driver();
   CUresult r = d.launchKernel((CUfunction)*fn, (unsigned)grid, 1, 1,
-                              (unsigned)k.ctaThreads, 1, 1, 0, (CUstream)stream,
+                              (unsigned)k.ctaThreads, 1, 1, (unsigned)k.smemBytes,
+                              (CUstream)stream,
                               params.data(), nullptr);
   if (r != CUDA_SUCCESS)
     return llvm::createStringError(cuda::describe(d, r, "cuLaunchKernel"));

@@ -86,6 +86,15 @@ rkc::analyzeRowProgram(func::FuncOp func) {
     storage(t);
   if (maxB == 0)
     maxB = minB = 4;
+  int firstIn = 0;
+  for (Type t : func.getArgumentTypes())
+    if (auto rt = dyn_cast<RankedTensorType>(t); rt && rt.getRank() == 2) {
+      int b = storageBytes(rt.getElementType());
+      p.inputRowBytes += b;
+      if (firstIn && b != firstIn)
+        p.uniformInputs = false;
+      firstIn = b;
+    }
   p.elemBytes = maxB;
   p.minElemBytes = minB;
 

@@ -10,3 +10,4 @@
 #include "rkc/ops.cuh"
 #include "rkc/reduce.cuh"
 #include "rkc/vec.cuh"
+#include "rkc/stage.cuh"

@@ -154,20 +154,22 @@ func.func @bf16_n4096(%x: tensor<64x4096xbf16>) -> tensor<64xf32> {
 // SM80-LABEL: func.func @bf16_n4096
 // SM80-SAME:    attributes {tier.arch = "sm_80", tier.layout = #tier.tv_layout<threads = 128, values = 32, vector = 8, rows = 1>, tier.schedule = #tier.schedule<reduce = block, cluster = 1, staging = registers, unroll = 4, min_blocks = 0>}
 
-// No clusters on sm_80: the row (8192 vectors > 1024 x 4) is streamed in
-// sweeps of 1024 threads x 16 values: 65536 / 16384 = 4 passes.
+// No clusters on sm_80: the row (8192 vectors > 1024 x 4) does not fit
+// registers; it fits shared memory (65536 x 2 bytes = 128 KiB of 163 KiB),
+// so it is staged there once and swept in 1024 threads x 16 values:
+// 65536 / 16384 = 4 passes.
 // expected-remark@below {{plan: vector = 8: 16-byte accesses of 2-byte elements}}
 // expected-remark@below {{plan: 1024 threads per row, 16 values per thread (2 vector loads in flight)}}
 // expected-remark@below {{plan: cluster = 1}}
 // expected-remark@below {{plan: rows per CTA: 1 (1024 threads)}}
 // expected-remark@below {{plan: reductions climb to the block tier}}
-// expected-remark@below {{plan: staging = stream: the row does not fit on chip; it is swept in passes (4) of 16384 elements, with online combiners}}
+// expected-remark@below {{plan: staging = smem: the row is staged in shared memory (cp.async) and swept in passes (4) of 16384 elements; global memory is read once}}
 func.func @bf16_n65536(%x: tensor<8x65536xbf16>) -> tensor<8xf32> {
   %s = rk.reduce add %x : tensor<8x65536xbf16> -> tensor<8xf32>
   return %s : tensor<8xf32>
 }
 // SM80-LABEL: func.func @bf16_n65536
-// SM80-SAME:    attributes {tier.arch = "sm_80", tier.layout = #tier.tv_layout<threads = 1024, values = 16, vector = 8, rows = 1>, tier.schedule = #tier.schedule<reduce = block, cluster = 1, staging = stream, unroll = 2, min_blocks = 0>}
+// SM80-SAME:    attributes {tier.arch = "sm_80", tier.layout = #tier.tv_layout<threads = 1024, values = 16, vector = 8, rows = 1>, tier.schedule = #tier.schedule<reduce = block, cluster = 1, staging = smem, unroll = 2, min_blocks = 0>}
 
 // No clusters: 262144 / (1024 x 16) = 16 passes.
 // expected-remark@below {{plan: vector = 4: 16-byte accesses of 4-byte elements}}

@@ -32,6 +32,8 @@ struct RowProblem {
   int liveFrags = 1;       ///< row fragments live at once (register pressure)
   int reductions = 1;      ///< reductions per row (each owns smem buffers)
   int stateWords = 1;      ///< largest reduction state, in 32-bit words
+  int inputRowBytes = 0;   ///< bytes per column of all [M, N] inputs together
+  bool uniformInputs = true; ///< all [M, N] inputs have the same element size
 };
 
 /// One schedule: the TV layout and the tier schedule of a row kernel.

@@ -30,6 +30,7 @@ struct KernelInfo {
   int64_t rows = 0, cols = 0;
   int64_t vector = 1;        ///< elements per access: pointers and row strides
                              ///< must be multiples of it
+  int64_t smemBytes = 0;     ///< dynamic shared memory per CTA (staging)
   std::string arch;
   std::string plan;          ///< human-readable schedule
   std::vector<KernelArg> args;

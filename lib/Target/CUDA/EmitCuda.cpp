@@ -109,6 +109,8 @@ private:
             isa<tier::FragType>(op->getResult(0).getType()));
   }
   bool streaming = false;
+  /// staging = smem: [M, N] inputs are copied to shared memory once.
+  bool staged = false;
   /// bf16/f16 data: exp and log use the hardware approximations (relative
   /// error ~2^-21, far below the storage precision); f32 data keeps the
   /// accurate libdevice functions.
@@ -365,6 +367,12 @@ LogicalResult KernelEmitter::emitOp(Operation *op) {
     std::string n = fresh("f");
     names[ld] = n;
     bool isRow = ld.getSource().getType().getRank() == 2;
+    if (staged && isRow) {
+      b << formatv("  float {0}[V];\n  rkc::load_frag_staged<{1}, V, W, TPR>(st{2} + pass * V * TPR, "
+                   "t, {0});\n",
+                   n, *st, i);
+      return success();
+    }
     b << formatv("  float {0}[V];\n  rkc::load_frag<{1}, V, W>(a{2}{3}, col0, "
                  "COL_STEP, N, {0}, 0.0f);\n",
                  n, *st, i, isRow ? formatv(" + row * s{0}", i).str() : "");
@@ -688,7 +696,9 @@ LogicalResult KernelEmitter::emit(rkc::KernelInfo &info) {
   info.rows = rows;
   info.cols = cols;
 
-  streaming = sched.getStaging() == tier::Staging::stream;
+  streaming = sched.getStaging() == tier::Staging::stream ||
+              sched.getStaging() == tier::Staging::smem;
+  staged = sched.getStaging() == tier::Staging::smem;
   fastMath = llvm::all_of(func.getArgumentTypes(), [](Type t) {
     auto r = cast<RankedTensorType>(t);
     return r.getRank() != 2 || r.getElementType().isBF16() || r.getElementType().isF16();
@@ -731,6 +741,31 @@ LogicalResult KernelEmitter::emit(rkc::KernelInfo &info) {
         "  const int col0 = col0_base;\n  (void)col0;\n";
   if (anyCluster)
     os << setup << "  rkc::cluster_arrive_relaxed();\n";
+  if (staged) {
+    // Each [M, N] input the kernel loads is copied, once, into this
+    // thread's slots of the dynamic shared memory (rkc/stage.cuh).
+    llvm::SetVector<unsigned> args;
+    func.walk([&](tier::LoadOp ld) {
+      if (ld.getSource().getType().getRank() == 2)
+        args.insert(cast<BlockArgument>(ld.getSource()).getArgNumber());
+    });
+    os << "  extern __shared__ __align__(16) unsigned char rkc_smem[];\n";
+    int64_t offset = 0;
+    for (unsigned i : args) {
+      auto t = cast<RankedTensorType>(func.getArgument(i).getType());
+      auto st = storageType(t.getElementType(), func);
+      if (failed(st))
+        return failure();
+      os << formatv("  {0} *st{1} = reinterpret_cast<{0} *>(rkc_smem + {2});\n"
+                    "  for (int pass = 0; pass < PASSES; ++pass)\n"
+                    "    rkc::stage_frag<{0}, V, W, TPR>(st{1} + pass * V * TPR, a{1} + row * s{1}, "
+                    "col0_base + pass * PASS_COLS, COL_STEP, N, t);\n",
+                    *st, i, offset);
+      offset += passes * V * T * (t.getElementTypeBitWidth() / 8);
+    }
+    os << "  rkc::cp_async_commit();\n  rkc::cp_async_wait_all();\n";
+    info.smemBytes = offset;
+  }
   os << body;
   if (anyCluster)
     os << "  rkc::cluster_exit_sync();\n";

@@ -42,16 +42,6 @@ func.func @named_op(%x: tensor<4x64xf32>) -> tensor<4x64xf32>
 
 // -----
 
-// expected-error@below {{staging = smem (cp.async row staging) is not implemented; use registers or stream}}
-func.func @smem(%x: tensor<4x64xf32>) -> tensor<4xf32>
-    attributes {tier.layout = #tier.tv_layout<threads = 16, values = 4, vector = 4, rows = 2>,
-                tier.schedule = #tier.schedule<reduce = warp, cluster = 1, staging = smem, unroll = 1, min_blocks = 0>} {
-  %s = rk.reduce add %x : tensor<4x64xf32> -> tensor<4xf32>
-  return %s : tensor<4xf32>
-}
-
-// -----
-
 // expected-error@below {{kernel arguments must be tensors, got 'f32'}}
 func.func @scalar_arg(%x: tensor<4x64xf32>, %e: f32) -> tensor<4xf32>
     attributes {tier.layout = #tier.tv_layout<threads = 16, values = 4, vector = 4, rows = 2>,

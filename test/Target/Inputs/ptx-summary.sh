@@ -3,7 +3,8 @@
 # line that FileCheck can match:
 #   N=<n> dtype=<d> cluster=<c> ld128=<k> st128=<k> shfl=<k> bar=<k> mapa=<k>
 #   st_async=<k> cluster_ops=ok|MISMATCH spill=<bytes>
-# ld128/st128 count 128-bit global accesses in the PTX; spill is the sum of
+# ld128/st128 count 128-bit global accesses in the PTX (cp.async 16-byte
+# copies of shared-memory staging count as loads); spill is the sum of
 # ptxas' spill stores and loads for the target arch.
 set -euo pipefail
 spec=$1 dtype=$2 n=$3 arch=$4
@@ -24,4 +25,4 @@ if { [ "$cluster" -gt 1 ] && [ "$mapa" -gt 0 ]; } || { [ "$cluster" -eq 1 ] && [
 else
   match=MISMATCH
 fi
-echo "N=$n dtype=$dtype cluster=$cluster ld128=$(count 'ld\.global(\.nc)?(\.L1::no_allocate)?\.v4') st128=$(count 'st\.global\.v4') shfl=$(count 'shfl\.sync\.bfly') bar=$(count 'bar\.sync') mapa=$mapa st_async=$(count 'st\.async') cluster_ops=$match spill=$spill"
+echo "N=$n dtype=$dtype cluster=$cluster ld128=$(count 'ld\.global(\.nc)?(\.L1::no_allocate)?\.v4|cp\.async\.cg\.shared\.global') st128=$(count 'st\.global\.v4') shfl=$(count 'shfl\.sync\.bfly') bar=$(count 'bar\.sync') mapa=$mapa st_async=$(count 'st\.async') cluster_ops=$match spill=$spill"

@@ -1,0 +1,50 @@
+// rkc/stage.cuh - staging a thread's row fragments in shared memory.
+//
+// For rows too long for registers but short enough for shared memory
+// (staging = smem): every thread copies the values it will use into its
+// own slots of a shared buffer with cp.async, once; the sweeps over the row
+// then read them back with shared vector loads instead of global memory.
+// Slots are thread-private, so only cp.async.wait_group is needed, no
+// barrier. Slot of chunk c of thread t: smem + (c * TPR + t) * W (16 bytes,
+// consecutive threads consecutive: conflict-free vector accesses).
+//
+// Template parameters: T storage type, VPT values per thread per pass, W
+// elements per vector (sizeof(T) * W == 16), TPR threads per row in the CTA.
+#pragma once
+
+#include "rkc/base.cuh"
+#include "rkc/convert.cuh"
+#include "rkc/vec.cuh"
+
+namespace rkc {
+
+/// Starts copying this thread's VPT values (columns col0 + c * col_step +
+/// [0, W)) of `row` into its slots of `smem`; columns >= n become zeros.
+/// Call cp_async_commit() and cp_async_wait_all() before reading.
+template <class T, int VPT, int W, int TPR>
+RKC_DEVICE void stage_frag(T *smem, const T *row, int col0, int col_step, int n, int t) {
+  static_assert(sizeof(T) * W == 16, "rkc::stage_frag: 16-byte chunks");
+#pragma unroll
+  for (int c = 0; c < VPT / W; ++c) {
+    const int col = col0 + c * col_step;
+    T *dst = smem + (c * TPR + t) * W;
+    if (col + W <= n) {
+      cp_async_16(dst, row + col);
+    } else {
+#pragma unroll
+      for (int j = 0; j < W; ++j)
+        dst[j] = col + j < n ? row[col + j] : from_f32<T>(0.0f);
+    }
+  }
+}
+
+/// Reads back the fragment that stage_frag staged for thread `t`.
+template <class T, int VPT, int W, int TPR>
+RKC_DEVICE void load_frag_staged(const T *smem, int t, float (&frag)[VPT]) {
+#pragma unroll
+  for (int c = 0; c < VPT / W; ++c)
+    load_vec_shared<T, W>(smem + (c * TPR + t) * W,
+                          *reinterpret_cast<float(*)[W]>(frag + c * W));
+}
+
+} // namespace rkc
