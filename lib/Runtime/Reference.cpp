@@ -58,12 +58,14 @@ int64_t numel(const std::vector<int64_t> &shape) {
 class ScalarEval {
 public:
   llvm::DenseMap<Value, double> env;
+  /// Values defined outside the region (constants hoisted to the function).
+  const llvm::DenseMap<Value, double> *outer = nullptr;
 
   llvm::Error run(Block &block, SmallVectorImpl<double> &yields) {
     for (Operation &op : block) {
       if (isa<rk::YieldOp>(op)) {
         for (Value v : op.getOperands())
-          yields.push_back(env.lookup(v));
+          yields.push_back(value(v));
         return llvm::Error::success();
       }
       auto r = eval(op);
@@ -75,7 +77,13 @@ public:
   }
 
 private:
-  double in(Operation &op, unsigned i) { return env.lookup(op.getOperand(i)); }
+  double in(Operation &op, unsigned i) { return value(op.getOperand(i)); }
+  double value(Value v) {
+    auto it = env.find(v);
+    if (it != env.end())
+      return it->second;
+    return outer ? outer->lookup(v) : 0.0;
+  }
 
   llvm::Expected<double> eval(Operation &op) {
     using R = llvm::Expected<double>;
@@ -282,6 +290,7 @@ rkc::evaluateRowProgram(const std::string &rkIR, const std::vector<HostTensor> &
         outs.push_back(Tensor{shape, std::vector<double>(n), elemName(r)});
       Block &block = map.getBody().front();
       ScalarEval e;
+      e.outer = &scalars;
       for (int64_t i = 0; i < n; ++i) {
         for (auto [arg, operand] : llvm::zip(block.getArguments(), map.getOperands_())) {
           if (isa<RankedTensorType>(operand.getType()))
@@ -346,10 +355,12 @@ rkc::evaluateRowProgram(const std::string &rkIR, const std::vector<HostTensor> &
         // A custom combiner: fold the element states from init, in order.
         Block &block = red.getCombiner().front();
         SmallVector<double> state;
-        for (Attribute a : *red.getInit())
+        ArrayAttr init = *red.getInit(); // not a range over a temporary
+        for (Attribute a : init)
           state.push_back(isa<FloatAttr>(a) ? cast<FloatAttr>(a).getValueAsDouble()
                                             : (double)cast<IntegerAttr>(a).getInt());
         ScalarEval e;
+        e.outer = &scalars;
         for (int64_t c = 0; c < n; ++c) {
           for (size_t j = 0; j < k; ++j) {
             e.env[block.getArgument(j)] = state[j];
