@@ -24,7 +24,7 @@ def Tier_LoadOp : Tier_Op<"load", [MemoryEffects<[MemRead]>]> {
     and read as `fill`.
 
     ```mlir
-    %x = tier.load %arg0 {fill = 0.0 : f32} : tensor<4096x8192xbf16> -> !tier.frag<32xf32>
+    %x = tier.load %arg0 {fill = 0.0 : f32} : tensor<4096x8192xbf16> -> !tier.frag<32 x f32>
     ```
   }];
   let arguments = (ins AnyRankedTensor:$source, TypedAttrInterface:$fill);
@@ -66,7 +66,7 @@ def Tier_StoreOp : Tier_Op<"store", [MemoryEffects<[MemWrite]>]> {
     written; values are converted to the destination's element type.
 
     ```mlir
-    tier.store %y, %arg2 : !tier.frag<32xf32>, tensor<4096x8192xbf16>
+    tier.store %y, %arg2 : !tier.frag<32 x f32>, tensor<4096x8192xbf16>
     ```
   }];
   let arguments = (ins Tier_FragType:$value, AnyRankedTensor:$dest);
@@ -97,7 +97,7 @@ def Tier_MapOp : Tier_Op<"map", [Pure]> {
     ^bb0(%a: f32, %b: f32):
       %p = arith.mulf %a, %b : f32
       tier.yield %p : f32
-    } : !tier.frag<32xf32>, f32 -> !tier.frag<32xf32>
+    } : !tier.frag<32 x f32>, f32 -> !tier.frag<32 x f32>
     ```
   }];
   let arguments = (ins Variadic<Tier_Value>:$inputs);
@@ -123,8 +123,8 @@ def Tier_ThreadReduceOp : Tier_ReduceOp<"thread_reduce", [{
     index given by the TV layout.
 
     ```mlir
-    %s = tier.thread_reduce %x {kind = #rk.reduce_kind<add>, init = [0.0 : f32]}
-        : !tier.frag<32xf32> -> f32
+    %s = tier.thread_reduce %x {} {kind = #rk<reduce_kind add>, init = [0.0 : f32]}
+        : !tier.frag<32 x f32> -> f32
     ```
   }]> {
   let summary = "Reduce a thread's fragment values (registers)";
@@ -139,7 +139,7 @@ def Tier_WarpReduceOp : Tier_ReduceOp<"warp_reduce", [{
     every lane of a group ends with the group's state.
 
     ```mlir
-    %w = tier.warp_reduce %s {kind = #rk.reduce_kind<add>, width = 32 : i64} : f32 -> f32
+    %w = tier.warp_reduce %s {} {kind = #rk<reduce_kind add>, width = 32 : i64} : f32 -> f32
     ```
   }]> {
   let summary = "Reduce states across the lanes of a warp (shuffles)";
@@ -155,7 +155,7 @@ def Tier_BlockReduceOp : Tier_ReduceOp<"block_reduce", [{
     and every warp reads and reduces them. Each op owns its buffer.
 
     ```mlir
-    %b = tier.block_reduce %w {kind = #rk.reduce_kind<add>, warps = 8 : i64} : f32 -> f32
+    %b = tier.block_reduce %w {} {kind = #rk<reduce_kind add>, warps = 8 : i64} : f32 -> f32
     ```
   }]> {
   let summary = "Reduce warp states of a row across a CTA (shared memory)";
@@ -173,7 +173,7 @@ def Tier_ClusterReduceOp : Tier_ReduceOp<"cluster_reduce", [{
     op owns its buffer and mbarrier.
 
     ```mlir
-    %c = tier.cluster_reduce %w {kind = #rk.reduce_kind<max>, warps = 32 : i64, cluster = 4 : i64} : f32 -> f32
+    %c = tier.cluster_reduce %w {} {kind = #rk<reduce_kind max>, warps = 32 : i64, cluster = 4 : i64} : f32 -> f32
     ```
   }]> {
   let summary = "Reduce warp states of a row across a cluster (DSMEM)";

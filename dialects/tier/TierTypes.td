@@ -14,7 +14,7 @@ def Tier_FragType : TypeDef<Tier_Dialect, "Frag"> {
     (f32 for float data, or an integer type), held in registers.
 
     ```mlir
-    !tier.frag<16xf32>
+    !tier.frag<16 x f32>
     ```
   }];
   let parameters = (ins "int64_t":$size, "::mlir::Type":$elementType);

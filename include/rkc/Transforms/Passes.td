@@ -115,7 +115,7 @@ def RkLowerToTierPass : Pass<"rk-lower-to-tier", "mlir::func::FuncOp"> {
     tiers, in hardware order:
 
     ```mlir
-    %t = tier.thread_reduce %x {kind = #rk.reduce_kind<max>, ...}  // registers
+    %t = tier.thread_reduce %x {kind = #rk<reduce_kind max>, ...}  // registers
     %w = tier.warp_reduce %t {width = 32 : i64, ...}               // shfl.sync.bfly
     %b = tier.block_reduce %w {warps = 8 : i64, ...}               // smem + 1 barrier
     %c = tier.cluster_reduce %b {cluster = 4 : i64, ...}           // DSMEM
