@@ -643,17 +643,7 @@ def softmax(x, dim=-1):
         _check_dim("softmax", x, dim)
     if _is_compiling():
         return torch.ops.rkc.softmax(x)
-    try:
-        L = _fast[("softmax", x.dtype, x.shape, x.stride(), x.device)]
-    except Exception:
-        return _softmax_like_checked("softmax", x)
-    if L.like and _empty is _empty_default:  # outputs shaped and typed like x
-        y = _empty_like(x)
-    else:
-        y = _empty(L.oshape, L.odtype, L.device)
-    px, py = x.data_ptr(), y.data_ptr()
-    L.go(px | py, L.pack(px, py))
-    return y
+    return _softmax_like("softmax", x)
 
 
 def log_softmax(x, dim=-1):
@@ -663,17 +653,7 @@ def log_softmax(x, dim=-1):
         _check_dim("log_softmax", x, dim)
     if _is_compiling():
         return torch.ops.rkc.log_softmax(x)
-    try:
-        L = _fast[("log_softmax", x.dtype, x.shape, x.stride(), x.device)]
-    except Exception:
-        return _softmax_like_checked("log_softmax", x)
-    if L.like and _empty is _empty_default:  # outputs shaped and typed like x
-        y = _empty_like(x)
-    else:
-        y = _empty(L.oshape, L.odtype, L.device)
-    px, py = x.data_ptr(), y.data_ptr()
-    L.go(px | py, L.pack(px, py))
-    return y
+    return _softmax_like("log_softmax", x)
 
 
 _REDUCTIONS = ("none", "mean", "sum")

@@ -21,27 +21,18 @@ PYDIR = os.path.join(REPO, "python")
 if PYDIR not in sys.path:
     sys.path.insert(0, PYDIR)
 
+import _support  # noqa: E402,F401  (sys.path)
 import rkc  # noqa: E402
 from rkc import _spec  # noqa: E402
 
 
-def _library_ok():
-    try:
-        rkc.version()
-        return True
-    except rkc.RkcError:
-        return False
+_library_ok = _support.library_ok
 
 
 needs_lib = pytest.mark.skipif(not _library_ok(), reason="librkc not found (set RKC_LIBRARY or build rkc)")
 
 
-def _has_cuda_driver():
-    try:
-        ctypes.CDLL("libcuda.so.1")
-        return True
-    except OSError:
-        return False
+_has_cuda_driver = _support.has_cuda_driver
 
 
 LOCATED = re.compile(r"[\w.<>-]+:\d+:\d+: error: ")

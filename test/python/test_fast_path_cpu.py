@@ -23,24 +23,15 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 if os.path.join(REPO, "python") not in sys.path:
     sys.path.insert(0, os.path.join(REPO, "python"))
 
+import _support  # noqa: E402,F401  (sys.path)
 import rkc  # noqa: E402
 from rkc import ops  # noqa: E402
 
 
-def _library_ok():
-    try:
-        rkc.version()
-        return True
-    except rkc.RkcError:
-        return False
+_library_ok = _support.library_ok
 
 
-def _has_cuda_driver():
-    try:
-        ctypes.CDLL("libcuda.so.1")
-        return True
-    except OSError:
-        return False
+_has_cuda_driver = _support.has_cuda_driver
 
 
 pytestmark = [

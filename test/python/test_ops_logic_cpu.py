@@ -22,24 +22,15 @@ for p in (os.path.join(REPO, "python"), os.path.join(REPO, "test", "gpu")):
     if p not in sys.path:
         sys.path.insert(0, p)
 
+import _support  # noqa: E402,F401  (sys.path)
 import rkc  # noqa: E402
 import custom_specs  # noqa: E402
 
 
-def _library_ok():
-    try:
-        rkc.version()
-        return True
-    except rkc.RkcError:
-        return False
+_library_ok = _support.library_ok
 
 
-def _has_cuda_driver():
-    try:
-        ctypes.CDLL("libcuda.so.1")
-        return True
-    except OSError:
-        return False
+_has_cuda_driver = _support.has_cuda_driver
 
 
 pytestmark = [

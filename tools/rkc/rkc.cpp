@@ -81,6 +81,14 @@ int writeAtomically(const std::string &path, StringRef data) {
 
 int runCommand(std::vector<std::string> args);
 
+/// The value after option args[i] into `dst` (advancing i); false if none.
+bool takeValue(const std::vector<std::string> &args, size_t &i, std::string &dst) {
+  if (i + 1 >= args.size())
+    return false;
+  dst = args[++i];
+  return true;
+}
+
 /// Reads a spec file into `req` (text and name for diagnostics).
 int readSpec(const std::string &path, rkc::CompileRequest &req) {
   auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
@@ -196,12 +204,7 @@ int runCommand(std::vector<std::string> args) {
   std::string spec;
   for (size_t i = 0; i < args.size(); ++i) {
     StringRef a = args[i];
-    auto next = [&](std::string &dst) {
-      if (i + 1 >= args.size())
-        return false;
-      dst = args[++i];
-      return true;
-    };
+    auto next = [&](std::string &dst) { return takeValue(args, i, dst); };
     std::string v;
     if (a == "--shape") {
       if (!next(v)) return error("error: --shape needs NAME=D0xD1...");
@@ -256,12 +259,7 @@ int tuneCommand(std::vector<std::string> args) {
   bool printKey = false;
   for (size_t i = 0; i < args.size(); ++i) {
     StringRef a = args[i];
-    auto next = [&](std::string &dst) {
-      if (i + 1 >= args.size())
-        return false;
-      dst = args[++i];
-      return true;
-    };
+    auto next = [&](std::string &dst) { return takeValue(args, i, dst); };
     std::string v;
     if (a == "--report") {
       llvm::outs() << llvm::format("%-22s %-6s %-22s %10s %8s %8s  %s\n", "kernel", "dtype",
