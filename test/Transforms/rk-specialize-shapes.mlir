@@ -26,6 +26,7 @@
 // RUN: rk-opt %t/too_big.mlir --rk-specialize-shapes="shapes=x=4x2147483648 dtype=bf16" -verify-diagnostics
 // RUN: rk-opt %t/not_integer.mlir --rk-specialize-shapes="shapes=x=4xN dtype=bf16" -verify-diagnostics
 // RUN: rk-opt %t/no_dims.mlir --rk-specialize-shapes="shapes=x= dtype=bf16" -verify-diagnostics
+// RUN: rk-opt %t/twice.mlir --rk-specialize-shapes="shapes=x=4x8,x=8x8 dtype=bf16" -verify-diagnostics
 // RUN: rk-opt %t/conflict.mlir --rk-specialize-shapes="shapes=x=128x4096,w=1024 dtype=bf16" -verify-diagnostics
 // RUN: rk-opt %t/fixed.mlir --rk-specialize-shapes="shapes=x=4x4096" -verify-diagnostics
 // RUN: rk-opt %t/missing_dtype.mlir --rk-specialize-shapes="shapes=x=4x8" -verify-diagnostics
@@ -189,6 +190,13 @@ func.func @k(%x: tensor<?x?x!rk.dtype> {rk.name = "x"}) -> tensor<?x?x!rk.dtype>
 
 //--- no_dims.mlir
 // expected-error @+1 {{--shape x= needs dimensions, e.g. x=128x4096}}
+func.func @k(%x: tensor<?x?x!rk.dtype> {rk.name = "x"}) -> tensor<?x?x!rk.dtype> {
+  %y = rk.softmax %x : (tensor<?x?x!rk.dtype>) -> tensor<?x?x!rk.dtype>
+  return %y : tensor<?x?x!rk.dtype>
+}
+
+//--- twice.mlir
+// expected-error @+1 {{--shape x is given twice}}
 func.func @k(%x: tensor<?x?x!rk.dtype> {rk.name = "x"}) -> tensor<?x?x!rk.dtype> {
   %y = rk.softmax %x : (tensor<?x?x!rk.dtype>) -> tensor<?x?x!rk.dtype>
   return %y : tensor<?x?x!rk.dtype>
