@@ -96,4 +96,38 @@ def Tier_ScheduleAttr : AttrDef<Tier_Dialect, "Schedule"> {
   let genVerifyDecl = 1;
 }
 
+def Tier_KSplitLayoutAttr : AttrDef<Tier_Dialect, "KSplitLayout"> {
+  let mnemonic = "ksplit_layout";
+  let summary = "Layout of a column kernel: columns over lanes, K over warps and a cluster";
+  let description = [{
+    The layout of kernels that reduce over the leading dimension K of a
+    `[K, N]` operand for every column (decode GEMV, group-wise quantization
+    along K). A CTA owns a tile of `32 * cols` consecutive columns: lane `l`
+    of every warp holds columns `l * cols .. l * cols + cols - 1` (one
+    `cols`-word access per packed weight row; 16 bytes when `cols = 4` for
+    int4). The `warps` warps of the CTA and the `cluster` CTAs of a
+    thread-block cluster split K: CTA `r` of the cluster takes the `r`-th of
+    `cluster` contiguous ranges of K (group aligned), and warp `w` the `w`-th
+    contiguous part of it. Each thread keeps `unroll` packed rows of loads in
+    flight. `rows` is the number of activation rows M (1..16).
+
+    ```mlir
+    #tier.ksplit_layout<rows = 1, cols = 4, warps = 4, cluster = 8, unroll = 16>
+    ```
+  }];
+  let parameters = (ins "int64_t":$rows, "int64_t":$cols, "int64_t":$warps,
+                        "int64_t":$cluster, "int64_t":$unroll);
+  let assemblyFormat = [{
+    `<` `rows` `=` $rows `,` `cols` `=` $cols `,` `warps` `=` $warps
+    `,` `cluster` `=` $cluster `,` `unroll` `=` $unroll `>`
+  }];
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// Threads per CTA.
+    int64_t getCtaThreads() const { return getWarps() * 32; }
+    /// Output columns of one CTA (and of its cluster).
+    int64_t getTileCols() const { return getCols() * 32; }
+  }];
+}
+
 #endif // TIER_ATTRS_TD

@@ -86,3 +86,21 @@ LogicalResult ScheduleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   (void)staging;
   return success();
 }
+
+LogicalResult KSplitLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                       int64_t rows, int64_t cols, int64_t warps,
+                                       int64_t cluster, int64_t unroll) {
+  if (rows < 1 || rows > 16)
+    return emitError() << "ksplit_layout rows must be in [1, 16], got " << rows;
+  if (!isPow2(cols) || cols > 16)
+    return emitError() << "ksplit_layout cols must be a power of two in [1, 16], got "
+                       << cols;
+  if (warps < 1 || warps > 32)
+    return emitError() << "ksplit_layout warps must be in [1, 32], got " << warps;
+  if (!isPow2(cluster) || cluster > 16)
+    return emitError() << "ksplit_layout cluster must be a power of two in [1, 16], got "
+                       << cluster;
+  if (unroll < 1 || unroll > 64)
+    return emitError() << "ksplit_layout unroll must be in [1, 64], got " << unroll;
+  return success();
+}

@@ -5,6 +5,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 
 using namespace mlir;
 using namespace mlir::tier;
@@ -128,3 +129,24 @@ LogicalResult ClusterReduceOp::verify() {
 
 #define GET_OP_CLASSES
 #include "tier/TierOps.cpp.inc"
+
+LogicalResult KDotOp::verify() {
+  if (getAct().getType().getRank() != 2 || getWeight().getType().getRank() != 2)
+    return emitOpError() << "takes [M, K] activations and a [K, N] weight, got "
+                         << getAct().getType() << " and " << getWeight().getType();
+  if (!getWeight().getType().getEncoding())
+    return emitOpError() << "the weight must carry a #rk.quant encoding, got "
+                         << getWeight().getType();
+  if (getAct().getType().getDimSize(1) != getWeight().getType().getDimSize(0))
+    return emitOpError() << "activation columns (" << getAct().getType().getDimSize(1)
+                         << ") differ from weight rows K ("
+                         << getWeight().getType().getDimSize(0) << ")";
+  auto func = (*this)->getParentOfType<FunctionOpInterface>();
+  if (auto layout = func ? func->getAttrOfType<KSplitLayoutAttr>(kLayoutAttr)
+                         : KSplitLayoutAttr())
+    if (getResult().getType().getSize() != layout.getRows() * layout.getCols())
+      return emitOpError() << "fragment size " << getResult().getType().getSize()
+                           << " must equal rows x cols of the layout ("
+                           << layout.getRows() * layout.getCols() << ")";
+  return success();
+}

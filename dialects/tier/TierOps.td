@@ -183,6 +183,126 @@ def Tier_ClusterReduceOp : Tier_ReduceOp<"cluster_reduce", [{
   let assemblyFormat = "$inputs $combiner attr-dict `:` type($inputs) `->` type($results)";
 }
 
+//===----------------------------------------------------------------------===//
+// Column (K-split) kernels: the layout is #tier.ksplit_layout on the function.
+//===----------------------------------------------------------------------===//
+
+def Tier_KDotOp : Tier_Op<"kdot", [MemoryEffects<[MemRead]>]> {
+  let summary = "This thread's partial dot products over its part of K";
+  let description = [{
+    For the `rows` activation rows of `act` `[M, K]` and this thread's
+    `cols` columns of the quantized `weight` `[K, N]`, sums
+    `act[m, k] * scale[g, n] * (q[k, n] - zero[g, n])` over the thread's
+    range of K (#tier.ksplit_layout). The activations of the CTA's K range
+    are staged once in shared memory (as f32); the packed weights are loaded
+    `cols` words at a time with `unroll` rows in flight and converted by bit
+    tricks; integer-weighted partial sums are scaled once per group (scale
+    folding). The result holds `rows * cols` values, row-major.
+
+    ```mlir
+    %p = tier.kdot %x, %q, %s : tensor<1x4096xf16>, tensor<4096x4096xi4, #q>,
+        tensor<32x4096xf16> -> !tier.frag<4 x f32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$act, AnyRankedTensor:$weight,
+                       AnyRankedTensor:$scales, Optional<AnyRankedTensor>:$zeros);
+  let results = (outs Tier_FragType:$result);
+  let assemblyFormat = [{
+    $act `,` $weight `,` $scales (`zeros` $zeros^)? attr-dict `:` type($act) `,`
+    type($weight) `,` type($scales) (`,` type($zeros)^)? `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tier_KSplitReduceOp : Tier_Op<"ksplit_reduce", [Pure]> {
+  let summary = "Sum the K-split partials of the warps of a CTA and its cluster";
+  let description = [{
+    Adds the partials of the `warps` warps of the CTA (shared memory, one
+    barrier) and, with `cluster > 1`, of the CTAs of the cluster (each CTA
+    reads its share of the tile from every CTA's shared memory through
+    `mapa` + `ld.shared::cluster` between two cluster barriers; no global
+    workspace, no second kernel). The result is this thread's share of the
+    CTA's output tile: value `j` of thread `t` in CTA `r` is tile element
+    `(j * cluster + r) * threads + t` (row-major `[rows, 32 * cols]`).
+
+    ```mlir
+    %o = tier.ksplit_reduce %p : !tier.frag<4 x f32> -> !tier.frag<1 x f32>
+    ```
+  }];
+  let arguments = (ins Tier_FragType:$partial);
+  let results = (outs Tier_FragType:$result);
+  let assemblyFormat = "$partial attr-dict `:` type($partial) `->` type($result)";
+}
+
+def Tier_LoadTileOp : Tier_Op<"load_tile", [MemoryEffects<[MemRead]>]> {
+  let summary = "Load an [N] vector at this thread's output-tile positions";
+  let description = [{
+    Element `n` of `source` for every value of this thread's share of the
+    output tile (see `tier.ksplit_reduce`); 0 past N.
+
+    ```mlir
+    %b = tier.load_tile %bias : tensor<4096xf16> -> !tier.frag<1 x f32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$source);
+  let results = (outs Tier_FragType:$result);
+  let assemblyFormat = "$source attr-dict `:` type($source) `->` type($result)";
+}
+
+def Tier_StoreTileOp : Tier_Op<"store_tile", [MemoryEffects<[MemWrite]>]> {
+  let summary = "Store this thread's share of the output tile to an [M, N] result";
+  let description = [{
+    ```mlir
+    tier.store_tile %o, %out : !tier.frag<1 x f32>, tensor<1x4096xf16>
+    ```
+  }];
+  let arguments = (ins Tier_FragType:$value, AnyRankedTensor:$dest);
+  let assemblyFormat = "$value `,` $dest attr-dict `:` type($value) `,` type($dest)";
+}
+
+def Tier_DequantizeTileOp : Tier_Op<"dequantize_tile", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "Dequantize this thread's packed rows x cols of a [K, N] tensor";
+  let description = [{
+    Warp `w` of CTA `b` takes `unroll` packed rows (8 values of K for int4,
+    one for int8) starting at row `(b / tiles * warps + w) * unroll`; lane
+    `l` takes columns `l * cols ..` of the CTA's column tile. Writes
+    `dest[k, n] = scale[g, n] * (q[k, n] - zero[g, n])`.
+
+    ```mlir
+    tier.dequantize_tile %q, %s, %out : tensor<4096x4096xi4, #q>,
+        tensor<32x4096xf16>, tensor<4096x4096xf16>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$quantized, AnyRankedTensor:$scales,
+                       Optional<AnyRankedTensor>:$zeros, AnyRankedTensor:$dest);
+  let assemblyFormat = [{
+    $quantized `,` $scales (`zeros` $zeros^)? `,` $dest attr-dict `:`
+    type($quantized) `,` type($scales) (`,` type($zeros)^)? `,` type($dest)
+  }];
+}
+
+def Tier_QuantizeTileOp : Tier_Op<"quantize_tile", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "Quantize one group of K for this thread's columns of a [K, N] tensor";
+  let description = [{
+    Warp `w` of CTA `b` takes group `b / tiles * warps + w` of K; lane `l`
+    takes columns `l * cols ..` of the CTA's column tile. A first pass over
+    the group reduces |x| (or min and max) per column in registers; the
+    scale (and zero point) follow `rk.quantize`; a second pass rounds,
+    clamps, packs and stores.
+
+    ```mlir
+    tier.quantize_tile %w, %q, %s : tensor<4096x4096xf16>,
+        tensor<4096x4096xi4, #q>, tensor<32x4096xf16>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input, AnyRankedTensor:$quantized,
+                       AnyRankedTensor:$scales, Optional<AnyRankedTensor>:$zeros);
+  let assemblyFormat = [{
+    $input `,` $quantized `,` $scales (`,` $zeros^)? attr-dict `:`
+    type($input) `,` type($quantized) `,` type($scales) (`,` type($zeros)^)?
+  }];
+}
+
 def Tier_YieldOp : Tier_Op<"yield", [Pure, Terminator, ReturnLike,
     ParentOneOf<["MapOp", "ThreadReduceOp", "WarpReduceOp", "BlockReduceOp",
                  "ClusterReduceOp"]>]> {

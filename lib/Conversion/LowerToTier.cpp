@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "rkc/Transforms/Passes.h"
+#include "ColumnLowering.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
@@ -447,6 +448,11 @@ struct LowerToTier : public ::rkc::impl::RkLowerToTierPassBase<LowerToTier> {
     func::FuncOp func = getOperation();
     if (func.isExternal())
       return;
+    if (auto ks = func->getAttrOfType<tier::KSplitLayoutAttr>(tier::kLayoutAttr)) {
+      if (failed(::rkc::lowerColumnProgram(func, ks)))
+        signalPassFailure();
+      return;
+    }
     auto layout = func->getAttrOfType<tier::TvLayoutAttr>(tier::kLayoutAttr);
     auto sched = func->getAttrOfType<tier::ScheduleAttr>(tier::kScheduleAttr);
     if (!layout || !sched) {

@@ -3,6 +3,7 @@
 #include "rkc/Compile.h"
 
 #include "Nvrtc.h"
+#include "rkc/Plan/ColumnAnalysis.h"
 #include "rkc/Plan/RowAnalysis.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -87,6 +88,8 @@ llvm::Expected<rkc::CompileResult> rkc::compile(const CompileRequest &req) {
       return fail("the pipeline failed");
     print(res.rkIR);
     for (auto func : module->getOps<mlir::func::FuncOp>()) {
+      if (isColumnProgram(func))
+        break; // planned by KSplitPlan; not a row problem
       auto p = analyzeRowProgram(func);
       if (mlir::succeeded(p))
         res.problem = *p;

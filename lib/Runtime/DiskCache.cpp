@@ -17,7 +17,7 @@
 
 using namespace rkc;
 
-static constexpr const char *kMagic = "RKC-KERNEL-CACHE 3 " RKC_VERSION;
+static constexpr const char *kMagic = "RKC-KERNEL-CACHE 4 " RKC_VERSION;
 
 static void warnOnce(const std::string &msg) {
   static std::mutex mu;
@@ -84,11 +84,12 @@ std::string diskcache::serialize(const std::string &key, const CompileResult &r)
   const KernelInfo &k = r.kernels.front();
   std::ostringstream info;
   info << k.name << "\n" << k.ctaThreads << " " << k.rowsPerCta << " " << k.cluster
-       << " " << k.rows << " " << k.cols << " " << k.vector << " " << k.smemBytes << "\n"
+       << " " << k.rows << " " << k.cols << " " << k.vector << " " << k.smemBytes << " "
+       << k.gridCtas << "\n"
        << k.arch << "\n" << k.plan << "\n" << k.args.size() << "\n";
   for (const KernelArg &a : k.args) {
     info << a.name << " " << a.dtype << " " << (a.output ? 1 : 0) << " " << a.elemBytes
-         << " " << a.shape.size();
+         << " " << a.alignBytes << " " << (a.contiguous ? 1 : 0) << " " << a.shape.size();
     for (int64_t d : a.shape)
       info << " " << d;
     info << "\n";
@@ -138,7 +139,7 @@ std::optional<CompileResult> diskcache::deserialize(const std::string &key,
   size_t nargs = 0;
   std::getline(in, k.name);
   in >> k.ctaThreads >> k.rowsPerCta >> k.cluster >> k.rows >> k.cols >> k.vector >>
-      k.smemBytes;
+      k.smemBytes >> k.gridCtas;
   in.ignore(1, '\n');
   std::getline(in, k.arch);
   std::getline(in, k.plan);
@@ -147,9 +148,10 @@ std::optional<CompileResult> diskcache::deserialize(const std::string &key,
     return std::nullopt;
   for (size_t i = 0; i < nargs; ++i) {
     KernelArg a;
-    int out = 0;
+    int out = 0, contiguous = 0;
     size_t rank = 0;
-    in >> a.name >> a.dtype >> out >> a.elemBytes >> rank;
+    in >> a.name >> a.dtype >> out >> a.elemBytes >> a.alignBytes >> contiguous >> rank;
+    a.contiguous = contiguous != 0;
     if (!in || rank > 8)
       return std::nullopt;
     a.output = out != 0;

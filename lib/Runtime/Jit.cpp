@@ -162,14 +162,29 @@ llvm::Error Kernel::launch(void *const *ptrs, const int64_t *strides, int64_t ro
       return llvm::createStringError("argument '" + a.name + "' is a null pointer");
     int64_t stride = strides ? strides[i] : 0;
     if (a.shape.size() == 2) {
+      int64_t len = a.shape[1];
       if (stride == 0)
-        stride = k.cols;
-      if (stride < k.cols)
+        stride = len;
+      if (stride < len)
         return llvm::createStringError(llvm::formatv(
-            "row stride of '{0}' ({1}) is smaller than the row length N ({2})",
-            a.name, stride, k.cols).str());
+            "row stride of '{0}' ({1}) is smaller than its row length ({2})",
+            a.name, stride, len).str());
+      if (a.contiguous && stride != len)
+        return llvm::createStringError(llvm::formatv(
+            "'{0}' must be contiguous (row stride {1}), got row stride {2}",
+            a.name, len, stride).str());
     }
     st[i] = stride;
+    if (a.alignBytes > 1) {
+      int64_t elems = std::max<int64_t>(1, a.alignBytes / std::max(a.elemBytes, 1));
+      if ((uintptr_t)ptrs[i] % (uintptr_t)a.alignBytes != 0 ||
+          (a.shape.size() == 2 && !a.contiguous && stride % elems != 0))
+        return llvm::createStringError(llvm::formatv(
+            "'{0}' must be {1}-byte aligned with a row stride that is a multiple of "
+            "{2} (pointer {3}, row stride {4})",
+            a.name, a.alignBytes, elems, ptrs[i], stride).str());
+      continue;
+    }
     bool vectorised = a.shape.size() == 2 || (a.shape.size() == 1 && a.shape[0] == k.cols &&
                                                k.cols != k.rows);
     if (vectorised && k.vector > 1) {
@@ -196,6 +211,14 @@ llvm::Error Kernel::launch(void *const *ptrs, const int64_t *strides, int64_t ro
   params.push_back(&m);
   int64_t groups = (rows + k.rowsPerCta - 1) / k.rowsPerCta;
   int64_t grid = groups * k.cluster;
+  if (k.gridCtas) {
+    // A column kernel: its grid follows from the compiled shape.
+    if (rows != k.rows)
+      return llvm::createStringError(llvm::formatv(
+          "this kernel was compiled for {0} rows of '{1}', got {2}", k.rows,
+          k.args.empty() ? "" : k.args[0].name, rows).str());
+    grid = k.gridCtas;
+  }
   if (grid > 0x7fffffff)
     return llvm::createStringError("too many rows for one launch");
   const cuda::Driver &d = **cuda::driver();

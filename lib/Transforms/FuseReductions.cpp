@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "rkc/Transforms/Passes.h"
+#include "rkc/Plan/ColumnAnalysis.h"
 #include "rkc/Plan/RowAnalysis.h"
 
 #include "mlir/Analysis/SliceAnalysis.h"
@@ -271,6 +272,8 @@ struct FuseReductions
   using Base::Base;
   void runOnOperation() override {
     func::FuncOp func = getOperation();
+    if (::rkc::isColumnProgram(func))
+      return; // no row reductions to fuse
     if (streaming != "auto" && streaming != "always" && streaming != "never") {
       func.emitError() << "streaming must be auto, always or never, got '"
                        << streaming << "'";

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "rkc/Transforms/Passes.h"
+#include "rkc/Plan/ColumnAnalysis.h"
 #include "rkc/Plan/RowAnalysis.h"
 
 #define DEBUG_TYPE "rk-plan-tiers"
@@ -56,6 +57,8 @@ struct PlanTiers : public ::rkc::impl::RkPlanTiersPassBase<PlanTiers> {
       func.emitError() << llvm::toString(ovr.takeError());
       return signalPassFailure();
     }
+    if (::rkc::isColumnProgram(func))
+      return planColumns(func, *target, *ovr);
     auto problem = ::rkc::analyzeRowProgram(func);
     if (failed(problem))
       return signalPassFailure();
@@ -76,6 +79,28 @@ struct PlanTiers : public ::rkc::impl::RkPlanTiersPassBase<PlanTiers> {
                   tier::ScheduleAttr::get(ctx, toLevel(plan->reduceLevel()),
                                           plan->cluster, toStaging(plan->staging),
                                           plan->unroll, plan->minBlocks));
+  }
+
+  /// Column (K-split) kernels: rk.gemv, rk.quantize / rk.dequantize along K.
+  void planColumns(func::FuncOp func, const ::rkc::plan::Target &target,
+                   const ::rkc::plan::PlanOverride &ovr) {
+    auto problem = ::rkc::analyzeColumnProgram(func);
+    if (failed(problem))
+      return signalPassFailure();
+    SmallVector<std::string> remarks;
+    auto plan = ::rkc::plan::planKSplit(*problem, target, ovr, &remarks);
+    if (!plan) {
+      func.emitError() << llvm::toString(plan.takeError());
+      return signalPassFailure();
+    }
+    for (const std::string &r : remarks)
+      func.emitRemark() << "plan: " << r;
+    MLIRContext *ctx = &getContext();
+    func->setAttr(tier::kArchAttr, StringAttr::get(ctx, arch));
+    func->setAttr(tier::kLayoutAttr,
+                  tier::KSplitLayoutAttr::get(ctx, problem->rows, plan->cols,
+                                              plan->warps, plan->cluster,
+                                              plan->unroll));
   }
 };
 

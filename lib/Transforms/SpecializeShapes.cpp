@@ -10,6 +10,8 @@
 
 #include "rkc/Transforms/Passes.h"
 
+#include <numeric>
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Verifier.h"
 #include "llvm/ADT/DenseMap.h"
@@ -67,8 +69,19 @@ public:
         int64_t &b = dims(r.b)[r.bi];
         auto isDyn = ShapedType::isDynamic;
         if (!isDyn(a)) {
-          if ((a * r.num) % r.den != 0)
-            return emitConflict(r, a, b);
+          if ((a * r.num) % r.den != 0) {
+            Operation *user = r.b.getDefiningOp() ? r.b.getDefiningOp() : func;
+            if (r.a.getDefiningOp())
+              user = r.a.getDefiningOp();
+            for (OpOperand &use : r.a.getUses()) {
+              user = use.getOwner();
+              break;
+            }
+            return user->emitError()
+                   << "dimension #" << r.ai << " (" << a
+                   << ") must be a multiple of " << r.den / std::gcd(r.num, r.den)
+                   << " (the group size of a tied tensor)";
+          }
           int64_t want = a * r.num / r.den;
           if (isDyn(b)) {
             b = want;
@@ -107,6 +120,8 @@ private:
         equal(q, i, scales, i);
       else if (quant.getGroupSize() > 0)
         rels.push_back({q, i, scales, i, 1, quant.getGroupSize()});
+      else if (ShapedType::isDynamic(dims(scales)[i]))
+        dims(scales)[i] = 1; // one group over the whole axis
     }
   }
 

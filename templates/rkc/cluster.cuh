@@ -77,6 +77,16 @@ RKC_DEVICE u32 mapa(u32 addr, u32 cta_rank) {
   return r;
 }
 
+/// Generic pointer to the variable at `p` (this CTA's shared memory) in CTA
+/// `cta_rank`'s shared memory (`mapa.u64`): plain loads through it read
+/// distributed shared memory and are ordered by the cluster barriers like
+/// any other memory access.
+template <class T> RKC_DEVICE const T *mapa_ptr(const T *p, u32 cta_rank) {
+  u64 r;
+  asm("mapa.u64 %0, %1, %2;" : "=l"(r) : "l"(reinterpret_cast<u64>(p)), "r"(cta_rank));
+  return reinterpret_cast<const T *>(r);
+}
+
 // ---------------------------------------------------------------------------
 // mbarrier (64-bit shared-memory transaction barrier).
 // ---------------------------------------------------------------------------

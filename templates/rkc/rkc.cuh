@@ -11,3 +11,4 @@
 #include "rkc/reduce.cuh"
 #include "rkc/vec.cuh"
 #include "rkc/stage.cuh"
+#include "rkc/quant.cuh"

@@ -335,7 +335,7 @@ def test_launch_validation():
     assert "not aligned" in str(e.value)
     with pytest.raises(rkc.RkcError) as e:
         k.launch([good, good, good], [4000, 0, 0], 4)
-    assert "smaller than the row length" in str(e.value)
+    assert "smaller than its row length (4096)" in str(e.value)
 
 
 @needs_lib

@@ -175,10 +175,17 @@ int compileCommand(std::vector<std::string> args) {
   if (printPlan) {
     for (const std::string &r : res->remarks)
       llvm::errs() << "plan: " << StringRef(r).drop_front(r.rfind("plan: ") == 0 ? 6 : 0) << "\n";
-    for (const rkc::KernelInfo &k : res->kernels)
+    for (const rkc::KernelInfo &k : res->kernels) {
       llvm::errs() << "kernel " << k.name << ": " << k.plan << ", " << k.ctaThreads
-                   << " threads per CTA, grid = ceil(M / " << k.rowsPerCta << ") x "
-                   << k.cluster << " CTAs\n";
+                   << " threads per CTA, ";
+      if (k.gridCtas)
+        llvm::errs() << "grid = " << k.gridCtas << " CTAs"
+                     << (k.cluster > 1 ? " in clusters of " + std::to_string(k.cluster) : "")
+                     << ", " << k.smemBytes << " bytes of shared memory\n";
+      else
+        llvm::errs() << "grid = ceil(M / " << k.rowsPerCta << ") x " << k.cluster
+                     << " CTAs\n";
+    }
   }
   std::string text;
   switch (*stage) {

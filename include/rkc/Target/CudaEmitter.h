@@ -19,6 +19,11 @@ struct KernelArg {
   std::vector<int64_t> shape;
   bool output = false;
   int elemBytes = 4;
+  /// Column kernels: the pointer must be aligned to this many bytes (0: the
+  /// row-kernel rule from `vector`), and the tensor must be contiguous
+  /// (row stride = shape[1]) when `contiguous`.
+  int alignBytes = 0;
+  bool contiguous = false;
 };
 
 /// What the runtime needs to launch an emitted kernel.
@@ -31,6 +36,8 @@ struct KernelInfo {
   int64_t vector = 1;        ///< elements per access: pointers and row strides
                              ///< must be multiples of it
   int64_t smemBytes = 0;     ///< dynamic shared memory per CTA (staging)
+  int64_t gridCtas = 0;      ///< column kernels: the grid (fixed by the shape);
+                             ///< 0: ceil(rows / rowsPerCta) * cluster
   std::string arch;
   std::string plan;          ///< human-readable schedule
   std::vector<KernelArg> args;

@@ -11,6 +11,7 @@
 
 #include "rk/RkDialect.h"
 #include "tier/TierDialect.h"
+#include "rkc/Plan/KSplitPlan.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -103,6 +104,11 @@ private:
   LogicalResult emitOp(Operation *op);
   LogicalResult emitBody();
   LogicalResult emitSweep(ArrayRef<Operation *> consumers);
+  // Column (K-split) kernels: #tier.ksplit_layout (EmitCuda.cpp, below).
+  LogicalResult emitKSplit(rkc::KernelInfo &info, tier::KSplitLayoutAttr ks);
+  LogicalResult emitKDot(tier::KDotOp op, tier::KSplitLayoutAttr ks);
+  LogicalResult emitDequantizeTile(tier::DequantizeTileOp op, tier::KSplitLayoutAttr ks);
+  LogicalResult emitQuantizeTile(tier::QuantizeTileOp op, tier::KSplitLayoutAttr ks);
   static bool isFragOp(Operation *op) {
     return isa<tier::LoadOp>(op) ||
            (isa<tier::MapOp>(op) && op->getNumResults() &&
@@ -649,6 +655,8 @@ LogicalResult KernelEmitter::emitSweep(ArrayRef<Operation *> consumers) {
 }
 
 LogicalResult KernelEmitter::emit(rkc::KernelInfo &info) {
+  if (auto ks = func->getAttrOfType<tier::KSplitLayoutAttr>(tier::kLayoutAttr))
+    return emitKSplit(info, ks);
   layout = func->getAttrOfType<tier::TvLayoutAttr>(tier::kLayoutAttr);
   sched = func->getAttrOfType<tier::ScheduleAttr>(tier::kScheduleAttr);
   auto arch = func->getAttrOfType<StringAttr>(tier::kArchAttr);
@@ -770,6 +778,569 @@ LogicalResult KernelEmitter::emit(rkc::KernelInfo &info) {
   if (anyCluster)
     os << "  rkc::cluster_exit_sync();\n";
   os << "}\n";
+  return success();
+}
+
+
+//===----------------------------------------------------------------------===//
+// Column (K-split) kernels
+//===----------------------------------------------------------------------===//
+
+static rk::QuantAttr quantOf(Value v) {
+  return dyn_cast_or_null<rk::QuantAttr>(
+      cast<RankedTensorType>(v.getType()).getEncoding());
+}
+
+/// The planner's view of the kernel's one quantized op (for shapeOf).
+static ::rkc::plan::KSplitProblem columnProblem(Operation *op,
+                                                 tier::KSplitLayoutAttr ks) {
+  ::rkc::plan::KSplitProblem p;
+  Value q, floats;
+  if (auto d = dyn_cast<tier::KDotOp>(op)) {
+    p.op = ::rkc::plan::ColumnOp::Gemv;
+    q = d.getWeight();
+    floats = d.getAct();
+  } else if (auto d = dyn_cast<tier::DequantizeTileOp>(op)) {
+    p.op = ::rkc::plan::ColumnOp::Dequantize;
+    q = d.getQuantized();
+    floats = d.getDest();
+  } else {
+    auto qt = cast<tier::QuantizeTileOp>(op);
+    p.op = ::rkc::plan::ColumnOp::Quantize;
+    q = qt.getQuantized();
+    floats = qt.getInput();
+  }
+  auto quant = quantOf(q);
+  auto t = cast<RankedTensorType>(q.getType());
+  p.rows = ks.getRows();
+  p.k = t.getDimSize(0);
+  p.n = t.getDimSize(1);
+  p.bits = quant.getBits();
+  p.group = quant.getGroupSize() == p.k ? 0 : quant.getGroupSize();
+  p.symmetric = quant.getSymmetric();
+  p.actBytes = std::max<int>(
+      1, cast<RankedTensorType>(floats.getType()).getElementTypeBitWidth() / 8);
+  return p;
+}
+
+LogicalResult KernelEmitter::emitKSplit(rkc::KernelInfo &info, tier::KSplitLayoutAttr ks) {
+  auto arch = func->getAttrOfType<StringAttr>(tier::kArchAttr);
+  if (!arch)
+    return func.emitError("the kernel is not planned (run rk-plan-tiers)");
+  Operation *main = nullptr;
+  for (Operation &op : func.getBody().front())
+    if (isa<tier::KDotOp, tier::DequantizeTileOp, tier::QuantizeTileOp>(op))
+      main = &op;
+  if (!main)
+    return func.emitError("a column kernel needs tier.kdot, tier.dequantize_tile "
+                          "or tier.quantize_tile (run rk-lower-to-tier)");
+  ::rkc::plan::KSplitProblem prob = columnProblem(main, ks);
+  ::rkc::plan::KSplitPlan pl;
+  pl.cols = ks.getCols();
+  pl.warps = ks.getWarps();
+  pl.cluster = ks.getCluster();
+  pl.unroll = ks.getUnroll();
+  ::rkc::plan::KSplitShape shape = ::rkc::plan::shapeOf(pl, prob);
+
+  info.name = ("rkc_" + func.getName()).str();
+  info.ctaThreads = ks.getCtaThreads();
+  info.rowsPerCta = 1;
+  info.cluster = ks.getCluster();
+  info.vector = 1;
+  info.arch = arch.str();
+  info.gridCtas = shape.ctas;
+  info.smemBytes = shape.smemBytes;
+  info.plan = formatv("cols={0},warps={1},cluster={2},unroll={3}", pl.cols, pl.warps,
+                      pl.cluster, pl.unroll)
+                  .str();
+  std::string params;
+  llvm::raw_string_ostream ps(params);
+  for (BlockArgument a : func.getArguments()) {
+    auto t = cast<RankedTensorType>(a.getType());
+    rkc::KernelArg ka;
+    ka.name = rk::argName(func, a.getArgNumber());
+    ka.dtype = dtypeName(t.getElementType());
+    ka.shape.assign(t.getShape().begin(), t.getShape().end());
+    ka.output = (bool)func.getArgAttr(a.getArgNumber(), "tier.output");
+    ka.elemBytes = std::max<int>(1, t.getElementTypeBitWidth() / 8);
+    std::string st;
+    if (auto quant = quantOf(a)) {
+      st = quant.getBits() == 4 ? "rkc::u32" : "signed char";
+      ka.alignBytes = (int)(pl.cols * prob.wordBytes());
+      ka.contiguous = true;
+    } else {
+      auto s = storageType(t.getElementType(), func);
+      if (failed(s))
+        return failure();
+      st = *s;
+    }
+    info.args.push_back(ka);
+    if (t.getRank() == 2 && !info.rows) {
+      info.rows = t.getDimSize(0);
+      info.cols = t.getDimSize(1);
+    }
+    ps << (a.getArgNumber() ? ",\n    " : "    ") << (ka.output ? "" : "const ") << st
+       << " *__restrict__ a" << a.getArgNumber();
+  }
+  for (BlockArgument a : func.getArguments())
+    ps << ",\n    const long long s" << a.getArgNumber();
+  ps << ",\n    const long long M";
+
+  // Alignment of the float operands follows their accesses.
+  auto setAlign = [&](Value v, int64_t elems, bool contiguous) {
+    unsigned i = cast<BlockArgument>(v).getArgNumber();
+    auto &ka = info.args[i];
+    ka.alignBytes = (int)std::min<int64_t>(16, elems * ka.elemBytes);
+    ka.contiguous = ka.contiguous || contiguous;
+  };
+
+  os << "// kernel " << info.name << ": " << info.plan << "\n";
+  os << "extern \"C\" __global__ void ";
+  if (pl.cluster > 1)
+    os << "__cluster_dims__(" << pl.cluster << ", 1, 1) ";
+  os << "__launch_bounds__(" << info.ctaThreads << ")\n" << info.name << "(\n" << params
+     << ") {\n";
+  os << formatv("  constexpr int MR = {0};\n  constexpr int K = {1};\n  constexpr int N = {2};\n"
+                "  constexpr int COLS = {3};\n  constexpr int WARPS = {4};\n"
+                "  constexpr int C = {5};\n  constexpr int U = {6};\n"
+                "  constexpr int THREADS = WARPS * 32;\n  constexpr int TILE_COLS = 32 * COLS;\n"
+                "  constexpr int TILES = (N + TILE_COLS - 1) / TILE_COLS;\n"
+                "  constexpr int KPR = {7}; // values of K per packed row\n"
+                "  constexpr int KW = K / KPR; // packed rows\n"
+                "  constexpr int GR = {8}; // packed rows per scale group\n"
+                "  constexpr int V = {9}; // output-tile values per thread\n"
+                "  (void)MR; (void)U; (void)TILES; (void)GR; (void)V;\n",
+                prob.rows, prob.k, prob.n, pl.cols, pl.warps, pl.cluster, pl.unroll,
+                prob.kPerRow(), prob.groupRows(), shape.outValues);
+  os << "  const int tid = threadIdx.x;\n  const int lane = tid & 31;\n"
+        "  const int warp = tid >> 5;\n  (void)warp;\n";
+  os << (pl.cluster > 1 ? "  const int rank = (int)rkc::cluster_ctarank();\n"
+                        : "  const int rank = 0;\n");
+  if (prob.op == ::rkc::plan::ColumnOp::Gemv)
+    os << "  const int tile = blockIdx.x / C;\n";
+  else
+    os << "  const int tile = blockIdx.x % TILES;\n";
+  if (prob.op == ::rkc::plan::ColumnOp::Gemv && pl.cluster > 1)
+    os << "  rkc::cluster_arrive_relaxed(); // matched in ksplit_reduce\n";
+  os << "  const int n0 = tile * TILE_COLS + lane * COLS;\n"
+        "  const bool col_ok = n0 < N;\n  (void)rank; (void)col_ok;\n";
+
+  for (Operation &op : func.getBody().front()) {
+    if (auto d = dyn_cast<tier::KDotOp>(op)) {
+      if (failed(emitKDot(d, ks)))
+        return failure();
+      int64_t sv = 8;
+      while (sv > 1 && prob.k % sv != 0)
+        sv /= 2;
+      setAlign(d.getAct(), sv, false);
+      setAlign(d.getScales(), pl.cols, true);
+      if (d.getZeros())
+        setAlign(d.getZeros(), pl.cols, true);
+      continue;
+    }
+    if (auto r = dyn_cast<tier::KSplitReduceOp>(op)) {
+      std::string n = fresh("f");
+      names[r] = n;
+      bodyOs << formatv("  float {0}[V];\n  rkc::ksplit_reduce<MR * COLS, COLS, WARPS, C, V>("
+                        "{1}, red_s, recv_s, {0});\n",
+                        n, names.lookup(r.getPartial()));
+      continue;
+    }
+    if (auto ld = dyn_cast<tier::LoadTileOp>(op)) {
+      unsigned i = cast<BlockArgument>(ld.getSource()).getArgNumber();
+      std::string n = fresh("f");
+      names[ld] = n;
+      bodyOs << formatv(
+          "  float {0}[V];\n  #pragma unroll\n  for (int j = 0; j < V; ++j) {\n"
+          "    const int e = (j * C + rank) * THREADS + tid;\n"
+          "    const int n = tile * TILE_COLS + e % TILE_COLS;\n"
+          "    {0}[j] = (e < MR * TILE_COLS && n < N) ? rkc::to_f32(a{1}[n]) : 0.0f;\n  }\n",
+          n, i);
+      setAlign(ld.getSource(), 1, true);
+      continue;
+    }
+    if (auto st = dyn_cast<tier::StoreTileOp>(op)) {
+      unsigned i = cast<BlockArgument>(st.getDest()).getArgNumber();
+      auto sty = storageType(st.getDest().getType().getElementType(), &op);
+      if (failed(sty))
+        return failure();
+      bodyOs << formatv(
+          "  #pragma unroll\n  for (int j = 0; j < V; ++j) {\n"
+          "    const int e = (j * C + rank) * THREADS + tid;\n"
+          "    const int n = tile * TILE_COLS + e % TILE_COLS;\n"
+          "    if (e < MR * TILE_COLS && n < N)\n"
+          "      a{0}[(long long)(e / TILE_COLS) * s{0} + n] = rkc::from_f32<{1}>({2}[j]);\n  }\n",
+          i, *sty, names.lookup(st.getValue()));
+      setAlign(st.getDest(), 1, false);
+      continue;
+    }
+    if (auto d = dyn_cast<tier::DequantizeTileOp>(op)) {
+      if (failed(emitDequantizeTile(d, ks)))
+        return failure();
+      setAlign(d.getScales(), pl.cols, true);
+      if (d.getZeros())
+        setAlign(d.getZeros(), pl.cols, true);
+      setAlign(d.getDest(), pl.cols, false);
+      continue;
+    }
+    if (auto q = dyn_cast<tier::QuantizeTileOp>(op)) {
+      if (failed(emitQuantizeTile(q, ks)))
+        return failure();
+      setAlign(q.getInput(), pl.cols, false);
+      setAlign(q.getScales(), pl.cols, true);
+      if (q.getZeros())
+        setAlign(q.getZeros(), pl.cols, true);
+      continue;
+    }
+    if (isa<tier::MapOp, arith::ConstantOp, func::ReturnOp>(op)) {
+      if (failed(emitOp(&op)))
+        return failure();
+      continue;
+    }
+    return op.emitError() << "'" << op.getName() << "' is not supported in a column kernel";
+  }
+  os << decls << body << "}\n";
+  return success();
+}
+
+/// The float scale (and zero point) of group `g` for this thread's columns,
+/// folded into `acc` (gemv) or used to dequantize.
+static std::string loadScales(StringRef scaleTy, unsigned si, std::optional<unsigned> zi,
+                              StringRef zeroTy, StringRef group) {
+  std::string s = formatv("      float sc[COLS];\n"
+                          "      rkc::load_vec<{0}, COLS>(a{1} + (long long)({2}) * N + n0, sc);\n",
+                          scaleTy, si, group)
+                      .str();
+  if (zi)
+    s += formatv("      float zp[COLS];\n"
+                 "      rkc::load_vec<{0}, COLS>(a{1} + (long long)({2}) * N + n0, zp);\n",
+                 zeroTy, *zi, group)
+             .str();
+  return s;
+}
+
+LogicalResult KernelEmitter::emitKDot(tier::KDotOp op, tier::KSplitLayoutAttr ks) {
+  auto quant = quantOf(op.getWeight());
+  auto actTy = storageType(op.getAct().getType().getElementType(), op);
+  auto scaleTy = storageType(op.getScales().getType().getElementType(), op);
+  if (failed(actTy) || failed(scaleTy))
+    return failure();
+  std::string zeroTy;
+  if (op.getZeros()) {
+    auto z = storageType(op.getZeros().getType().getElementType(), op);
+    if (failed(z))
+      return failure();
+    zeroTy = *z;
+  }
+  bool int4 = quant.getBits() == 4;
+  bool zeros = (bool)op.getZeros();
+  unsigned ai = cast<BlockArgument>(op.getAct()).getArgNumber();
+  unsigned wi = cast<BlockArgument>(op.getWeight()).getArgNumber();
+  unsigned si = cast<BlockArgument>(op.getScales()).getArgNumber();
+  unsigned zi = zeros ? cast<BlockArgument>(op.getZeros()).getArgNumber() : 0;
+  int64_t k = op.getAct().getType().getDimSize(1);
+  int64_t group = quant.getGroupSize() == k ? 0 : quant.getGroupSize();
+  int64_t kpr = int4 ? 8 : 1;
+  int64_t gr = (group ? group : k) / kpr;
+  int64_t u = ks.getUnroll();
+  int64_t grain = group ? gr : u;
+  int64_t sv = 8;
+  while (sv > 1 && k % sv != 0)
+    sv /= 2;
+  int64_t loadBytes = ks.getCols() * (int4 ? 4 : 1);
+  int64_t words = (loadBytes + 3) / 4;
+  // Groups one block of U packed rows touches, when blocks are group
+  // aligned (the scales of a block are then fetched with its weights);
+  // otherwise (0) the scales are loaded when a group is folded.
+  int64_t ngi = (gr % u == 0) ? 1 : (u % gr == 0) ? u / gr : 0;
+  ::rkc::plan::KSplitPlan pl{ks.getCols(), ks.getWarps(), ks.getCluster(), ks.getUnroll()};
+  int64_t ctaRows = ::rkc::plan::shapeOf(pl, columnProblem(op, ks)).ctaRows;
+  std::string n = fresh("f");
+  names[op.getResult()] = n;
+  auto &b = bodyOs;
+  b << formatv("  // tier.kdot: {0}-bit weights, group {1}, {2}\n", quant.getBits(), group,
+               zeros ? "asymmetric (zero points)" : "symmetric");
+  b << formatv("  constexpr int GRAIN = {0}; // CTA ranges of K: whole groups\n"
+               "  constexpr int UNITS = (KW + GRAIN - 1) / GRAIN;\n"
+               "  constexpr int CTA_ROWS = {1}; // packed rows of the largest CTA range\n"
+               "  constexpr int SPAN = CTA_ROWS * KPR; // staged activation values per row\n"
+               "  constexpr int SV = {2}; // activation values per staging access\n"
+               "  constexpr int LOAD_BYTES = {3};\n  constexpr int WPL = {4}; // words per load\n"
+               "  constexpr int NGI = {5}; // scale groups per block of U rows\n",
+               grain, ctaRows, sv, loadBytes, words, std::max<int64_t>(ngi, 1));
+  b << "  const int kw_begin = min(KW, (int)((long long)rank * UNITS / C) * GRAIN);\n"
+       "  const int kw_end = min(KW, (int)((long long)(rank + 1) * UNITS / C) * GRAIN);\n"
+       "  extern __shared__ __align__(16) unsigned char rkc_smem[];\n"
+       "  float *act_s = reinterpret_cast<float *>(rkc_smem);\n"
+       "  float *red_s = act_s + MR * SPAN;\n"
+       "  float *recv_s = red_s + WARPS * MR * TILE_COLS;\n  (void)recv_s;\n"
+       "  const int its = (kw_end - kw_begin + U - 1) / U;\n"
+       "  const int it_begin = warp * its / WARPS, it_end = (warp + 1) * its / WARPS;\n"
+       "  const int kw_stop = min(kw_end, kw_begin + it_end * U);\n";
+  b << formatv("  float {0}[MR * COLS];\n", n);
+  b << "  {\n  float p[MR * COLS];\n"
+       "  #pragma unroll\n  for (int i = 0; i < MR * COLS; ++i) { p[i] = 0.0f; "
+    << n << "[i] = 0.0f; }\n";
+  if (int4)
+    b << "  float asum[MR];\n  #pragma unroll\n  for (int m = 0; m < MR; ++m) asum[m] = 0.0f;\n";
+  // One block of U packed rows in registers: the weights and, when blocks
+  // are group aligned, the raw scales (and zero points) of its groups.
+  b << formatv("  struct Block {{\n    rkc::u32 w[U][WPL];\n"
+               "    rkc::RawCols<{0}, COLS> sc[NGI];\n", *scaleTy);
+  if (zeros)
+    b << formatv("    rkc::RawCols<{0}, COLS> zp[NGI];\n", zeroTy);
+  b << "  };\n  Block ba, bb;\n";
+  b << formatv("  auto load_rows = [&](int it, Block &blk) {{\n"
+               "    const int kw0 = kw_begin + it * U;\n"
+               "    #pragma unroll\n    for (int u = 0; u < U; ++u) {{\n"
+               "      if (col_ok && kw0 + u < kw_end)\n"
+               "        rkc::WeightLoad<LOAD_BYTES>::load(a{0} + (long long)(kw0 + u) * N + n0, blk.w[u]);\n"
+               "      else\n"
+               "        for (int j = 0; j < WPL; ++j) blk.w[u][j] = 0u;\n"
+               "    }\n",
+               wi);
+  if (ngi) {
+    b << formatv("    #pragma unroll\n    for (int gi = 0; gi < NGI; ++gi) {{\n"
+                 "      const int g = min(kw0 / GR + gi, (KW - 1) / GR);\n"
+                 "      if (col_ok) {{\n"
+                 "        blk.sc[gi].load(a{0} + (long long)g * N + n0);\n",
+                 si);
+    if (zeros)
+      b << formatv("        blk.zp[gi].load(a{0} + (long long)g * N + n0);\n", zi);
+    b << "      }\n    }\n";
+  }
+  b << "  };\n";
+  // Issue the first block of loads, then stage the activations while they
+  // are in flight.
+  b << "  if (it_begin < it_end) load_rows(it_begin, ba);\n";
+  if (ks.getCluster() > 1)
+    b << "  (void)0; // cluster_arrive_relaxed() was issued at kernel start\n";
+  b << formatv("  for (int i = tid; i < MR * (SPAN / SV); i += THREADS) {{\n"
+               "    const int m = i / (SPAN / SV), j = i % (SPAN / SV);\n"
+               "    const int kk = kw_begin * KPR + j * SV;\n"
+               "    float v[SV];\n"
+               "    if (kk < kw_end * KPR) rkc::load_vec<{0}, SV>(a{1} + (long long)m * s{1} + kk, v);\n"
+               "    else for (int e = 0; e < SV; ++e) v[e] = 0.0f;\n"
+               "    #pragma unroll\n    for (int e = 0; e < SV; ++e) act_s[m * SPAN + j * SV + e] = v[e];\n"
+               "  }\n  __syncthreads();\n",
+               *actTy, ai);
+  b << "  auto compute_rows = [&](int it, const Block &blk) {\n"
+       "    const int kw0 = kw_begin + it * U;\n"
+       "    #pragma unroll\n    for (int u = 0; u < U; ++u) {\n"
+       "      const int kw = kw0 + u;\n"
+       "      if (kw < kw_stop) {\n"
+       "      const float *as = act_s + (kw - kw_begin) * KPR;\n";
+  if (int4) {
+    std::string xorMask = zeros ? "" : " ^ 0x88888888u";
+    b << "      float qv[COLS][8];\n"
+         "      #pragma unroll\n      for (int c = 0; c < COLS; ++c) rkc::u4x8_half_plus(blk.w[u][c]"
+      << xorMask << ", qv[c]);\n"
+         "      #pragma unroll\n      for (int m = 0; m < MR; ++m) {\n"
+         "        const float4 x0 = *reinterpret_cast<const float4 *>(as + m * SPAN);\n"
+         "        const float4 x1 = *reinterpret_cast<const float4 *>(as + m * SPAN + 4);\n"
+         "        const float a[8] = {x0.x, x0.y, x0.z, x0.w, x1.x, x1.y, x1.z, x1.w};\n"
+         "        asum[m] += ((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7]));\n"
+         "        #pragma unroll\n        for (int c = 0; c < COLS; ++c)\n"
+         "          #pragma unroll\n          for (int i = 0; i < 8; ++i)\n"
+         "            p[m * COLS + c] = fmaf(a[i], qv[c][i], p[m * COLS + c]);\n"
+         "      }\n";
+  } else {
+    b << "      float qv[COLS];\n";
+    if (ks.getCols() >= 4)
+      b << "      #pragma unroll\n      for (int j = 0; j < COLS / 4; ++j)\n"
+           "        rkc::s8x4_to_f32(blk.w[u][j], *reinterpret_cast<float(*)[4]>(qv + 4 * j));\n";
+    else
+      b << "      {\n        float q4[4];\n        rkc::s8x4_to_f32(blk.w[u][0], q4);\n"
+           "        for (int c = 0; c < COLS; ++c) qv[c] = q4[c];\n      }\n";
+    b << "      #pragma unroll\n      for (int m = 0; m < MR; ++m) {\n"
+         "        const float a = as[m * SPAN];\n"
+         "        #pragma unroll\n        for (int c = 0; c < COLS; ++c)\n"
+         "          p[m * COLS + c] = fmaf(a, qv[c], p[m * COLS + c]);\n"
+         "      }\n";
+  }
+  // Scale folding at the end of each group (and of the warp's range).
+  b << "      if ((kw + 1) % GR == 0 || kw + 1 == kw_stop) {\n"
+       "        if (col_ok) {\n";
+  if (ngi) {
+    b << "          const int gi = NGI == 1 ? 0 : u / GR;\n"
+         "          float sc[COLS];\n"
+         "          #pragma unroll\n          for (int c = 0; c < COLS; ++c) sc[c] = blk.sc[gi].get(c);\n";
+    if (zeros)
+      b << "          float zp[COLS];\n"
+           "          #pragma unroll\n          for (int c = 0; c < COLS; ++c) zp[c] = blk.zp[gi].get(c);\n";
+  } else {
+    b << formatv("          float sc[COLS];\n"
+                 "          rkc::load_vec<{0}, COLS>(a{1} + (long long)(kw / GR) * N + n0, sc);\n",
+                 *scaleTy, si);
+    if (zeros)
+      b << formatv("          float zp[COLS];\n"
+                   "          rkc::load_vec<{0}, COLS>(a{1} + (long long)(kw / GR) * N + n0, zp);\n",
+                   zeroTy, zi);
+  }
+  b << "          #pragma unroll\n          for (int m = 0; m < MR; ++m)\n"
+       "            #pragma unroll\n            for (int c = 0; c < COLS; ++c)\n";
+  if (int4)
+    b << formatv("              {0}[m * COLS + c] = fmaf(sc[c], rkc::fold_u4(p[m * COLS + c], "
+                 "asum[m], {1}), {0}[m * COLS + c]);\n",
+                 n, zeros ? "zp[c]" : "8.0f");
+  else
+    b << formatv("              {0}[m * COLS + c] = fmaf(sc[c], p[m * COLS + c], {0}[m * COLS + c]);\n",
+                 n);
+  b << "        }\n"
+       "        #pragma unroll\n        for (int i = 0; i < MR * COLS; ++i) p[i] = 0.0f;\n";
+  if (int4)
+    b << "        #pragma unroll\n        for (int m = 0; m < MR; ++m) asum[m] = 0.0f;\n";
+  b << "      }\n      }\n    }\n  };\n";
+  b << "  for (int it = it_begin; it < it_end; it += 2) {\n"
+       "    if (it + 1 < it_end) load_rows(it + 1, bb);\n"
+       "    compute_rows(it, ba);\n"
+       "    if (it + 1 < it_end) {\n"
+       "      if (it + 2 < it_end) load_rows(it + 2, ba);\n"
+       "      compute_rows(it + 1, bb);\n"
+       "    }\n  }\n  }\n";
+  return success();
+}
+
+LogicalResult KernelEmitter::emitDequantizeTile(tier::DequantizeTileOp op,
+                                                tier::KSplitLayoutAttr ks) {
+  auto quant = quantOf(op.getQuantized());
+  auto outTy = storageType(op.getDest().getType().getElementType(), op);
+  auto scaleTy = storageType(op.getScales().getType().getElementType(), op);
+  if (failed(outTy) || failed(scaleTy))
+    return failure();
+  std::string zeroTy;
+  std::optional<unsigned> zi;
+  if (op.getZeros()) {
+    auto z = storageType(op.getZeros().getType().getElementType(), op);
+    if (failed(z))
+      return failure();
+    zeroTy = *z;
+    zi = cast<BlockArgument>(op.getZeros()).getArgNumber();
+  }
+  bool int4 = quant.getBits() == 4;
+  unsigned qi = cast<BlockArgument>(op.getQuantized()).getArgNumber();
+  unsigned si = cast<BlockArgument>(op.getScales()).getArgNumber();
+  unsigned oi = cast<BlockArgument>(op.getDest()).getArgNumber();
+  int64_t loadBytes = ks.getCols() * (int4 ? 4 : 1);
+  auto &b = bodyOs;
+  b << formatv("  // tier.dequantize_tile: {0}-bit, {1}\n", quant.getBits(),
+               quant.getSymmetric() ? "symmetric" : "zero points");
+  b << formatv("  constexpr int LOAD_BYTES = {0};\n  constexpr int WPL = {1};\n",
+               loadBytes, (loadBytes + 3) / 4);
+  b << "  if (!col_ok) return;\n"
+       "  const int kw_first = ((int)(blockIdx.x / TILES) * WARPS + warp) * U;\n"
+       "  #pragma unroll\n  for (int u = 0; u < U; ++u) {\n"
+       "    const int kw = kw_first + u;\n    if (kw >= KW) break;\n"
+       "    rkc::u32 w[WPL];\n";
+  b << formatv("    rkc::WeightLoad<LOAD_BYTES>::load(a{0} + (long long)kw * N + n0, w);\n", qi);
+  b << "    {\n" << loadScales(*scaleTy, si, zi, zeroTy, "kw / GR");
+  if (int4) {
+    b << "      float rows[8][COLS];\n"
+         "      #pragma unroll\n      for (int c = 0; c < COLS; ++c) {\n"
+         "        float q[8];\n";
+    if (quant.getSymmetric())
+      b << "        rkc::s4x8_to_f32(w[c], q);\n";
+    else
+      b << "        rkc::u4x8_to_f32(w[c], q);\n";
+    b << "        #pragma unroll\n        for (int i = 0; i < 8; ++i) rows[i][c] = sc[c] * (q[i]"
+      << (zi ? " - zp[c]" : "") << ");\n      }\n";
+    b << formatv("      #pragma unroll\n      for (int i = 0; i < 8; ++i)\n"
+                 "        rkc::store_vec<{0}, COLS>(a{1} + (long long)(kw * 8 + i) * s{1} + n0, rows[i]);\n",
+                 *outTy, oi);
+  } else {
+    b << "      float q[COLS], row[COLS];\n";
+    if (ks.getCols() >= 4)
+      b << "      #pragma unroll\n      for (int j = 0; j < COLS / 4; ++j)\n"
+           "        rkc::s8x4_to_f32(w[j], *reinterpret_cast<float(*)[4]>(q + 4 * j));\n";
+    else
+      b << "      {\n        float q4[4];\n        rkc::s8x4_to_f32(w[0], q4);\n"
+           "        for (int c = 0; c < COLS; ++c) q[c] = q4[c];\n      }\n";
+    b << "      #pragma unroll\n      for (int c = 0; c < COLS; ++c) row[c] = sc[c] * q[c];\n";
+    b << formatv("      rkc::store_vec<{0}, COLS>(a{1} + (long long)kw * s{1} + n0, row);\n",
+                 *outTy, oi);
+  }
+  b << "    }\n  }\n";
+  return success();
+}
+
+LogicalResult KernelEmitter::emitQuantizeTile(tier::QuantizeTileOp op,
+                                              tier::KSplitLayoutAttr ks) {
+  auto quant = quantOf(op.getQuantized());
+  auto inTy = storageType(op.getInput().getType().getElementType(), op);
+  auto scaleTy = storageType(op.getScales().getType().getElementType(), op);
+  if (failed(inTy) || failed(scaleTy))
+    return failure();
+  bool int4 = quant.getBits() == 4;
+  bool sym = quant.getSymmetric();
+  unsigned xi = cast<BlockArgument>(op.getInput()).getArgNumber();
+  unsigned qi = cast<BlockArgument>(op.getQuantized()).getArgNumber();
+  unsigned si = cast<BlockArgument>(op.getScales()).getArgNumber();
+  std::string zeroTy;
+  std::optional<unsigned> zi;
+  if (op.getZeros()) {
+    auto z = storageType(op.getZeros().getType().getElementType(), op);
+    if (failed(z))
+      return failure();
+    zeroTy = *z;
+    zi = cast<BlockArgument>(op.getZeros()).getArgNumber();
+  }
+  int64_t qmax = int4 ? (sym ? 7 : 15) : 127;
+  auto &b = bodyOs;
+  b << formatv("  // tier.quantize_tile: {0}-bit, {1}\n", quant.getBits(),
+               sym ? "symmetric (absmax)" : "asymmetric (min, max, zero points)");
+  b << "  constexpr int GK = GR * KPR; // values of K per group\n"
+       "  const int g = (int)(blockIdx.x / TILES) * WARPS + warp;\n"
+       "  if (!col_ok || g * GK >= K) return;\n"
+       "  const long long k0 = (long long)g * GK;\n";
+  // Pass 1: the range of each column over the group.
+  b << "  float lo[COLS], hi[COLS];\n"
+       "  #pragma unroll\n  for (int c = 0; c < COLS; ++c) { lo[c] = 0.0f; hi[c] = 0.0f; }\n";
+  b << formatv("  for (int k = 0; k < GK; ++k) {{\n    float x[COLS];\n"
+               "    rkc::load_vec<{0}, COLS>(a{1} + (k0 + k) * s{1} + n0, x);\n"
+               "    #pragma unroll\n    for (int c = 0; c < COLS; ++c) {{\n",
+               *inTy, xi);
+  if (sym)
+    b << "      hi[c] = fmaxf(hi[c], fabsf(x[c]));\n";
+  else
+    b << "      lo[c] = fminf(lo[c], x[c]);\n      hi[c] = fmaxf(hi[c], x[c]);\n";
+  b << "    }\n  }\n";
+  // Scales (rounded to their storage type first: the stored scale is the
+  // one every value is divided by) and zero points.
+  b << "  float sc[COLS], zp[COLS];\n"
+       "  #pragma unroll\n  for (int c = 0; c < COLS; ++c) {\n";
+  if (sym)
+    b << formatv("    sc[c] = rkc::to_f32(rkc::from_f32<{0}>(hi[c] / {1}.0f));\n    zp[c] = 0.0f;\n",
+                 *scaleTy, qmax);
+  else
+    b << formatv("    sc[c] = rkc::to_f32(rkc::from_f32<{0}>((hi[c] - lo[c]) / 15.0f));\n"
+                 "    zp[c] = sc[c] == 0.0f ? 0.0f : rkc::quant_round(-lo[c] / sc[c], 0.0f, 15.0f);\n",
+                 *scaleTy);
+  b << "  }\n";
+  b << formatv("  rkc::store_vec<{0}, COLS>(a{1} + (long long)g * N + n0, sc);\n", *scaleTy, si);
+  if (zi)
+    b << formatv("  rkc::store_vec<{0}, COLS>(a{1} + (long long)g * N + n0, zp);\n", zeroTy, *zi);
+  // Pass 2: round, clamp, pack, store.
+  std::string lo = sym ? formatv("-{0}.0f", qmax).str() : "0.0f";
+  std::string hi = formatv("{0}.0f", qmax).str();
+  std::string qexpr = formatv("sc[c] == 0.0f ? zp[c] : rkc::quant_round(rintf(x[c] / sc[c]) + zp[c], {0}, {1})",
+                              lo, hi)
+                          .str();
+  if (int4) {
+    b << formatv("  for (int kw = 0; kw < GR; ++kw) {{\n    float q[COLS][8];\n"
+                 "    #pragma unroll\n    for (int i = 0; i < 8; ++i) {{\n      float x[COLS];\n"
+                 "      rkc::load_vec<{0}, COLS>(a{1} + (k0 + kw * 8 + i) * s{1} + n0, x);\n"
+                 "      #pragma unroll\n      for (int c = 0; c < COLS; ++c) q[c][i] = {2};\n"
+                 "    }\n    rkc::u32 words[COLS];\n"
+                 "    #pragma unroll\n    for (int c = 0; c < COLS; ++c) words[c] = rkc::pack_u4x8(q[c]);\n"
+                 "    rkc::store_words<COLS>(a{3} + (k0 / 8 + kw) * N + n0, words);\n  }\n",
+                 *inTy, xi, qexpr, qi);
+  } else {
+    b << formatv("  for (int k = 0; k < GK; ++k) {{\n    float x[COLS], q[COLS];\n"
+                 "    rkc::load_vec<{0}, COLS>(a{1} + (k0 + k) * s{1} + n0, x);\n"
+                 "    #pragma unroll\n    for (int c = 0; c < COLS; ++c) q[c] = {2};\n"
+                 "    rkc::store_s8_cols<COLS>(a{3} + (k0 + k) * N + n0, q);\n  }\n",
+                 *inTy, xi, qexpr, qi);
+  }
   return success();
 }
 

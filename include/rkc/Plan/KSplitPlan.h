@@ -1,0 +1,82 @@
+//===- KSplitPlan.h - decisions for column (K-split) kernels ------*- C++ -*-===//
+//
+// The decision half of the quantized ops (rk.gemv, rk.quantize and
+// rk.dequantize along K of a [K, N] tensor): columns per thread, warps and
+// cluster CTAs splitting K, packed rows in flight. See docs/planner.md
+// ("Column kernels") for the model behind each rule.
+//
+//===----------------------------------------------------------------------===//
+#ifndef RKC_PLAN_KSPLITPLAN_H
+#define RKC_PLAN_KSPLITPLAN_H
+
+#include "rkc/Plan/RowPlan.h"
+#include "rkc/Plan/Target.h"
+
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/Error.h"
+#include <cstdint>
+#include <string>
+
+namespace rkc::plan {
+
+enum class ColumnOp { Gemv, Dequantize, Quantize };
+
+/// What the planner needs to know about a column kernel.
+struct KSplitProblem {
+  ColumnOp op = ColumnOp::Gemv;
+  int64_t rows = 1;      ///< activation rows M (gemv), else 1
+  int64_t k = 1;         ///< reduced (quantized) dimension K
+  int64_t n = 1;         ///< columns N
+  int bits = 4;          ///< 4 (k8 packing) or 8
+  int64_t group = 0;     ///< group size along K (0: one group)
+  int actBytes = 2;      ///< bytes per activation / float element
+  bool symmetric = true;
+
+  /// K values per packed row: 8 for int4 (k8 words), 1 for int8.
+  int64_t kPerRow() const { return bits == 4 ? 8 : 1; }
+  /// Packed rows of the weight.
+  int64_t packedRows() const { return k / kPerRow(); }
+  /// Bytes of one column element of a packed row (4: a word, 1: a byte).
+  int64_t wordBytes() const { return bits == 4 ? 4 : 1; }
+  /// Packed rows per group.
+  int64_t groupRows() const { return (group ? group : k) / kPerRow(); }
+  int64_t groups() const { return group ? k / group : 1; }
+};
+
+struct KSplitPlan {
+  int64_t cols = 1;      ///< columns per thread (one cols-element access)
+  int64_t warps = 1;     ///< warps per CTA (splitting K for gemv)
+  int64_t cluster = 1;   ///< CTAs per cluster splitting K (gemv)
+  int64_t unroll = 1;    ///< packed rows in flight per thread
+
+  /// Threads per CTA.
+  int64_t threads() const { return warps * 32; }
+  /// Columns of one CTA's tile.
+  int64_t tileCols() const { return cols * 32; }
+  std::string str() const;
+};
+
+/// Launch geometry and resources that follow from a plan.
+struct KSplitShape {
+  int64_t tiles = 1;       ///< column tiles
+  int64_t ctas = 1;        ///< CTAs of the grid (a multiple of the cluster)
+  int64_t ctaRows = 0;     ///< packed rows of the largest CTA range (gemv)
+  int64_t smemBytes = 0;   ///< dynamic shared memory per CTA
+  int64_t outValues = 1;   ///< tile values per thread after the K reduction
+};
+KSplitShape shapeOf(const KSplitPlan &plan, const KSplitProblem &p);
+
+/// The reason `plan` is invalid for `p` on `t`, or an empty string.
+std::string checkPlan(const KSplitPlan &plan, const KSplitProblem &p,
+                      const Target &t);
+
+/// The heuristic plan with `ovr` applied (`vector` = cols, `threads` =
+/// 32 x warps, `cluster`, `unroll`); each decision's reason is appended to
+/// `remarks`.
+llvm::Expected<KSplitPlan> planKSplit(const KSplitProblem &p, const Target &t,
+                                      const PlanOverride &ovr,
+                                      llvm::SmallVectorImpl<std::string> *remarks);
+
+} // namespace rkc::plan
+
+#endif // RKC_PLAN_KSPLITPLAN_H

@@ -1,0 +1,273 @@
+//===- KSplitPlan.cpp - the column-kernel cost model ----------------------===//
+//
+// A decode GEMV is memory bound on the packed weight: the plan must keep
+// enough bytes in flight on every SM (Little's law: ~3 TB/s x ~1 us, i.e.
+// some 32 KiB per SM on an H100) while each thread reads whole 16-byte
+// words of packed columns and the accumulators stay in registers:
+//   * cols: columns per thread, the widest access (16 bytes) that divides
+//     N and keeps rows x cols accumulators <= 32 (M = 16 gets narrower
+//     accesses rather than spills);
+//   * unroll: packed rows in flight per thread, ~256 bytes;
+//   * warps x cluster: how many ways K is split, so that N / (32 cols)
+//     column tiles times the split give ~16 warps per SM; warps of a CTA
+//     combine in shared memory, CTAs of a cluster in distributed shared
+//     memory (no global workspace, no second kernel). A CTA range of K is
+//     group aligned, and the activations of that range are staged once in
+//     shared memory, so the split also bounds shared memory when M x K is
+//     large.
+//
+//===----------------------------------------------------------------------===//
+
+#include "rkc/Plan/KSplitPlan.h"
+
+#include "llvm/ADT/bit.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <algorithm>
+
+using namespace llvm;
+
+namespace rkc::plan {
+
+static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+static bool isPow2(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
+static int64_t pow2Ceil(int64_t v) {
+  return (int64_t)llvm::PowerOf2Ceil((uint64_t)std::max<int64_t>(v, 1));
+}
+
+/// SMs the model plans for when the compile request does not know the GPU.
+static int64_t smsOf(const Target &t) {
+  if (t.numSms > 0)
+    return t.numSms;
+  return t.smVersion >= 100 ? 148 : t.smVersion >= 90 ? 132 : 108;
+}
+
+/// Accumulators a thread may hold (rows x cols partials and totals).
+static constexpr int64_t kMaxAccumulators = 32;
+/// Bytes of packed weight each thread keeps in flight.
+static constexpr int64_t kBytesInFlight = 256;
+/// Warps per SM the K split aims for.
+static constexpr int64_t kWarpsPerSm = 16;
+/// Shared memory per CTA the planner aims to stay under.
+static constexpr int64_t kSmemPerCta = 64 * 1024;
+
+std::string KSplitPlan::str() const {
+  return formatv("cols={0},warps={1},cluster={2},unroll={3}", cols, warps,
+                 cluster, unroll)
+      .str();
+}
+
+KSplitShape shapeOf(const KSplitPlan &pl, const KSplitProblem &p) {
+  KSplitShape s;
+  s.tiles = ceilDiv(p.n, pl.tileCols());
+  int64_t kw = p.packedRows();
+  switch (p.op) {
+  case ColumnOp::Gemv: {
+    int64_t grain = p.group ? p.groupRows() : pl.unroll;
+    int64_t units = ceilDiv(kw, grain);
+    s.ctaRows = std::min(kw, ceilDiv(units, pl.cluster) * grain);
+    s.ctas = s.tiles * pl.cluster;
+    s.outValues = ceilDiv(p.rows * pl.tileCols(), pl.threads() * pl.cluster);
+    s.smemBytes = p.rows * s.ctaRows * p.kPerRow() * 4 +
+                  pl.warps * p.rows * pl.cols * 32 * 4 +
+                  (pl.cluster > 1 ? pl.cluster * s.outValues * pl.threads() * 4 : 0);
+    break;
+  }
+  case ColumnOp::Dequantize:
+    s.ctas = s.tiles * ceilDiv(kw, pl.warps * pl.unroll);
+    break;
+  case ColumnOp::Quantize:
+    s.ctas = s.tiles * ceilDiv(p.groups(), pl.warps);
+    break;
+  }
+  return s;
+}
+
+std::string checkPlan(const KSplitPlan &pl, const KSplitProblem &p, const Target &t) {
+  int64_t load = pl.cols * p.wordBytes();
+  if (!isPow2(pl.cols) || load > 16)
+    return formatv("cols = {0} must be a power of two with at most 16 bytes of "
+                   "packed weight per access ({1}-byte words)",
+                   pl.cols, p.wordBytes());
+  if (p.n % pl.cols != 0)
+    return formatv("cols = {0} needs N ({1}) to be a multiple of it so that "
+                   "every packed row starts aligned",
+                   pl.cols, p.n);
+  if (p.op != ColumnOp::Gemv && pl.cols * p.actBytes > 16)
+    return formatv("cols = {0} would access more than 16 bytes of {1}-byte "
+                   "values at once",
+                   pl.cols, p.actBytes);
+  if (pl.warps < 1 || pl.threads() > t.maxThreadsPerCta)
+    return formatv("warps = {0} must be in [1, {1}]", pl.warps,
+                   t.maxThreadsPerCta / 32);
+  if (!isPow2(pl.cluster) || pl.cluster > t.maxCluster)
+    return t.hasClusters()
+               ? formatv("cluster = {0} must be a power of two up to {1}",
+                         pl.cluster, t.maxCluster)
+                     .str()
+               : formatv("cluster = {0} needs thread-block clusters, which {1} "
+                         "does not have",
+                         pl.cluster, t.arch)
+                     .str();
+  if (pl.unroll < 1 || pl.unroll > 64)
+    return formatv("unroll = {0} must be in [1, 64]", pl.unroll);
+  if (p.op != ColumnOp::Gemv && pl.cluster != 1)
+    return "only rk.gemv splits K across a cluster: cluster must be 1";
+  if (p.op == ColumnOp::Gemv) {
+    if (p.rows * pl.cols > kMaxAccumulators)
+      return formatv("rows x cols ({0} x {1}) accumulators would spill (at most {2})",
+                     p.rows, pl.cols, kMaxAccumulators);
+    if (pl.unroll * ceilDiv(load, 4) > 32)
+      return formatv("unroll x words per access ({0} x {1}) would spill (two "
+                     "buffers of loads in flight, at most 64 registers)",
+                     pl.unroll, ceilDiv(load, 4));
+    int64_t grain = p.group ? p.groupRows() : pl.unroll;
+    if (pl.cluster > ceilDiv(p.packedRows(), grain))
+      return formatv("cluster = {0} splits K into more parts than there are "
+                     "{1} ({2})",
+                     pl.cluster, p.group ? "groups" : "unrolled row blocks",
+                     ceilDiv(p.packedRows(), grain));
+  }
+  KSplitShape s = shapeOf(pl, p);
+  if (s.smemBytes > t.maxSmemPerCta)
+    return formatv("the activations of a CTA's K range and the partial sums need "
+                   "{0} bytes of shared memory, over the {1} of {2}; split K "
+                   "further (a larger cluster)",
+                   s.smemBytes, t.maxSmemPerCta, t.arch);
+  if (s.ctas > 0x7fffffff)
+    return "the grid would exceed 2^31 - 1 CTAs";
+  return "";
+}
+
+Expected<KSplitPlan> planKSplit(const KSplitProblem &p, const Target &t,
+                                const PlanOverride &ovr,
+                                SmallVectorImpl<std::string> *remarks) {
+  auto note = [&](const Twine &s) {
+    if (remarks)
+      remarks->push_back(s.str());
+  };
+  if (ovr.values > 0 || ovr.rows > 0 || ovr.minBlocks >= 0 || ovr.staging >= 0)
+    return createStringError("schedule: column kernels take only vector (columns "
+                             "per thread), threads, cluster and unroll");
+  if (ovr.threads > 0 && ovr.threads % 32 != 0)
+    return createStringError(
+        formatv("schedule: threads = {0} must be a multiple of 32 for a column "
+                "kernel (whole warps split K)",
+                ovr.threads)
+            .str());
+  KSplitPlan pl;
+  int64_t maxLoad = 16 / p.wordBytes();
+  if (p.op != ColumnOp::Gemv)
+    maxLoad = std::min<int64_t>(maxLoad, 16 / p.actBytes);
+  int64_t cols = maxLoad;
+  while (cols > 1 && (p.n % cols != 0 ||
+                      (p.op == ColumnOp::Gemv && p.rows * cols > kMaxAccumulators)))
+    cols /= 2;
+  // Narrower accesses (down to 4 bytes) while there are too few column
+  // tiles to give every fourth SM one: a K split across more CTAs costs
+  // more than the narrower loads (measured, docs/performance-notes.md).
+  while (p.op == ColumnOp::Gemv && cols > 1 && cols * p.wordBytes() > 4 &&
+         ceilDiv(p.n, cols * 32) < smsOf(t) / 4)
+    cols /= 2;
+  pl.cols = ovr.vector > 0 ? ovr.vector : cols;
+  note(formatv("cols = {0}: {1}-byte accesses of packed columns{2}", pl.cols,
+               pl.cols * p.wordBytes(),
+               p.op == ColumnOp::Gemv
+                   ? formatv(", {0} x {1} accumulators", p.rows, pl.cols).str()
+                   : std::string()));
+  int64_t load = pl.cols * p.wordBytes();
+  int64_t tiles = ceilDiv(p.n, pl.tileCols());
+  int64_t kw = p.packedRows();
+  switch (p.op) {
+  case ColumnOp::Gemv: {
+    // Two buffers of `unroll` rows (the next block loads while this one
+    // computes): kBytesInFlight over both, at most 64 registers.
+    // Few tiles: many warps per SM share the bytes in flight; many tiles
+    // (several CTAs per SM over the kernel): each warp keeps more.
+    bool manyTiles = tiles >= 2 * smsOf(t);
+    int64_t inFlight = manyTiles ? kBytesInFlight : kBytesInFlight / 2;
+    pl.unroll = std::clamp<int64_t>((int64_t)llvm::bit_floor((uint64_t)std::max<int64_t>(
+                                        inFlight / 2 / load, 1)),
+                                    2, 32);
+    pl.unroll = std::min(pl.unroll, 32 / ceilDiv(load, 4));
+    pl.unroll = std::min(pl.unroll, std::max<int64_t>(kw, 1));
+    if (ovr.unroll > 0)
+      pl.unroll = ovr.unroll;
+    note(formatv("unroll = {0}: 2 x {1} bytes of packed weight in flight per thread "
+                 "(double-buffered)",
+                 pl.unroll, pl.unroll * load));
+    // Ways to split K so that tiles x split warps fill the GPU, but never
+    // less than one unrolled block of rows per warp.
+    int64_t want = ceilDiv(smsOf(t) * kWarpsPerSm, tiles);
+    int64_t most = std::max<int64_t>(1, kw / pl.unroll);
+    int64_t split = std::min(pow2Ceil(want), (int64_t)llvm::bit_floor((uint64_t)most));
+    // At least 4 warps per CTA when K has the rows for them (CTAs of one or
+    // two warps cap an SM at 32 CTAs and waste shared memory per warp).
+    // Up to 16 warps when the tiles are fewer than the SMs (one CTA per
+    // SM then does the SM's whole share).
+    // Registers per thread, roughly: addresses and loop state, two buffers
+    // of loads, partials and totals, converted weights.
+    int64_t regs = 40 + 2 * pl.unroll * ceilDiv(load, 4) + 2 * p.rows * pl.cols +
+                   8 * pl.cols;
+    int64_t maxWarps = (tiles <= smsOf(t) && regs <= 65536 / 512) ? 16 : 8;
+    pl.warps = std::clamp<int64_t>(std::max<int64_t>(split, std::min<int64_t>(4, most)), 1,
+                                   maxWarps);
+    if (ovr.threads > 0)
+      pl.warps = ovr.threads / 32;
+    int64_t grain = p.group ? p.groupRows() : pl.unroll;
+    int64_t parts = std::max<int64_t>(1, ceilDiv(kw, grain));
+    int64_t maxC = t.hasClusters() ? std::min<int64_t>(t.portableCluster, parts) : 1;
+    maxC = (int64_t)llvm::bit_floor((uint64_t)std::max<int64_t>(maxC, 1));
+    // The cluster only brings the CTAs up to about one per SM: clusters of
+    // 8 CTAs pack poorly into the GPCs (a partial second wave).
+    pl.cluster = std::clamp<int64_t>(
+        (int64_t)llvm::bit_floor((uint64_t)std::max<int64_t>(smsOf(t) / tiles, 1)), 1, maxC);
+    // The activations of a CTA's K range must fit in shared memory, leaving
+    // room for at least three CTAs per SM (~64 KiB each).
+    int64_t limit = std::min<int64_t>(t.maxSmemPerCta, kSmemPerCta);
+    while (shapeOf(pl, p).smemBytes > limit && pl.cluster < t.maxCluster &&
+           pl.cluster * 2 <= parts)
+      pl.cluster *= 2;
+    if (ovr.cluster > 0)
+      pl.cluster = ovr.cluster;
+    KSplitShape s = shapeOf(pl, p);
+    note(formatv("K split {0} ways: {1} warps x cluster {2} over {3} column "
+                 "tiles ({4} CTAs, {5} warps for ~{6} SMs)",
+                 pl.warps * pl.cluster, pl.warps, pl.cluster, tiles, s.ctas,
+                 s.ctas * pl.warps, smsOf(t)));
+    note(formatv("activations staged in shared memory: {0} rows x {1} values of "
+                 "K per CTA ({2} bytes with the partial sums)",
+                 p.rows, s.ctaRows * p.kPerRow(), s.smemBytes));
+    if (pl.cluster > 1)
+      note(formatv("partials combined across the cluster of {0} through "
+                   "distributed shared memory",
+                   pl.cluster));
+    break;
+  }
+  case ColumnOp::Dequantize:
+    pl.warps = ovr.threads > 0 ? ovr.threads / 32 : 8;
+    pl.unroll = ovr.unroll > 0 ? ovr.unroll : std::min<int64_t>(4, kw);
+    pl.cluster = ovr.cluster > 0 ? ovr.cluster : 1;
+    note(formatv("{0} warps x {1} packed rows per CTA ({2} CTAs)", pl.warps,
+                 pl.unroll, shapeOf(pl, p).ctas));
+    break;
+  case ColumnOp::Quantize:
+    pl.warps = ovr.threads > 0 ? ovr.threads / 32 : 4;
+    pl.unroll = ovr.unroll > 0 ? ovr.unroll : 1;
+    pl.cluster = ovr.cluster > 0 ? ovr.cluster : 1;
+    note(formatv("one group of {0} values of K per warp, {1} warps per CTA ({2} CTAs)",
+                 p.group ? p.group : p.k, pl.warps, shapeOf(pl, p).ctas));
+    break;
+  }
+  std::string why = checkPlan(pl, p, t);
+  if (!why.empty())
+    return createStringError(((ovr.vector > 0 || ovr.threads > 0 || ovr.cluster > 0 ||
+                               ovr.unroll > 0)
+                                  ? "schedule override rejected: "
+                                  : "no valid column plan: ") +
+                             why);
+  return pl;
+}
+
+} // namespace rkc::plan

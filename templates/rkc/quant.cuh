@@ -1,0 +1,246 @@
+// rkc/quant.cuh - primitives of quantized (column) kernels: packed weight
+// loads, int4 / int8 -> f32 conversion by bit tricks, quantization rounding
+// and the K-split combine of partial sums across warps and a cluster.
+//
+// Packed formats (docs/quantization.md):
+//   int4 k8:  word (kp, n) of a [K/8, N] u32 array holds q[8 kp + i, n] in
+//             bits 4i..4i+3; byte j holds k = 2j (low nibble), 2j+1 (high).
+//   int8:     [K, N] bytes, one value per byte (two's complement).
+#pragma once
+
+#include "rkc/base.cuh"
+#include "rkc/cluster.cuh"
+#include "rkc/convert.cuh"
+
+namespace rkc {
+
+/// Loads BYTES (4, 8 or 16) of read-once data (packed weights) bypassing
+/// L1 allocation. Not volatile: the compiler may hoist and batch them.
+template <int BYTES> struct WeightLoad;
+template <> struct WeightLoad<16> {
+  enum : int { WORDS = 4 };
+  RKC_DEVICE static void load(const void *p, u32 (&w)[4]) {
+    asm("ld.global.nc.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];"
+        : "=r"(w[0]), "=r"(w[1]), "=r"(w[2]), "=r"(w[3])
+        : "l"(p));
+  }
+};
+template <> struct WeightLoad<8> {
+  enum : int { WORDS = 2 };
+  RKC_DEVICE static void load(const void *p, u32 (&w)[2]) {
+    asm("ld.global.nc.L1::no_allocate.v2.u32 {%0, %1}, [%2];"
+        : "=r"(w[0]), "=r"(w[1])
+        : "l"(p));
+  }
+};
+template <> struct WeightLoad<4> {
+  enum : int { WORDS = 1 };
+  RKC_DEVICE static void load(const void *p, u32 (&w)[1]) {
+    asm("ld.global.nc.L1::no_allocate.u32 %0, [%1];" : "=r"(w[0]) : "l"(p));
+  }
+};
+
+template <> struct WeightLoad<2> {
+  enum : int { WORDS = 1 };
+  RKC_DEVICE static void load(const void *p, u32 (&w)[1]) {
+    unsigned short h;
+    asm("ld.global.nc.L1::no_allocate.u16 %0, [%1];" : "=h"(h) : "l"(p));
+    w[0] = h;
+  }
+};
+template <> struct WeightLoad<1> {
+  enum : int { WORDS = 1 };
+  RKC_DEVICE static void load(const void *p, u32 (&w)[1]) {
+    unsigned short h;
+    asm("ld.global.nc.L1::no_allocate.u8 %0, [%1];" : "=h"(h) : "l"(p));
+    w[0] = h & 0xFFu;
+  }
+};
+
+/// Stores COLS integers in [-128, 127] as bytes (one access when COLS is 4,
+/// 8 or 16 and `p` is aligned to it).
+template <int COLS>
+RKC_DEVICE void store_s8_cols(signed char *p, const float (&q)[COLS]) {
+  if constexpr (COLS % 4 == 0) {
+    u32 w[COLS / 4];
+#pragma unroll
+    for (int i = 0; i < COLS / 4; ++i)
+      w[i] = (static_cast<u32>(static_cast<int>(q[4 * i]) & 0xFF)) |
+             (static_cast<u32>(static_cast<int>(q[4 * i + 1]) & 0xFF) << 8) |
+             (static_cast<u32>(static_cast<int>(q[4 * i + 2]) & 0xFF) << 16) |
+             (static_cast<u32>(static_cast<int>(q[4 * i + 3]) & 0xFF) << 24);
+    if constexpr (COLS == 4) {
+      *reinterpret_cast<u32 *>(p) = w[0];
+    } else if constexpr (COLS == 8) {
+      *reinterpret_cast<uint2 *>(p) = make_uint2(w[0], w[1]);
+    } else {
+#pragma unroll
+      for (int i = 0; i < COLS / 16; ++i)
+        *reinterpret_cast<uint4 *>(p + 16 * i) =
+            make_uint4(w[4 * i], w[4 * i + 1], w[4 * i + 2], w[4 * i + 3]);
+    }
+  } else {
+#pragma unroll
+    for (int i = 0; i < COLS; ++i)
+      p[i] = static_cast<signed char>(static_cast<int>(q[i]));
+  }
+}
+
+/// Stores COLS k8 words (one access for 1, 2 or 4 words; `p` aligned).
+template <int COLS>
+RKC_DEVICE void store_words(u32 *p, const u32 (&w)[COLS]) {
+  if constexpr (COLS == 4) {
+    *reinterpret_cast<uint4 *>(p) = make_uint4(w[0], w[1], w[2], w[3]);
+  } else if constexpr (COLS == 2) {
+    *reinterpret_cast<uint2 *>(p) = make_uint2(w[0], w[1]);
+  } else {
+#pragma unroll
+    for (int i = 0; i < COLS; ++i)
+      p[i] = w[i];
+  }
+}
+
+/// The 8 unsigned nibbles u_i of `w` (k order) as v_i = 0.5 + u_i / 256,
+/// exactly: one PRMT per value places the nibble's byte under the exponent
+/// byte 0x3F (bit 23 clear), so no shift, mask or convert per value. A dot
+/// product sum(a_i * v_i) = 0.5 * sum(a) + sum(a_i * u_i) / 256 keeps the
+/// integer part recoverable (see fold_u4). Signed nibbles: XOR 0x88888888
+/// first (offset binary, u = s + 8).
+RKC_DEVICE void u4x8_half_plus(u32 w, float (&v)[8]) {
+  const u32 lo = w & 0x0F0F0F0Fu;
+  const u32 hi = (w >> 4) & 0x0F0F0F0Fu;
+#pragma unroll
+  for (int j = 0; j < 4; ++j) {
+    const u32 sel = 0x7044u | (static_cast<u32>(j) << 8);
+    v[2 * j] = __uint_as_float(__byte_perm(lo, 0x3F000000u, sel));
+    v[2 * j + 1] = __uint_as_float(__byte_perm(hi, 0x3F000000u, sel));
+  }
+}
+
+/// sum(a_i * (u_i - zero)) from the accumulated sum(a_i * (0.5 + u_i/256))
+/// and sum(a_i).
+RKC_DEVICE float fold_u4(float acc, float asum, float zero) {
+  return fmaf(256.0f, acc, -(128.0f + zero) * asum);
+}
+
+/// The 4 signed bytes of `w` as exact floats: XOR 0x80 makes them offset
+/// binary, PRMT builds 2^23 + u, one FADD removes 2^23 + 128.
+RKC_DEVICE void s8x4_to_f32(u32 w, float (&v)[4]) {
+  const u32 u = w ^ 0x80808080u;
+#pragma unroll
+  for (int j = 0; j < 4; ++j) {
+    const u32 sel = 0x7440u | static_cast<u32>(j);
+    v[j] = __uint_as_float(__byte_perm(u, 0x4B000000u, sel)) - 8388736.0f;
+  }
+}
+
+/// The signed nibbles of `w` as exact floats (dequantization and tests).
+RKC_DEVICE void s4x8_to_f32(u32 w, float (&v)[8]) {
+#pragma unroll
+  for (int i = 0; i < 8; ++i)
+    v[i] = static_cast<float>(static_cast<int>(w << (28 - 4 * i)) >> 28);
+}
+
+/// The unsigned nibbles of `w` as exact floats.
+RKC_DEVICE void u4x8_to_f32(u32 w, float (&v)[8]) {
+#pragma unroll
+  for (int i = 0; i < 8; ++i)
+    v[i] = static_cast<float>((w >> (4 * i)) & 0xFu);
+}
+
+/// Round half to even and clamp to [lo, hi]: the integer a value quantizes
+/// to, as a float.
+RKC_DEVICE float quant_round(float x, float lo, float hi) {
+  return fminf(fmaxf(rintf(x), lo), hi);
+}
+
+/// Packs 8 integers in [-8, 15] (k order) into a k8 word.
+RKC_DEVICE u32 pack_u4x8(const float (&q)[8]) {
+  u32 w = 0;
+#pragma unroll
+  for (int i = 0; i < 8; ++i)
+    w |= (static_cast<u32>(static_cast<int>(q[i])) & 0xFu) << (4 * i);
+  return w;
+}
+
+/// Sums the R per-thread partials `p` of the WARPS warps of a CTA that
+/// split K (every warp holds the same columns: value r of lane l is tile
+/// element (r / COLS) * 32 * COLS + l * COLS + r % COLS) and, with
+/// CLUSTER > 1, of the CTAs of the cluster. Thread `tid` of CTA `rank` gets
+/// tile elements e = (j * CLUSTER + rank) * THREADS + tid in out[j] (0 past
+/// the tile); the caller stores them.
+///   buf:  WARPS * R * 32 floats (this CTA's warp partials);
+///   recv: CLUSTER * V * THREADS floats (CLUSTER > 1): each CTA pushes the
+///         sums of the elements another CTA owns into that CTA's `recv`
+///         through distributed shared memory, so one cluster barrier
+///         (release / acquire) orders everything and no CTA reads another's
+///         memory after it. The kernel must call cluster_arrive_relaxed()
+///         at its start (the matching wait here makes sure every CTA of the
+///         cluster runs before its shared memory is written).
+template <int R, int COLS, int WARPS, int CLUSTER, int V>
+RKC_DEVICE void ksplit_reduce(const float (&p)[R], float *buf, float *recv,
+                              float (&out)[V]) {
+  constexpr int THREADS = WARPS * 32;
+  constexpr int TILE = R * 32;
+  const int tid = static_cast<int>(threadIdx.x);
+  const int lane = tid & 31, warp = tid >> 5;
+#pragma unroll
+  for (int r = 0; r < R; ++r)
+    buf[warp * TILE + (r / COLS) * 32 * COLS + lane * COLS + r % COLS] = p[r];
+  __syncthreads();
+  if constexpr (CLUSTER == 1) {
+#pragma unroll
+    for (int j = 0; j < V; ++j) {
+      const int e = j * THREADS + tid;
+      float s = 0.0f;
+      if (e < TILE) {
+#pragma unroll
+        for (int w = 0; w < WARPS; ++w)
+          s += buf[w * TILE + e];
+      }
+      out[j] = s;
+    }
+  } else {
+    const int rank = static_cast<int>(cluster_ctarank());
+    cluster_wait(); // every CTA of the cluster has started
+#pragma unroll
+    for (int j = 0; j < V; ++j) {
+#pragma unroll
+      for (int o = 0; o < CLUSTER; ++o) {
+        const int e = (j * CLUSTER + o) * THREADS + tid;
+        float s = 0.0f;
+        if (e < TILE) {
+#pragma unroll
+          for (int w = 0; w < WARPS; ++w)
+            s += buf[w * TILE + e];
+        }
+        float *dst = const_cast<float *>(mapa_ptr(recv, static_cast<u32>(o)));
+        dst[(rank * V + j) * THREADS + tid] = s;
+      }
+    }
+    cluster_sync(); // release the pushes, acquire the ones into this CTA
+#pragma unroll
+    for (int j = 0; j < V; ++j) {
+      float s = 0.0f;
+#pragma unroll
+      for (int c = 0; c < CLUSTER; ++c)
+        s += recv[(c * V + j) * THREADS + tid];
+      out[j] = s;
+    }
+  }
+}
+
+/// COLS raw values of a scale (or zero-point) row, loaded without waiting
+/// for them (converted when used): scales of the next block of rows are
+/// fetched together with its packed weights.
+template <class T, int COLS> struct RawCols {
+  T v[COLS];
+  RKC_DEVICE void load(const T *p) {
+#pragma unroll
+    for (int c = 0; c < COLS; ++c)
+      v[c] = p[c];
+  }
+  RKC_DEVICE float get(int c) const { return to_f32(v[c]); }
+};
+
+} // namespace rkc
