@@ -235,3 +235,49 @@ func.func @outer_constant(%x: tensor<64x32xf32>) -> (tensor<64xf32>, tensor<64x3
   } : tensor<64x32xf32> -> tensor<64x32xf32>
   return %r, %y : tensor<64xf32>, tensor<64x32xf32>
 }
+
+// -----
+
+// Column kernels (#tier.ksplit_layout): rk.gemv becomes the thread partials
+// over the thread's part of K (tier.kdot, rows x cols values), their sum
+// over the warps and the cluster (tier.ksplit_reduce, the thread's share of
+// the output tile: ceil(rows * 32 * cols / (32 * warps * cluster)) values),
+// the bias added by a tier.map and a tier.store_tile.
+// CHECK-LABEL: func.func @gemv_bias
+// CHECK-SAME:    (%[[X:.*]]: tensor<3x256xbf16>, %[[Q:.*]]: tensor<256x64xi4, {{.*}}>, %[[S:.*]]: tensor<8x64xbf16>, %[[Z:.*]]: tensor<8x64xbf16>, %[[B:.*]]: tensor<64xbf16>, %[[OUT:.*]]: tensor<3x64xbf16> {rk.name = "out0", tier.output})
+// CHECK:         %[[P:.*]] = tier.kdot %[[X]], %[[Q]], %[[S]] zeros %[[Z]] : {{.*}} -> <6 x f32>
+// CHECK-NEXT:    %[[R:.*]] = tier.ksplit_reduce %[[P]] : <6 x f32> -> <1 x f32>
+// CHECK-NEXT:    %[[BV:.*]] = tier.load_tile %[[B]] : tensor<64xbf16> -> <1 x f32>
+// CHECK-NEXT:    %[[Y:.*]] = tier.map %[[R]], %[[BV]] {
+// CHECK:           arith.addf
+// CHECK:         tier.store_tile %[[Y]], %[[OUT]] : <1 x f32>, tensor<3x64xbf16>
+// CHECK-NEXT:    return
+func.func @gemv_bias(%x: tensor<3x256xbf16>, %q: tensor<256x64xi4, #rk.quant<bits = 4, group_size = 32, axis = 0, scale = bf16, symmetric = false, packing = k8>>, %s: tensor<8x64xbf16>, %z: tensor<8x64xbf16>, %b: tensor<64xbf16>) -> tensor<3x64xbf16>
+    attributes {tier.arch = "sm_90a", tier.layout = #tier.ksplit_layout<rows = 3, cols = 2, warps = 4, cluster = 2, unroll = 8>} {
+  %o = rk.gemv %x, %q, %s zeros %z bias %b : (tensor<3x256xbf16>, tensor<256x64xi4, #rk.quant<bits = 4, group_size = 32, axis = 0, scale = bf16, symmetric = false, packing = k8>>, tensor<8x64xbf16>, tensor<8x64xbf16>, tensor<64xbf16>) -> tensor<3x64xbf16>
+  return %o : tensor<3x64xbf16>
+}
+
+// -----
+
+// rk.quantize / rk.dequantize along K: one tile op each, writing the
+// destination arguments (quantized values, then scales).
+// CHECK-LABEL: func.func @quantize
+// CHECK-SAME:    (%[[W:.*]]: tensor<4096x4096xf16>, %[[QO:.*]]: tensor<4096x4096xi4, {{.*}}> {rk.name = "out0", tier.output}, %[[SO:.*]]: tensor<32x4096xf16> {rk.name = "out1", tier.output})
+// CHECK:         tier.quantize_tile %[[W]], %[[QO]], %[[SO]] :
+// CHECK-NEXT:    return
+func.func @quantize(%w: tensor<4096x4096xf16>) -> (tensor<4096x4096xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, tensor<32x4096xf16>)
+    attributes {tier.arch = "sm_90a", tier.layout = #tier.ksplit_layout<rows = 1, cols = 4, warps = 4, cluster = 1, unroll = 1>} {
+  %q, %s = rk.quantize %w : (tensor<4096x4096xf16>) -> (tensor<4096x4096xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, tensor<32x4096xf16>)
+  return %q, %s : tensor<4096x4096xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, tensor<32x4096xf16>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @dequantize
+// CHECK:         tier.dequantize_tile %{{.*}}, %{{.*}}, %{{.*}} : tensor<4096x4096xi4, {{.*}}>, tensor<32x4096xf16>, tensor<4096x4096xbf16>
+func.func @dequantize(%q: tensor<4096x4096xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, %s: tensor<32x4096xf16>) -> tensor<4096x4096xbf16>
+    attributes {tier.arch = "sm_90a", tier.layout = #tier.ksplit_layout<rows = 1, cols = 4, warps = 8, cluster = 1, unroll = 4>} {
+  %w = rk.dequantize %q, %s : (tensor<4096x4096xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, tensor<32x4096xf16>) -> tensor<4096x4096xbf16>
+  return %w : tensor<4096x4096xbf16>
+}

@@ -14,6 +14,12 @@
 // RUN: rk-opt %t/override.mlir --rk-plan-tiers="arch=sm_90a schedule=threads=512,vector=4,rows=1,unroll=1,min_blocks=2" -verify-diagnostics -mlir-print-op-on-diagnostic=false | FileCheck %s --check-prefix=OVERRIDE
 // RUN: rk-opt %t/override_cluster.mlir --rk-plan-tiers="arch=sm_90a schedule=cluster=4" -verify-diagnostics -mlir-print-op-on-diagnostic=false | FileCheck %s --check-prefix=OVERRIDE-CLUSTER
 
+// RUN: rk-opt %t/columns.mlir --rk-plan-tiers=arch=sm_90a -verify-diagnostics -mlir-print-op-on-diagnostic=false | FileCheck %s --check-prefix=COLS
+// RUN: rk-opt %t/columns_override.mlir --rk-plan-tiers="arch=sm_90a schedule=vector=4,threads=256,cluster=4,unroll=4" -verify-diagnostics -mlir-print-op-on-diagnostic=false | FileCheck %s --check-prefix=COLS-OVERRIDE
+// RUN: rk-opt %t/columns_bad_field.mlir --rk-plan-tiers="arch=sm_90a schedule=values=8" -verify-diagnostics -mlir-print-op-on-diagnostic=false
+// RUN: rk-opt %t/columns_bad_cluster.mlir --rk-plan-tiers="arch=sm_90a schedule=cluster=64" -verify-diagnostics -mlir-print-op-on-diagnostic=false
+// RUN: rk-opt %t/columns_unsupported.mlir --rk-plan-tiers=arch=sm_90a -split-input-file -verify-diagnostics -mlir-print-op-on-diagnostic=false
+
 // Errors.
 // RUN: rk-opt %t/bad_arch.mlir --rk-plan-tiers="arch=sm_70" -verify-diagnostics -mlir-print-op-on-diagnostic=false
 // RUN: rk-opt %t/bad_integer.mlir --rk-plan-tiers="arch=sm_90a schedule=threads=abc" -verify-diagnostics -mlir-print-op-on-diagnostic=false
@@ -349,4 +355,117 @@ func.func @two_shapes(%x: tensor<4x64xf32>, %y: tensor<4x128xf32>) -> (tensor<4x
 func.func @dynamic(%x: tensor<?x64xf32>) -> tensor<?xf32> {
   %a = rk.reduce add %x : tensor<?x64xf32> -> tensor<?xf32>
   return %a : tensor<?xf32>
+}
+
+//--- columns.mlir
+// Column kernels (lib/Plan/KSplitPlan.cpp): columns per thread from the
+// widest access that divides N, narrowed to 4 bytes while there are fewer
+// column tiles than a quarter of the SMs; K split over warps (up to 16 when
+// the tiles are fewer than the SMs) and a cluster that brings the CTAs up
+// to about one per SM; the cluster grows when the staged activations of a
+// CTA's K range would need more than 64 KiB (16 rows x 14336 below).
+// expected-remark@below {{plan: cols = 2: 8-byte accesses of packed columns, 1 x 2 accumulators}}
+// expected-remark@below {{plan: unroll = 8: 2 x 64 bytes of packed weight in flight per thread (double-buffered)}}
+// expected-remark@below {{plan: K split 32 ways: 16 warps x cluster 2 over 64 column tiles (128 CTAs, 2048 warps for ~132 SMs)}}
+// expected-remark@below {{plan: activations staged in shared memory: 1 rows x 2048 values of K per CTA (16384 bytes with the partial sums)}}
+// expected-remark@below {{plan: partials combined across the cluster of 2 through distributed shared memory}}
+func.func @gemv_small_n(%x: tensor<1x4096xf16>, %q: tensor<4096x4096xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, %s: tensor<32x4096xf16>) -> tensor<1x4096xf16> {
+// COLS-LABEL: func.func @gemv_small_n
+// COLS-SAME: tier.layout = #tier.ksplit_layout<rows = 1, cols = 2, warps = 16, cluster = 2, unroll = 8>
+  %o = rk.gemv %x, %q, %s : (tensor<1x4096xf16>, tensor<4096x4096xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, tensor<32x4096xf16>) -> tensor<1x4096xf16>
+  return %o : tensor<1x4096xf16>
+}
+// expected-remark@below {{plan: cols = 4: 16-byte accesses of packed columns, 1 x 4 accumulators}}
+// expected-remark@below {{plan: unroll = 8: 2 x 128 bytes of packed weight in flight per thread (double-buffered)}}
+// expected-remark@below {{plan: K split 4 ways: 4 warps x cluster 1 over 1002 column tiles (1002 CTAs, 4008 warps for ~132 SMs)}}
+// expected-remark@below {{plan: activations staged in shared memory: 1 rows x 4096 values of K per CTA (18432 bytes with the partial sums)}}
+func.func @gemv_large_n(%x: tensor<1x4096xbf16>, %q: tensor<4096x128256xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = bf16, symmetric = true, packing = k8>>, %s: tensor<32x128256xbf16>) -> tensor<1x128256xbf16> {
+// COLS-LABEL: func.func @gemv_large_n
+// COLS-SAME: tier.layout = #tier.ksplit_layout<rows = 1, cols = 4, warps = 4, cluster = 1, unroll = 8>
+  %o = rk.gemv %x, %q, %s : (tensor<1x4096xbf16>, tensor<4096x128256xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = bf16, symmetric = true, packing = k8>>, tensor<32x128256xbf16>) -> tensor<1x128256xbf16>
+  return %o : tensor<1x128256xbf16>
+}
+// expected-remark@below {{plan: cols = 2: 2-byte accesses of packed columns, 16 x 2 accumulators}}
+// expected-remark@below {{plan: unroll = 32: 2 x 64 bytes of packed weight in flight per thread (double-buffered)}}
+// expected-remark@below {{plan: K split 128 ways: 8 warps x cluster 16 over 64 column tiles (1024 CTAs, 8192 warps for ~132 SMs)}}
+// expected-remark@below {{plan: activations staged in shared memory: 16 rows x 896 values of K per CTA (106496 bytes with the partial sums)}}
+// expected-remark@below {{plan: partials combined across the cluster of 16 through distributed shared memory}}
+func.func @gemv_w8_m16(%x: tensor<16x14336xf16>, %q: tensor<14336x4096xi8, #rk.quant<bits = 8, group_size = 0, axis = 0, scale = f16, symmetric = true, packing = none>>, %s: tensor<1x4096xf16>) -> tensor<16x4096xf16> {
+// COLS-LABEL: func.func @gemv_w8_m16
+// COLS-SAME: tier.layout = #tier.ksplit_layout<rows = 16, cols = 2, warps = 8, cluster = 16, unroll = 32>
+  %o = rk.gemv %x, %q, %s : (tensor<16x14336xf16>, tensor<14336x4096xi8, #rk.quant<bits = 8, group_size = 0, axis = 0, scale = f16, symmetric = true, packing = none>>, tensor<1x4096xf16>) -> tensor<16x4096xf16>
+  return %o : tensor<16x4096xf16>
+}
+// expected-remark@below {{plan: cols = 4: 16-byte accesses of packed columns}}
+// expected-remark@below {{plan: one group of 128 values of K per warp, 4 warps per CTA (256 CTAs)}}
+func.func @quantize(%w: tensor<4096x4096xf16>) -> (tensor<4096x4096xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, tensor<32x4096xf16>) {
+// COLS-LABEL: func.func @quantize
+// COLS-SAME: tier.layout = #tier.ksplit_layout<rows = 1, cols = 4, warps = 4, cluster = 1, unroll = 1>
+  %q, %s = rk.quantize %w : (tensor<4096x4096xf16>) -> (tensor<4096x4096xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, tensor<32x4096xf16>)
+  return %q, %s : tensor<4096x4096xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, tensor<32x4096xf16>
+}
+// expected-remark@below {{plan: cols = 4: 16-byte accesses of packed columns}}
+// expected-remark@below {{plan: 8 warps x 4 packed rows per CTA (512 CTAs)}}
+func.func @dequantize(%q: tensor<4096x4096xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, %s: tensor<32x4096xf16>) -> tensor<4096x4096xbf16> {
+// COLS-LABEL: func.func @dequantize
+// COLS-SAME: tier.layout = #tier.ksplit_layout<rows = 1, cols = 4, warps = 8, cluster = 1, unroll = 4>
+  %w = rk.dequantize %q, %s : (tensor<4096x4096xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, tensor<32x4096xf16>) -> tensor<4096x4096xbf16>
+  return %w : tensor<4096x4096xbf16>
+}
+
+//--- columns_override.mlir
+// COLS-OVERRIDE: tier.layout = #tier.ksplit_layout<rows = 1, cols = 4, warps = 8, cluster = 4, unroll = 4>
+// expected-remark@below {{plan: cols = 4: 16-byte accesses of packed columns, 1 x 4 accumulators}}
+// expected-remark@below {{plan: unroll = 4: 2 x 64 bytes of packed weight in flight per thread (double-buffered)}}
+// expected-remark@below {{plan: K split 32 ways: 8 warps x cluster 4 over 32 column tiles (128 CTAs, 1024 warps for ~132 SMs)}}
+// expected-remark@below {{plan: activations staged in shared memory: 1 rows x 1024 values of K per CTA (12288 bytes with the partial sums)}}
+// expected-remark@below {{plan: partials combined across the cluster of 4 through distributed shared memory}}
+func.func @gemv(%x: tensor<1x4096xf16>, %q: tensor<4096x4096xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, %s: tensor<32x4096xf16>) -> tensor<1x4096xf16> {
+  %o = rk.gemv %x, %q, %s : (tensor<1x4096xf16>, tensor<4096x4096xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, tensor<32x4096xf16>) -> tensor<1x4096xf16>
+  return %o : tensor<1x4096xf16>
+}
+
+//--- columns_bad_field.mlir
+// expected-error@below {{schedule: column kernels take only vector (columns per thread), threads, cluster and unroll}}
+func.func @gemv(%x: tensor<1x4096xf16>, %q: tensor<4096x4096xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, %s: tensor<32x4096xf16>) -> tensor<1x4096xf16> {
+  %o = rk.gemv %x, %q, %s : (tensor<1x4096xf16>, tensor<4096x4096xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, tensor<32x4096xf16>) -> tensor<1x4096xf16>
+  return %o : tensor<1x4096xf16>
+}
+
+//--- columns_bad_cluster.mlir
+// expected-error@below {{schedule override rejected: cluster = 64 must be a power of two up to 16}}
+func.func @gemv(%x: tensor<1x4096xf16>, %q: tensor<4096x4096xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, %s: tensor<32x4096xf16>) -> tensor<1x4096xf16> {
+  %o = rk.gemv %x, %q, %s : (tensor<1x4096xf16>, tensor<4096x4096xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, tensor<32x4096xf16>) -> tensor<1x4096xf16>
+  return %o : tensor<1x4096xf16>
+}
+
+//--- columns_unsupported.mlir
+// Quantization along the last axis (per token) is not a column kernel.
+func.func @per_token(%x: tensor<64x128xf16>) -> (tensor<64x128xi8, #rk.quant<bits = 8, group_size = 0, axis = 1, scale = f16, symmetric = true, packing = none>>, tensor<64x1xf16>) {
+  // expected-error@below {{quantized ops are lowered for [K, N] tensors quantized along K (axis = 0); got a rank-2 tensor with axis = 1}}
+  %q, %s = rk.quantize %x : (tensor<64x128xf16>) -> (tensor<64x128xi8, #rk.quant<bits = 8, group_size = 0, axis = 1, scale = f16, symmetric = true, packing = none>>, tensor<64x1xf16>)
+  return %q, %s : tensor<64x128xi8, #rk.quant<bits = 8, group_size = 0, axis = 1, scale = f16, symmetric = true, packing = none>>, tensor<64x1xf16>
+}
+
+// -----
+
+// A quantized op shares its kernel with nothing else.
+func.func @two_ops(%x: tensor<1x4096xf16>, %q: tensor<4096x4096xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, %s: tensor<32x4096xf16>) -> tensor<1x4096xf16> {
+  %o = rk.gemv %x, %q, %s : (tensor<1x4096xf16>, tensor<4096x4096xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, tensor<32x4096xf16>) -> tensor<1x4096xf16>
+  // expected-error@below {{'rk.map' cannot share a kernel with a quantized op}}
+  %y = rk.map %o {
+  ^bb0(%a: f32):
+    %b = arith.mulf %a, %a : f32
+    rk.yield %b : f32
+  } : tensor<1x4096xf16> -> tensor<1x4096xf16>
+  return %y : tensor<1x4096xf16>
+}
+
+// -----
+
+// 8-bit quantization is symmetric.
+func.func @asym8(%x: tensor<1x256xf16>, %q: tensor<256x64xi8, #rk.quant<bits = 8, group_size = 128, axis = 0, scale = f16, symmetric = false, packing = none>>, %s: tensor<2x64xf16>, %z: tensor<2x64xf16>) -> tensor<1x64xf16> {
+  // expected-error@below {{8-bit quantization is symmetric only (asymmetric zero points are supported for 4 bits)}}
+  %o = rk.gemv %x, %q, %s zeros %z : (tensor<1x256xf16>, tensor<256x64xi8, #rk.quant<bits = 8, group_size = 128, axis = 0, scale = f16, symmetric = false, packing = none>>, tensor<2x64xf16>, tensor<2x64xf16>) -> tensor<1x64xf16>
+  return %o : tensor<1x64xf16>
 }

@@ -206,3 +206,60 @@ func.func @subwarp(%x: tensor<128x32xf32>, %s: tensor<128xf32> {rk.name = "out0"
   tier.store_row_scalar %aw#1, %i : i64, tensor<128xi64>
   return
 }
+
+// -----
+
+// A column kernel (#tier.ksplit_layout): asymmetric int4 GEMV, 3 rows,
+// bf16, bias, a cluster of 2. The body comes from the tier ops: weights
+// loaded U packed rows at a time with their raw scales and zero points (two
+// buffers), nibbles converted by PRMT (no XOR: unsigned with zero points),
+// scale folding with the zero points, the K-split sum over warps and the
+// cluster (the arrive at kernel start pairs with its wait), the bias map and
+// the tile store.
+// CHECK-LABEL: // kernel rkc_gemv_bias: cols=2,warps=4,cluster=2,unroll=8
+// CHECK: extern "C" __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(128)
+// CHECK: const rkc::u32 *__restrict__ a1
+// CHECK: constexpr int MR = 3;
+// CHECK: rkc::cluster_arrive_relaxed();
+// CHECK: constexpr int NGI = 2;
+// CHECK: rkc::RawCols<rkc::bf16, COLS> sc[NGI];
+// CHECK: rkc::RawCols<rkc::bf16, COLS> zp[NGI];
+// CHECK: rkc::WeightLoad<LOAD_BYTES>::load(a1 + (long long)(kw0 + u) * N + n0, blk.w[u]);
+// CHECK: rkc::load_vec<rkc::bf16, SV>(a0 + (long long)m * s0 + kk, v);
+// CHECK: __syncthreads();
+// CHECK: rkc::u4x8_half_plus(blk.w[u][c], qv[c]);
+// CHECK: rkc::fold_u4(p[m * COLS + c], asum[m], zp[c])
+// CHECK: rkc::ksplit_reduce<MR * COLS, COLS, WARPS, C, V>(
+// CHECK: rkc::to_f32(a4[n])
+// CHECK: a5[(long long)(e / TILE_COLS) * s5 + n] = rkc::from_f32<rkc::bf16>(
+module {
+  func.func @gemv_bias(%arg0: tensor<3x256xbf16>, %arg1: tensor<256x64xi4, #rk.quant<bits = 4, group_size = 32, axis = 0, scale = bf16, symmetric = false, packing = k8>>, %arg2: tensor<8x64xbf16>, %arg3: tensor<8x64xbf16>, %arg4: tensor<64xbf16>, %arg5: tensor<3x64xbf16> {rk.name = "out0", tier.output}) attributes {tier.arch = "sm_90a", tier.layout = #tier.ksplit_layout<rows = 3, cols = 2, warps = 4, cluster = 2, unroll = 8>} {
+    %0 = tier.kdot %arg0, %arg1, %arg2 zeros %arg3 : tensor<3x256xbf16>, tensor<256x64xi4, #rk.quant<bits = 4, group_size = 32, axis = 0, scale = bf16, symmetric = false, packing = k8>>, tensor<8x64xbf16>, tensor<8x64xbf16> -> <6 x f32>
+    %1 = tier.ksplit_reduce %0 : <6 x f32> -> <1 x f32>
+    %2 = tier.load_tile %arg4 : tensor<64xbf16> -> <1 x f32>
+    %3 = tier.map %1, %2 {
+    ^bb0(%arg6: f32, %arg7: f32):
+      %4 = arith.addf %arg6, %arg7 : f32
+      tier.yield %4 : f32
+    } : !tier.frag<1 x f32>, !tier.frag<1 x f32> -> !tier.frag<1 x f32>
+    tier.store_tile %3, %arg5 : <1 x f32>, tensor<3x64xbf16>
+    return
+  }
+}
+
+// -----
+
+// Symmetric int4 quantization along K: absmax per column over the group,
+// the scale rounded to f16 before dividing, round-half-even, clamp, pack.
+// CHECK-LABEL: // kernel rkc_quantize: cols=4,warps=4,cluster=1,unroll=1
+// CHECK: hi[c] = fmaxf(hi[c], fabsf(x[c]));
+// CHECK: sc[c] = rkc::to_f32(rkc::from_f32<rkc::f16>(hi[c] / 7.0f));
+// CHECK: rkc::quant_round(rintf(x[c] / sc[c]) + zp[c], -7.0f, 7.0f)
+// CHECK: words[c] = rkc::pack_u4x8(q[c]);
+// CHECK: rkc::store_words<COLS>(
+module {
+  func.func @quantize(%arg0: tensor<4096x4096xf16>, %arg1: tensor<4096x4096xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>> {rk.name = "out0", tier.output}, %arg2: tensor<32x4096xf16> {rk.name = "out1", tier.output}) attributes {tier.arch = "sm_90a", tier.layout = #tier.ksplit_layout<rows = 1, cols = 4, warps = 4, cluster = 1, unroll = 1>} {
+    tier.quantize_tile %arg0, %arg1, %arg2 : tensor<4096x4096xf16>, tensor<4096x4096xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, tensor<32x4096xf16>
+    return
+  }
+}

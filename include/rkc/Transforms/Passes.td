@@ -121,8 +121,13 @@ def RkLowerToTierPass : Pass<"rk-lower-to-tier", "mlir::func::FuncOp"> {
     %c = tier.cluster_reduce %b {cluster = 4 : i64, ...}           // DSMEM
     tier.store %y, %out : ...
     ```
+
+    Column programs (`#tier.ksplit_layout`: rk.gemv, rk.quantize and
+    rk.dequantize along K) become `tier.kdot` -> `tier.ksplit_reduce` ->
+    [`tier.load_tile` + `tier.map`] -> `tier.store_tile`, or one
+    `tier.quantize_tile` / `tier.dequantize_tile`.
   }];
-  let dependentDialects = ["mlir::tier::TierDialect"];
+  let dependentDialects = ["mlir::tier::TierDialect", "mlir::arith::ArithDialect"];
 }
 
 def TierEmitCudaPass : Pass<"tier-emit-cuda", "mlir::ModuleOp"> {

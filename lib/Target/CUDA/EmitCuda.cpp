@@ -1113,8 +1113,6 @@ LogicalResult KernelEmitter::emitKDot(tier::KDotOp op, tier::KSplitLayoutAttr ks
   // Issue the first block of loads, then stage the activations while they
   // are in flight.
   b << "  if (it_begin < it_end) load_rows(it_begin, ba);\n";
-  if (ks.getCluster() > 1)
-    b << "  (void)0; // cluster_arrive_relaxed() was issued at kernel start\n";
   b << formatv("  for (int i = tid; i < MR * (SPAN / SV); i += THREADS) {{\n"
                "    const int m = i / (SPAN / SV), j = i % (SPAN / SV);\n"
                "    const int kk = kw_begin * KPR + j * SV;\n"

@@ -301,3 +301,63 @@ func.func @yield_parent() {
   // expected-error @+1 {{'tier.yield' op expects parent op to be one of 'tier.map, tier.thread_reduce, tier.warp_reduce, tier.block_reduce, tier.cluster_reduce'}}
   tier.yield
 }
+
+// -----
+
+// expected-error@below {{ksplit_layout rows must be in [1, 16], got 17}}
+func.func @ksplit_rows() attributes {tier.layout = #tier.ksplit_layout<rows = 17, cols = 4, warps = 4, cluster = 1, unroll = 8>} {
+  return
+}
+
+// -----
+
+// expected-error@below {{ksplit_layout cols must be a power of two in [1, 16], got 3}}
+func.func @ksplit_cols() attributes {tier.layout = #tier.ksplit_layout<rows = 1, cols = 3, warps = 4, cluster = 1, unroll = 8>} {
+  return
+}
+
+// -----
+
+// expected-error@below {{ksplit_layout warps must be in [1, 32], got 0}}
+func.func @ksplit_warps() attributes {tier.layout = #tier.ksplit_layout<rows = 1, cols = 4, warps = 0, cluster = 1, unroll = 8>} {
+  return
+}
+
+// -----
+
+// expected-error@below {{ksplit_layout cluster must be a power of two in [1, 16], got 3}}
+func.func @ksplit_cluster() attributes {tier.layout = #tier.ksplit_layout<rows = 1, cols = 4, warps = 4, cluster = 3, unroll = 8>} {
+  return
+}
+
+// -----
+
+// expected-error@below {{ksplit_layout unroll must be in [1, 64], got 0}}
+func.func @ksplit_unroll() attributes {tier.layout = #tier.ksplit_layout<rows = 1, cols = 4, warps = 4, cluster = 1, unroll = 0>} {
+  return
+}
+
+// -----
+
+func.func @kdot_size(%x: tensor<2x256xf16>, %q: tensor<256x64xi4, #rk.quant<bits = 4, group_size = 32, axis = 0, scale = f16, symmetric = false, packing = k8>>, %s: tensor<8x64xf16>)
+    attributes {tier.layout = #tier.ksplit_layout<rows = 2, cols = 4, warps = 4, cluster = 1, unroll = 8>} {
+  // expected-error@below {{'tier.kdot' op fragment size 4 must equal rows x cols of the layout (8)}}
+  %p = tier.kdot %x, %q, %s : tensor<2x256xf16>, tensor<256x64xi4, #rk.quant<bits = 4, group_size = 32, axis = 0, scale = f16, symmetric = false, packing = k8>>, tensor<8x64xf16> -> !tier.frag<4 x f32>
+  return
+}
+
+// -----
+
+func.func @kdot_k(%x: tensor<2x128xf16>, %q: tensor<256x64xi4, #rk.quant<bits = 4, group_size = 32, axis = 0, scale = f16, symmetric = false, packing = k8>>, %s: tensor<8x64xf16>) {
+  // expected-error@below {{'tier.kdot' op activation columns (128) differ from weight rows K (256)}}
+  %p = tier.kdot %x, %q, %s : tensor<2x128xf16>, tensor<256x64xi4, #rk.quant<bits = 4, group_size = 32, axis = 0, scale = f16, symmetric = false, packing = k8>>, tensor<8x64xf16> -> !tier.frag<8 x f32>
+  return
+}
+
+// -----
+
+func.func @kdot_plain(%x: tensor<2x256xf16>, %q: tensor<256x64xi8>, %s: tensor<8x64xf16>) {
+  // expected-error@below {{'tier.kdot' op the weight must carry a #rk.quant encoding, got 'tensor<256x64xi8>'}}
+  %p = tier.kdot %x, %q, %s : tensor<2x256xf16>, tensor<256x64xi8>, tensor<8x64xf16> -> !tier.frag<8 x f32>
+  return
+}

@@ -181,3 +181,25 @@ func.func private @decl(!tier.frag<8 x f32>, !tier.frag<1 x i64>) -> !tier.frag<
     attributes {layout = #tier.tv_layout<threads = 1024, values = 16, vector = 16, rows = 1>,
                 schedule = #tier.schedule<reduce = thread, cluster = 1, staging = stream, unroll = 8, min_blocks = 0>,
                 level = #tier<level cluster>, staging = #tier<staging smem>}
+
+// -----
+
+// Column (K-split) ops under #tier.ksplit_layout.
+// CHECK-LABEL: func.func @column_ops
+// CHECK-SAME:    tier.layout = #tier.ksplit_layout<rows = 2, cols = 4, warps = 4, cluster = 2, unroll = 8>
+// CHECK:         %[[P:.*]] = tier.kdot %{{.*}}, %{{.*}}, %{{.*}} zeros %{{.*}} : tensor<2x256xf16>, tensor<256x64xi4, #rk.quant<bits = 4, group_size = 32, axis = 0, scale = f16, symmetric = false, packing = k8>>, tensor<8x64xf16>, tensor<8x64xf16> -> <8 x f32>
+// CHECK:         %[[R:.*]] = tier.ksplit_reduce %[[P]] : <8 x f32> -> <1 x f32>
+// CHECK:         %[[B:.*]] = tier.load_tile %{{.*}} : tensor<64xf16> -> <1 x f32>
+// CHECK:         tier.store_tile %[[R]], %{{.*}} : <1 x f32>, tensor<2x64xf16>
+// CHECK:         tier.dequantize_tile %{{.*}}, %{{.*}} zeros %{{.*}}, %{{.*}} : tensor<256x64xi4, #rk.quant<bits = 4, group_size = 32, axis = 0, scale = f16, symmetric = false, packing = k8>>, tensor<8x64xf16>, tensor<8x64xf16>, tensor<256x64xf16>
+// CHECK:         tier.quantize_tile %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : tensor<256x64xf16>, tensor<256x64xi4, #rk.quant<bits = 4, group_size = 32, axis = 0, scale = f16, symmetric = false, packing = k8>>, tensor<8x64xf16>, tensor<8x64xf16>
+func.func @column_ops(%x: tensor<2x256xf16>, %q: tensor<256x64xi4, #rk.quant<bits = 4, group_size = 32, axis = 0, scale = f16, symmetric = false, packing = k8>>, %s: tensor<8x64xf16>, %z: tensor<8x64xf16>, %b: tensor<64xf16>, %o: tensor<2x64xf16>, %w: tensor<256x64xf16>)
+    attributes {tier.layout = #tier.ksplit_layout<rows = 2, cols = 4, warps = 4, cluster = 2, unroll = 8>} {
+  %p = tier.kdot %x, %q, %s zeros %z : tensor<2x256xf16>, tensor<256x64xi4, #rk.quant<bits = 4, group_size = 32, axis = 0, scale = f16, symmetric = false, packing = k8>>, tensor<8x64xf16>, tensor<8x64xf16> -> !tier.frag<8 x f32>
+  %r = tier.ksplit_reduce %p : !tier.frag<8 x f32> -> !tier.frag<1 x f32>
+  %bv = tier.load_tile %b : tensor<64xf16> -> !tier.frag<1 x f32>
+  tier.store_tile %r, %o : !tier.frag<1 x f32>, tensor<2x64xf16>
+  tier.dequantize_tile %q, %s zeros %z, %w : tensor<256x64xi4, #rk.quant<bits = 4, group_size = 32, axis = 0, scale = f16, symmetric = false, packing = k8>>, tensor<8x64xf16>, tensor<8x64xf16>, tensor<256x64xf16>
+  tier.quantize_tile %w, %q, %s, %z : tensor<256x64xf16>, tensor<256x64xi4, #rk.quant<bits = 4, group_size = 32, axis = 0, scale = f16, symmetric = false, packing = k8>>, tensor<8x64xf16>, tensor<8x64xf16>
+  return
+}
