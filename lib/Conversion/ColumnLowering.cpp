@@ -44,7 +44,9 @@ LogicalResult rkc::lowerColumnProgram(func::FuncOp func, tier::KSplitLayoutAttr 
   Type f32 = Float32Type::get(ctx);
 
   if (auto g = dyn_cast<rk::GemvOp>(op)) {
-    auto partial = tier::FragType::get(ctx, layout.getRows() * layout.getCols(), f32);
+    // Tensor cores: four m16n8 accumulators (16 values) per thread.
+    int64_t partialSize = layout.getMma() ? 16 : layout.getRows() * layout.getCols();
+    auto partial = tier::FragType::get(ctx, partialSize, f32);
     Value p = tier::KDotOp::create(b, loc, partial, g.getAct(), g.getWeight(),
                                    g.getScales(), g.getZeros());
     int64_t share = ceilDiv(layout.getRows() * layout.getTileCols(),

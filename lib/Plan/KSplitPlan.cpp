@@ -53,8 +53,8 @@ static constexpr int64_t kWarpsPerSm = 16;
 static constexpr int64_t kSmemPerCta = 64 * 1024;
 
 std::string KSplitPlan::str() const {
-  return formatv("cols={0},warps={1},cluster={2},unroll={3}", cols, warps,
-                 cluster, unroll)
+  return formatv("cols={0},warps={1},cluster={2},unroll={3}{4}", cols, warps,
+                 cluster, unroll, mma ? ",mma=1" : "")
       .str();
 }
 
@@ -64,12 +64,13 @@ KSplitShape shapeOf(const KSplitPlan &pl, const KSplitProblem &p) {
   int64_t kw = p.packedRows();
   switch (p.op) {
   case ColumnOp::Gemv: {
-    int64_t grain = p.group ? p.groupRows() : pl.unroll;
+    int64_t grain = p.group ? p.groupRows() : pl.unroll * pl.rowsPerUnit();
     int64_t units = ceilDiv(kw, grain);
     s.ctaRows = std::min(kw, ceilDiv(units, pl.cluster) * grain);
     s.ctas = s.tiles * pl.cluster;
     s.outValues = ceilDiv(p.rows * pl.tileCols(), pl.threads() * pl.cluster);
-    s.smemBytes = p.rows * s.ctaRows * p.kPerRow() * 4 +
+    // Activations as f32 (CUDA cores) or 16-bit pairs (tensor cores).
+    s.smemBytes = p.rows * s.ctaRows * p.kPerRow() * (pl.mma ? 2 : 4) +
                   pl.warps * p.rows * pl.cols * 32 * 4 +
                   (pl.cluster > 1 ? pl.cluster * s.outValues * pl.threads() * 4 : 0);
     break;
@@ -114,15 +115,25 @@ std::string checkPlan(const KSplitPlan &pl, const KSplitProblem &p, const Target
     return formatv("unroll = {0} must be in [1, 64]", pl.unroll);
   if (p.op != ColumnOp::Gemv && pl.cluster != 1)
     return "only rk.gemv splits K across a cluster: cluster must be 1";
+  if (pl.mma) {
+    if (p.op != ColumnOp::Gemv || p.bits != 4 || p.actBytes != 2 || t.smVersion < 80)
+      return "mma needs rk.gemv with int4 weights, f16/bf16 activations and sm_80 or newer";
+    if (pl.cols != 1)
+      return "mma takes cols = 1 (a warp covers 32 columns)";
+    if (p.n % 4 != 0 || p.k % 32 != 0 || (p.group && p.group % 32 != 0))
+      return formatv("mma needs N a multiple of 4 and K and the group size multiples "
+                     "of 32 (N = {0}, K = {1}, group {2})",
+                     p.n, p.k, p.group);
+  }
   if (p.op == ColumnOp::Gemv) {
     if (p.rows * pl.cols > kMaxAccumulators)
       return formatv("rows x cols ({0} x {1}) accumulators would spill (at most {2})",
                      p.rows, pl.cols, kMaxAccumulators);
-    if (pl.unroll * ceilDiv(load, 4) > 32)
+    if (pl.unroll * ceilDiv(load, 4) * pl.rowsPerUnit() > 32)
       return formatv("unroll x words per access ({0} x {1}) would spill (two "
                      "buffers of loads in flight, at most 64 registers)",
                      pl.unroll, ceilDiv(load, 4));
-    int64_t grain = p.group ? p.groupRows() : pl.unroll;
+    int64_t grain = p.group ? p.groupRows() : pl.unroll * pl.rowsPerUnit();
     if (pl.cluster > ceilDiv(p.packedRows(), grain))
       return formatv("cluster = {0} splits K into more parts than there are "
                      "{1} ({2})",
@@ -149,7 +160,7 @@ Expected<KSplitPlan> planKSplit(const KSplitProblem &p, const Target &t,
   };
   if (ovr.values > 0 || ovr.rows > 0 || ovr.minBlocks >= 0 || ovr.staging >= 0)
     return createStringError("schedule: column kernels take only vector (columns "
-                             "per thread), threads, cluster and unroll");
+                             "per thread), threads, cluster, unroll and mma");
   if (ovr.threads > 0 && ovr.threads % 32 != 0)
     return createStringError(
         formatv("schedule: threads = {0} must be a multiple of 32 for a column "
@@ -170,13 +181,29 @@ Expected<KSplitPlan> planKSplit(const KSplitProblem &p, const Target &t,
   while (p.op == ColumnOp::Gemv && cols > 1 && cols * p.wordBytes() > 4 &&
          ceilDiv(p.n, cols * 32) < smsOf(t) / 4)
     cols /= 2;
+  // Tensor cores for int4 GEMV with M >= 2: one m16n8k16 per 16 values of
+  // K and 8 columns replaces M FMAs per weight and makes the dequantization
+  // (LOP3 to 16-bit pairs) the only per-weight work (docs/planner.md).
+  // At M = 1 the CUDA-core kernel measured faster (4096 x 14336: 17.3 vs
+  // 28.9 us; docs/performance-notes.md); from M = 2 on its FMAs per weight
+  // grow with M while the tensor-core cost does not.
+  bool mmaOk = p.op == ColumnOp::Gemv && p.rows >= 2 && p.bits == 4 && p.actBytes == 2 &&
+               t.smVersion >= 80 && p.n % 4 == 0 && p.k % 32 == 0 &&
+               (!p.group || p.group % 32 == 0);
+  pl.mma = ovr.mma >= 0 ? ovr.mma != 0 : mmaOk;
+  if (pl.mma)
+    cols = 1;
   pl.cols = ovr.vector > 0 ? ovr.vector : cols;
-  note(formatv("cols = {0}: {1}-byte accesses of packed columns{2}", pl.cols,
-               pl.cols * p.wordBytes(),
-               p.op == ColumnOp::Gemv
-                   ? formatv(", {0} x {1} accumulators", p.rows, pl.cols).str()
-                   : std::string()));
-  int64_t load = pl.cols * p.wordBytes();
+  if (pl.mma)
+    note("mma: int4 x 16-bit products on tensor cores (m16n8k16, f32 accumulation); "
+         "a lane loads 16 bytes = 4 columns of one packed row, a warp 32 columns");
+  else
+    note(formatv("cols = {0}: {1}-byte accesses of packed columns{2}", pl.cols,
+                 pl.cols * p.wordBytes(),
+                 p.op == ColumnOp::Gemv
+                     ? formatv(", {0} x {1} accumulators", p.rows, pl.cols).str()
+                     : std::string()));
+  int64_t load = pl.mma ? 16 : pl.cols * p.wordBytes();
   int64_t tiles = ceilDiv(p.n, pl.tileCols());
   int64_t kw = p.packedRows();
   switch (p.op) {
@@ -191,7 +218,7 @@ Expected<KSplitPlan> planKSplit(const KSplitProblem &p, const Target &t,
                                         inFlight / 2 / load, 1)),
                                     2, 32);
     pl.unroll = std::min(pl.unroll, 32 / ceilDiv(load, 4));
-    pl.unroll = std::min(pl.unroll, std::max<int64_t>(kw, 1));
+    pl.unroll = std::min(pl.unroll, std::max<int64_t>(kw / pl.rowsPerUnit(), 1));
     if (ovr.unroll > 0)
       pl.unroll = ovr.unroll;
     note(formatv("unroll = {0}: 2 x {1} bytes of packed weight in flight per thread "
@@ -200,7 +227,7 @@ Expected<KSplitPlan> planKSplit(const KSplitProblem &p, const Target &t,
     // Ways to split K so that tiles x split warps fill the GPU, but never
     // less than one unrolled block of rows per warp.
     int64_t want = ceilDiv(smsOf(t) * kWarpsPerSm, tiles);
-    int64_t most = std::max<int64_t>(1, kw / pl.unroll);
+    int64_t most = std::max<int64_t>(1, kw / (pl.unroll * pl.rowsPerUnit()));
     int64_t split = std::min(pow2Ceil(want), (int64_t)llvm::bit_floor((uint64_t)most));
     // At least 4 warps per CTA when K has the rows for them (CTAs of one or
     // two warps cap an SM at 32 CTAs and waste shared memory per warp).
@@ -208,14 +235,15 @@ Expected<KSplitPlan> planKSplit(const KSplitProblem &p, const Target &t,
     // SM then does the SM's whole share).
     // Registers per thread, roughly: addresses and loop state, two buffers
     // of loads, partials and totals, converted weights.
-    int64_t regs = 40 + 2 * pl.unroll * ceilDiv(load, 4) + 2 * p.rows * pl.cols +
-                   8 * pl.cols;
+    int64_t regs = pl.mma ? 80 + 2 * pl.unroll * 4
+                          : 40 + 2 * pl.unroll * ceilDiv(load, 4) + 2 * p.rows * pl.cols +
+                                8 * pl.cols;
     int64_t maxWarps = (tiles <= smsOf(t) && regs <= 65536 / 512) ? 16 : 8;
     pl.warps = std::clamp<int64_t>(std::max<int64_t>(split, std::min<int64_t>(4, most)), 1,
                                    maxWarps);
     if (ovr.threads > 0)
       pl.warps = ovr.threads / 32;
-    int64_t grain = p.group ? p.groupRows() : pl.unroll;
+    int64_t grain = p.group ? p.groupRows() : pl.unroll * pl.rowsPerUnit();
     int64_t parts = std::max<int64_t>(1, ceilDiv(kw, grain));
     int64_t maxC = t.hasClusters() ? std::min<int64_t>(t.portableCluster, parts) : 1;
     maxC = (int64_t)llvm::bit_floor((uint64_t)std::max<int64_t>(maxC, 1));
@@ -263,7 +291,7 @@ Expected<KSplitPlan> planKSplit(const KSplitProblem &p, const Target &t,
   std::string why = checkPlan(pl, p, t);
   if (!why.empty())
     return createStringError(((ovr.vector > 0 || ovr.threads > 0 || ovr.cluster > 0 ||
-                               ovr.unroll > 0)
+                               ovr.unroll > 0 || ovr.mma >= 0)
                                   ? "schedule override rejected: "
                                   : "no valid column plan: ") +
                              why);

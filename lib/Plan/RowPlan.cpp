@@ -67,7 +67,7 @@ std::string RowPlan::str() const {
 
 bool PlanOverride::empty() const {
   return threads < 0 && values < 0 && vector < 0 && rows < 0 && cluster < 0 &&
-         unroll < 0 && minBlocks < 0 && staging < 0;
+         unroll < 0 && minBlocks < 0 && staging < 0 && mma < 0;
 }
 
 Expected<PlanOverride> parseOverride(StringRef text) {
@@ -89,7 +89,7 @@ Expected<PlanOverride> parseOverride(StringRef text) {
       continue;
     }
     int64_t v;
-    bool zeroOk = key == "min_blocks";
+    bool zeroOk = key == "min_blocks" || key == "mma";
     if (val.getAsInteger(10, v) || v < 0 || (v == 0 && !zeroOk))
       return llvm::createStringError(
           "schedule: '" + key.str() + "' needs a " +
@@ -101,11 +101,16 @@ Expected<PlanOverride> parseOverride(StringRef text) {
     else if (key == "cluster") o.cluster = v;
     else if (key == "unroll") o.unroll = v;
     else if (key == "min_blocks") o.minBlocks = v;
+    else if (key == "mma") {
+      if (v > 1)
+        return llvm::createStringError("schedule: 'mma' is 0 or 1, got '" + val.str() + "'");
+      o.mma = (int)v;
+    }
     else
       return llvm::createStringError(
           "schedule: unknown field '" + key.str() +
           "' (threads, values, vector, rows, cluster, staging, unroll, "
-          "min_blocks)");
+          "min_blocks; column kernels: mma = 0 or 1)");
   }
   return o;
 }
@@ -206,6 +211,9 @@ Expected<RowPlan> planRow(const RowProblem &p, const Target &t,
   };
   if (p.cols < 1 || p.rows < 1)
     return llvm::createStringError("cannot plan an empty row problem");
+  if (o.mma >= 0)
+    return llvm::createStringError("schedule: 'mma' applies to rk.gemv (column "
+                                   "kernels), not to row kernels");
   RowPlan pl;
 
   // 1. Vector width.

@@ -100,7 +100,7 @@ struct PlanTiers : public ::rkc::impl::RkPlanTiersPassBase<PlanTiers> {
     func->setAttr(tier::kLayoutAttr,
                   tier::KSplitLayoutAttr::get(ctx, problem->rows, plan->cols,
                                               plan->warps, plan->cluster,
-                                              plan->unroll));
+                                              plan->unroll, plan->mma));
   }
 };
 

@@ -163,13 +163,12 @@ RKC_DEVICE u32 pack_u4x8(const float (&q)[8]) {
   return w;
 }
 
-/// Sums the R per-thread partials `p` of the WARPS warps of a CTA that
-/// split K (every warp holds the same columns: value r of lane l is tile
-/// element (r / COLS) * 32 * COLS + l * COLS + r % COLS) and, with
-/// CLUSTER > 1, of the CTAs of the cluster. Thread `tid` of CTA `rank` gets
+/// Sums the K-split partials of a CTA's warps and, with CLUSTER > 1, of
+/// the CTAs of its cluster. `buf` holds WARPS * TILE floats: warp w's
+/// partial of tile element e at buf[w * TILE + e] (written by the caller,
+/// this function starts with the barrier). Thread `tid` of CTA `rank` gets
 /// tile elements e = (j * CLUSTER + rank) * THREADS + tid in out[j] (0 past
-/// the tile); the caller stores them.
-///   buf:  WARPS * R * 32 floats (this CTA's warp partials);
+/// the tile).
 ///   recv: CLUSTER * V * THREADS floats (CLUSTER > 1): each CTA pushes the
 ///         sums of the elements another CTA owns into that CTA's `recv`
 ///         through distributed shared memory, so one cluster barrier
@@ -177,16 +176,10 @@ RKC_DEVICE u32 pack_u4x8(const float (&q)[8]) {
 ///         memory after it. The kernel must call cluster_arrive_relaxed()
 ///         at its start (the matching wait here makes sure every CTA of the
 ///         cluster runs before its shared memory is written).
-template <int R, int COLS, int WARPS, int CLUSTER, int V>
-RKC_DEVICE void ksplit_reduce(const float (&p)[R], float *buf, float *recv,
-                              float (&out)[V]) {
+template <int TILE, int WARPS, int CLUSTER, int V>
+RKC_DEVICE void ksplit_sum(const float *buf, float *recv, float (&out)[V]) {
   constexpr int THREADS = WARPS * 32;
-  constexpr int TILE = R * 32;
   const int tid = static_cast<int>(threadIdx.x);
-  const int lane = tid & 31, warp = tid >> 5;
-#pragma unroll
-  for (int r = 0; r < R; ++r)
-    buf[warp * TILE + (r / COLS) * 32 * COLS + lane * COLS + r % COLS] = p[r];
   __syncthreads();
   if constexpr (CLUSTER == 1) {
 #pragma unroll
@@ -230,6 +223,94 @@ RKC_DEVICE void ksplit_reduce(const float (&p)[R], float *buf, float *recv,
   }
 }
 
+/// ksplit_sum for CUDA-core partials: value r of lane l of every warp is
+/// tile element (r / COLS) * 32 * COLS + l * COLS + r % COLS.
+template <int R, int COLS, int WARPS, int CLUSTER, int V>
+RKC_DEVICE void ksplit_reduce(const float (&p)[R], float *buf, float *recv,
+                              float (&out)[V]) {
+  constexpr int TILE = R * 32;
+  const int tid = static_cast<int>(threadIdx.x);
+  const int lane = tid & 31, warp = tid >> 5;
+#pragma unroll
+  for (int r = 0; r < R; ++r)
+    buf[warp * TILE + (r / COLS) * 32 * COLS + lane * COLS + r % COLS] = p[r];
+  ksplit_sum<TILE, WARPS, CLUSTER, V>(buf, recv, out);
+}
+
+/// ksplit_sum for tensor-core partials (tier.kdot with mma): value
+/// c * 4 + j of lane (g = lane / 4, t = lane % 4) is row g + 8 (j / 2),
+/// column 8 t + 4 (j % 2) + c of the 32-column tile; rows >= MR are dropped.
+template <int MR, int WARPS, int CLUSTER, int V>
+RKC_DEVICE void ksplit_reduce_mma(const float (&p)[16], float *buf, float *recv,
+                                  float (&out)[V]) {
+  constexpr int TILE = MR * 32;
+  const int tid = static_cast<int>(threadIdx.x);
+  const int lane = tid & 31, warp = tid >> 5;
+  const int g = lane >> 2, t = lane & 3;
+#pragma unroll
+  for (int c = 0; c < 4; ++c)
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+      const int row = g + 8 * (j >> 1);
+      if (row < MR)
+        buf[warp * TILE + row * 32 + 8 * t + 4 * (j & 1) + c] = p[c * 4 + j];
+    }
+  ksplit_sum<TILE, WARPS, CLUSTER, V>(buf, recv, out);
+}
+
+// ---------------------------------------------------------------------------
+// Tensor-core primitives (sm_80+): 16-bit pairs and m16n8k16.
+// ---------------------------------------------------------------------------
+
+/// Dequantizes the 8 nibbles of a k8 word to four 16-bit pairs
+/// h[j] = (nib_j - off, nib_{j+4} - off), exactly: LOP3 places nibble j and
+/// j+4 under the exponent of 1024 (f16, 0x6400) or 128 (bf16, 0x4300), one
+/// fused multiply-add per pair subtracts `off2` (the magic plus the zero
+/// point, both halves) and leaves the small integer.
+template <bool BF16>
+RKC_DEVICE void u4x8_to_pairs(u32 w, u32 off2, u32 (&h)[4]) {
+  constexpr u32 MAGIC = BF16 ? 0x43004300u : 0x64006400u;
+  const u32 neg = off2 ^ 0x80008000u;
+#pragma unroll
+  for (int j = 0; j < 4; ++j) {
+    const u32 x = ((w >> (4 * j)) & 0x000F000Fu) | MAGIC;
+    if constexpr (BF16)
+      asm("fma.rn.bf16x2 %0, %1, %2, %3;" : "=r"(h[j]) : "r"(x), "r"(0x3F803F80u), "r"(neg));
+    else
+      asm("fma.rn.f16x2 %0, %1, %2, %3;" : "=r"(h[j]) : "r"(x), "r"(0x3C003C00u), "r"(neg));
+  }
+}
+
+/// The 16-bit pair pattern of `magic + z` in both halves (z a small
+/// non-negative integer, exact).
+template <bool BF16> RKC_DEVICE u32 offset_pair(float z) {
+  const u32 v = (BF16 ? 0x4300u : 0x6400u) + static_cast<u32>(static_cast<int>(z));
+  return v | (v << 16);
+}
+
+/// D = A * B + D for one m16n8k16 with f32 accumulation (row.col).
+template <bool BF16>
+RKC_DEVICE void mma_16816(float (&d)[4], u32 a0, u32 a1, u32 a2, u32 a3, u32 b0,
+                          u32 b1) {
+  if constexpr (BF16)
+    asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, "
+        "{%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+  else
+    asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, "
+        "{%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+}
+
+/// Reorders 8 consecutive 16-bit activations (k0..k7 in 4 words) into the
+/// pairs the k8 dequantization produces: (k0,k4), (k1,k5), (k2,k6), (k3,k7).
+RKC_DEVICE uint4 pair_k8(uint4 v) {
+  return make_uint4(__byte_perm(v.x, v.z, 0x5410), __byte_perm(v.x, v.z, 0x7632),
+                    __byte_perm(v.y, v.w, 0x5410), __byte_perm(v.y, v.w, 0x7632));
+}
+
 /// COLS raw values of a scale (or zero-point) row, loaded without waiting
 /// for them (converted when used): scales of the next block of rows are
 /// fetched together with its packed weights.
@@ -239,6 +320,12 @@ template <class T, int COLS> struct RawCols {
 #pragma unroll
     for (int c = 0; c < COLS; ++c)
       v[c] = p[c];
+  }
+  /// As load, for the first `valid` values only (the rest read as 0).
+  RKC_DEVICE void load_guarded(const T *p, int valid) {
+#pragma unroll
+    for (int c = 0; c < COLS; ++c)
+      v[c] = c < valid ? p[c] : from_f32<T>(0.0f);
   }
   RKC_DEVICE float get(int c) const { return to_f32(v[c]); }
 };

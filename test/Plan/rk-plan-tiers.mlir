@@ -275,7 +275,7 @@ func.func @bad_integer(%x: tensor<64x4096xbf16>) -> tensor<64xf32> {
 }
 
 //--- bad_field.mlir
-// expected-error@below {{schedule: unknown field 'foo' (threads, values, vector, rows, cluster, staging, unroll, min_blocks)}}
+// expected-error@below {{schedule: unknown field 'foo' (threads, values, vector, rows, cluster, staging, unroll, min_blocks; column kernels: mma = 0 or 1)}}
 func.func @bad_field(%x: tensor<64x4096xbf16>) -> tensor<64xf32> {
   %s = rk.reduce add %x : tensor<64x4096xbf16> -> tensor<64xf32>
   return %s : tensor<64xf32>
@@ -413,6 +413,19 @@ func.func @dequantize(%q: tensor<4096x4096xi4, #rk.quant<bits = 4, group_size = 
   return %w : tensor<4096x4096xbf16>
 }
 
+// From M = 2 on, int4 GEMV runs on tensor cores (mma = true): 32-column
+// tiles (cols = 1), 16-byte loads of 4 columns of one packed row per lane.
+// expected-remark@below {{plan: mma: int4 x 16-bit products on tensor cores (m16n8k16, f32 accumulation); a lane loads 16 bytes = 4 columns of one packed row, a warp 32 columns}}
+// expected-remark@below {{plan: unroll = 8: 2 x 128 bytes of packed weight in flight per thread (double-buffered)}}
+// expected-remark@below {{plan: K split 8 ways: 8 warps x cluster 1 over 448 column tiles (448 CTAs, 3584 warps for ~132 SMs)}}
+// expected-remark@below {{plan: activations staged in shared memory: 4 rows x 4096 values of K per CTA (36864 bytes with the partial sums)}}
+func.func @gemv_mma_m4(%x: tensor<4x4096xbf16>, %q: tensor<4096x14336xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = bf16, symmetric = true, packing = k8>>, %s: tensor<32x14336xbf16>) -> tensor<4x14336xbf16> {
+// COLS-LABEL: func.func @gemv_mma_m4
+// COLS-SAME: tier.layout = #tier.ksplit_layout<rows = 4, cols = 1, warps = 8, cluster = 1, unroll = 8, mma = true>
+  %o = rk.gemv %x, %q, %s : (tensor<4x4096xbf16>, tensor<4096x14336xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = bf16, symmetric = true, packing = k8>>, tensor<32x14336xbf16>) -> tensor<4x14336xbf16>
+  return %o : tensor<4x14336xbf16>
+}
+
 //--- columns_override.mlir
 // COLS-OVERRIDE: tier.layout = #tier.ksplit_layout<rows = 1, cols = 4, warps = 8, cluster = 4, unroll = 4>
 // expected-remark@below {{plan: cols = 4: 16-byte accesses of packed columns, 1 x 4 accumulators}}
@@ -426,7 +439,7 @@ func.func @gemv(%x: tensor<1x4096xf16>, %q: tensor<4096x4096xi4, #rk.quant<bits 
 }
 
 //--- columns_bad_field.mlir
-// expected-error@below {{schedule: column kernels take only vector (columns per thread), threads, cluster and unroll}}
+// expected-error@below {{schedule: column kernels take only vector (columns per thread), threads, cluster, unroll and mma}}
 func.func @gemv(%x: tensor<1x4096xf16>, %q: tensor<4096x4096xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, %s: tensor<32x4096xf16>) -> tensor<1x4096xf16> {
   %o = rk.gemv %x, %q, %s : (tensor<1x4096xf16>, tensor<4096x4096xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, tensor<32x4096xf16>) -> tensor<1x4096xf16>
   return %o : tensor<1x4096xf16>

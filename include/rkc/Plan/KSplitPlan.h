@@ -47,8 +47,13 @@ struct KSplitPlan {
   int64_t cols = 1;      ///< columns per thread (one cols-element access)
   int64_t warps = 1;     ///< warps per CTA (splitting K for gemv)
   int64_t cluster = 1;   ///< CTAs per cluster splitting K (gemv)
-  int64_t unroll = 1;    ///< packed rows in flight per thread
+  int64_t unroll = 1;    ///< packed rows in flight per thread (mma: blocks
+                         ///< of 4 packed rows)
+  bool mma = false;      ///< gemv on tensor cores (int4, 32-column tiles)
 
+  /// Packed rows per unit of `unroll` (mma: a block of 4, one per lane
+  /// of a quad).
+  int64_t rowsPerUnit() const { return mma ? 4 : 1; }
   /// Threads per CTA.
   int64_t threads() const { return warps * 32; }
   /// Columns of one CTA's tile.

@@ -60,6 +60,7 @@ struct PlanOverride {
   int64_t threads = -1, values = -1, vector = -1, rows = -1, cluster = -1,
           unroll = -1, minBlocks = -1;
   int staging = -1;
+  int mma = -1;            ///< column kernels: 1 tensor cores, 0 CUDA cores
   bool empty() const;
 };
 llvm::Expected<PlanOverride> parseOverride(llvm::StringRef text);

@@ -107,6 +107,7 @@ private:
   // Column (K-split) kernels: #tier.ksplit_layout (EmitCuda.cpp, below).
   LogicalResult emitKSplit(rkc::KernelInfo &info, tier::KSplitLayoutAttr ks);
   LogicalResult emitKDot(tier::KDotOp op, tier::KSplitLayoutAttr ks);
+  LogicalResult emitKDotMma(tier::KDotOp op, tier::KSplitLayoutAttr ks);
   LogicalResult emitDequantizeTile(tier::DequantizeTileOp op, tier::KSplitLayoutAttr ks);
   LogicalResult emitQuantizeTile(tier::QuantizeTileOp op, tier::KSplitLayoutAttr ks);
   static bool isFragOp(Operation *op) {
@@ -840,6 +841,7 @@ LogicalResult KernelEmitter::emitKSplit(rkc::KernelInfo &info, tier::KSplitLayou
   pl.warps = ks.getWarps();
   pl.cluster = ks.getCluster();
   pl.unroll = ks.getUnroll();
+  pl.mma = ks.getMma();
   ::rkc::plan::KSplitShape shape = ::rkc::plan::shapeOf(pl, prob);
 
   info.name = ("rkc_" + func.getName()).str();
@@ -850,9 +852,7 @@ LogicalResult KernelEmitter::emitKSplit(rkc::KernelInfo &info, tier::KSplitLayou
   info.arch = arch.str();
   info.gridCtas = shape.ctas;
   info.smemBytes = shape.smemBytes;
-  info.plan = formatv("cols={0},warps={1},cluster={2},unroll={3}", pl.cols, pl.warps,
-                      pl.cluster, pl.unroll)
-                  .str();
+  info.plan = pl.str();
   std::string params;
   llvm::raw_string_ostream ps(params);
   for (BlockArgument a : func.getArguments()) {
@@ -941,9 +941,14 @@ LogicalResult KernelEmitter::emitKSplit(rkc::KernelInfo &info, tier::KSplitLayou
     if (auto r = dyn_cast<tier::KSplitReduceOp>(op)) {
       std::string n = fresh("f");
       names[r] = n;
-      bodyOs << formatv("  float {0}[V];\n  rkc::ksplit_reduce<MR * COLS, COLS, WARPS, C, V>("
-                        "{1}, red_s, recv_s, {0});\n",
-                        n, names.lookup(r.getPartial()));
+      if (ks.getMma())
+        bodyOs << formatv("  float {0}[V];\n  rkc::ksplit_reduce_mma<MR, WARPS, C, V>("
+                          "{1}, red_s, recv_s, {0});\n",
+                          n, names.lookup(r.getPartial()));
+      else
+        bodyOs << formatv("  float {0}[V];\n  rkc::ksplit_reduce<MR * COLS, COLS, WARPS, C, V>("
+                          "{1}, red_s, recv_s, {0});\n",
+                          n, names.lookup(r.getPartial()));
       continue;
     }
     if (auto ld = dyn_cast<tier::LoadTileOp>(op)) {
@@ -1020,6 +1025,8 @@ static std::string loadScales(StringRef scaleTy, unsigned si, std::optional<unsi
 }
 
 LogicalResult KernelEmitter::emitKDot(tier::KDotOp op, tier::KSplitLayoutAttr ks) {
+  if (ks.getMma())
+    return emitKDotMma(op, ks);
   auto quant = quantOf(op.getWeight());
   auto actTy = storageType(op.getAct().getType().getElementType(), op);
   auto scaleTy = storageType(op.getScales().getType().getElementType(), op);
@@ -1053,7 +1060,8 @@ LogicalResult KernelEmitter::emitKDot(tier::KDotOp op, tier::KSplitLayoutAttr ks
   // aligned (the scales of a block are then fetched with its weights);
   // otherwise (0) the scales are loaded when a group is folded.
   int64_t ngi = (gr % u == 0) ? 1 : (u % gr == 0) ? u / gr : 0;
-  ::rkc::plan::KSplitPlan pl{ks.getCols(), ks.getWarps(), ks.getCluster(), ks.getUnroll()};
+  ::rkc::plan::KSplitPlan pl{ks.getCols(), ks.getWarps(), ks.getCluster(), ks.getUnroll(),
+                             ks.getMma()};
   int64_t ctaRows = ::rkc::plan::shapeOf(pl, columnProblem(op, ks)).ctaRows;
   std::string n = fresh("f");
   names[op.getResult()] = n;
@@ -1196,6 +1204,165 @@ LogicalResult KernelEmitter::emitKDot(tier::KDotOp op, tier::KSplitLayoutAttr ks
        "      if (it + 2 < it_end) load_rows(it + 2, ba);\n"
        "      compute_rows(it + 1, bb);\n"
        "    }\n  }\n  }\n";
+  return success();
+}
+
+/// tier.kdot on tensor cores (#tier.ksplit_layout with mma): lane (g, t)
+/// of a warp loads 16 bytes = columns 4g..4g+3 of packed row t of each
+/// block of 4 packed rows, dequantizes each word to four 16-bit pairs and
+/// feeds two m16n8k16 per word (column c of its 4 is mma c's column g); the
+/// activations are staged as the matching pairs. Partials per group are
+/// scaled once (scale folding on the f32 accumulators).
+LogicalResult KernelEmitter::emitKDotMma(tier::KDotOp op, tier::KSplitLayoutAttr ks) {
+  auto quant = quantOf(op.getWeight());
+  auto actTy = storageType(op.getAct().getType().getElementType(), op);
+  auto scaleTy = storageType(op.getScales().getType().getElementType(), op);
+  if (failed(actTy) || failed(scaleTy))
+    return failure();
+  bool bf16 = op.getAct().getType().getElementType().isBF16();
+  bool zeros = (bool)op.getZeros();
+  std::string zeroTy;
+  if (zeros) {
+    auto z = storageType(op.getZeros().getType().getElementType(), op);
+    if (failed(z))
+      return failure();
+    zeroTy = *z;
+  }
+  unsigned ai = cast<BlockArgument>(op.getAct()).getArgNumber();
+  unsigned wi = cast<BlockArgument>(op.getWeight()).getArgNumber();
+  unsigned si = cast<BlockArgument>(op.getScales()).getArgNumber();
+  unsigned zi = zeros ? cast<BlockArgument>(op.getZeros()).getArgNumber() : 0;
+  int64_t k = op.getAct().getType().getDimSize(1);
+  int64_t group = quant.getGroupSize() == k ? 0 : quant.getGroupSize();
+  int64_t gr = (group ? group : k) / 8;
+  int64_t u = ks.getUnroll();
+  int64_t grain = group ? gr : 4 * u;
+  // Scale groups one block of U x 4 packed rows touches (blocks are group
+  // aligned when one of GR, 4U divides the other; else loaded at the fold).
+  int64_t ngi = (gr % (4 * u) == 0) ? 1 : ((4 * u) % gr == 0) ? (4 * u) / gr : 0;
+  ::rkc::plan::KSplitPlan pl{ks.getCols(), ks.getWarps(), ks.getCluster(), ks.getUnroll(),
+                             true};
+  int64_t ctaRows = ::rkc::plan::shapeOf(pl, columnProblem(op, ks)).ctaRows;
+  std::string n = fresh("f");
+  names[op.getResult()] = n;
+  auto &b = bodyOs;
+  const char *B = bf16 ? "true" : "false";
+  b << formatv("  // tier.kdot on tensor cores: int4 x {0}, group {1}, {2}\n",
+               bf16 ? "bf16" : "f16", group, zeros ? "zero points" : "symmetric");
+  b << formatv("  constexpr int GRAIN = {0}; // CTA ranges of K: whole groups\n"
+               "  constexpr int UNITS = (KW + GRAIN - 1) / GRAIN;\n"
+               "  constexpr int CTA_ROWS = {1}; // packed rows of the largest CTA range\n"
+               "  constexpr int SPAN = CTA_ROWS * 8; // staged activations per row\n"
+               "  constexpr int NGI = {2}; // scale groups per block of U x 4 rows\n"
+               "  constexpr int NG = (KW + GR - 1) / GR;\n  (void)NG;\n",
+               grain, ctaRows, std::max<int64_t>(ngi, 1));
+  b << "  const int g = lane >> 2, t = lane & 3;\n"
+       "  const int nb = tile * TILE_COLS + 4 * g; // this lane's 4 weight columns\n"
+       "  const int ns = tile * TILE_COLS + 8 * t; // its 8 output columns (scales)\n"
+       "  const bool b_ok = nb < N;\n"
+       "  const int kw_begin = min(KW, (int)((long long)rank * UNITS / C) * GRAIN);\n"
+       "  const int kw_end = min(KW, (int)((long long)(rank + 1) * UNITS / C) * GRAIN);\n"
+       "  extern __shared__ __align__(16) unsigned char rkc_smem[];\n"
+       "  rkc::u32 *act_s = reinterpret_cast<rkc::u32 *>(rkc_smem); // [MR][SPAN / 2] pairs\n"
+       "  float *red_s = reinterpret_cast<float *>(act_s + MR * (SPAN / 2));\n"
+       "  float *recv_s = red_s + WARPS * MR * TILE_COLS;\n  (void)recv_s;\n"
+       "  const int sets = (kw_end - kw_begin) / 4; // blocks of 4 packed rows\n"
+       "  const int its = (sets + U - 1) / U;\n"
+       "  const int it_begin = warp * its / WARPS, it_end = (warp + 1) * its / WARPS;\n"
+       "  const int set_stop = min(sets, it_end * U);\n";
+  b << formatv("  float {0}[16];\n  {{\n  float cg[16];\n"
+               "  #pragma unroll\n  for (int i = 0; i < 16; ++i) {{ cg[i] = 0.0f; {0}[i] = 0.0f; }\n",
+               n);
+  b << formatv("  struct Block {{\n    rkc::u32 w[U][4];\n    rkc::RawCols<{0}, 8> sc[NGI];\n",
+               *scaleTy);
+  if (zeros)
+    b << formatv("    rkc::RawCols<{0}, 4> zp[NGI];\n", zeroTy);
+  b << "  };\n  Block ba, bb;\n";
+  b << formatv("  auto load_rows = [&](int it, Block &blk) {{\n"
+               "    #pragma unroll\n    for (int u = 0; u < U; ++u) {{\n"
+               "      const int s = it * U + u;\n"
+               "      if (b_ok && s < sets)\n"
+               "        rkc::WeightLoad<16>::load(a{0} + (long long)(kw_begin + 4 * s + t) * N + nb, blk.w[u]);\n"
+               "      else\n"
+               "        for (int j = 0; j < 4; ++j) blk.w[u][j] = 0u;\n"
+               "    }\n",
+               wi);
+  if (ngi) {
+    b << formatv("    #pragma unroll\n    for (int gi = 0; gi < NGI; ++gi) {{\n"
+                 "      const int grp = min((kw_begin + 4 * it * U) / GR + gi, NG - 1);\n"
+                 "      blk.sc[gi].load_guarded(a{0} + (long long)grp * N + ns, N - ns);\n",
+                 si);
+    if (zeros)
+      b << formatv("      blk.zp[gi].load_guarded(a{0} + (long long)grp * N + nb, N - nb);\n", zi);
+    b << "    }\n";
+  }
+  b << "  };\n";
+  b << "  if (it_begin < it_end) load_rows(it_begin, ba);\n";
+  // Stage the activations of the CTA's K range as the pairs of pair_k8.
+  b << formatv("  for (int i = tid; i < MR * (SPAN / 8); i += THREADS) {{\n"
+               "    const int m = i / (SPAN / 8), j = i % (SPAN / 8);\n"
+               "    const int kk = kw_begin * 8 + j * 8;\n"
+               "    uint4 v = make_uint4(0u, 0u, 0u, 0u);\n"
+               "    if (kk < kw_end * 8) v = *reinterpret_cast<const uint4 *>(a{0} + (long long)m * s{0} + kk);\n"
+               "    *reinterpret_cast<uint4 *>(act_s + m * (SPAN / 2) + j * 4) = rkc::pair_k8(v);\n"
+               "  }\n  __syncthreads();\n",
+               ai);
+  b << "  auto compute_rows = [&](int it, const Block &blk) {\n"
+       "    #pragma unroll\n    for (int u = 0; u < U; ++u) {\n"
+       "      const int s = it * U + u;\n"
+       "      if (s < set_stop) {\n"
+       "      const int kwb = kw_begin + 4 * s;\n"
+       "      const int off = (4 * s + t) * 4; // this lane's packed row, in pairs\n"
+       "      uint4 a0 = make_uint4(0u, 0u, 0u, 0u), a1 = a0;\n"
+       "      if (g < MR) a0 = *reinterpret_cast<const uint4 *>(act_s + g * (SPAN / 2) + off);\n"
+       "      if (g + 8 < MR) a1 = *reinterpret_cast<const uint4 *>(act_s + (g + 8) * (SPAN / 2) + off);\n";
+  if (ngi)
+    b << "      const int gi = NGI == 1 ? 0 : (4 * u) / GR;\n";
+  b << "      #pragma unroll\n      for (int c = 0; c < 4; ++c) {\n";
+  if (zeros) {
+    if (ngi)
+      b << formatv("        const rkc::u32 off2 = rkc::offset_pair<{0}>(blk.zp[gi].get(c));\n", B);
+    else
+      b << formatv("        const rkc::u32 off2 = rkc::offset_pair<{0}>(b_ok ? rkc::to_f32(a{1}[(long long)(kwb / GR) * N + nb + c]) : 0.0f);\n",
+                   B, zi);
+    b << "        const rkc::u32 w = blk.w[u][c];\n";
+  } else {
+    b << formatv("        const rkc::u32 off2 = rkc::offset_pair<{0}>(8.0f);\n", B);
+    b << "        const rkc::u32 w = blk.w[u][c] ^ 0x88888888u;\n";
+  }
+  b << formatv("        rkc::u32 h[4];\n        rkc::u4x8_to_pairs<{0}>(w, off2, h);\n"
+               "        float (&d)[4] = *reinterpret_cast<float(*)[4]>(cg + 4 * c);\n"
+               "        rkc::mma_16816<{0}>(d, a0.x, a1.x, a0.y, a1.y, h[0], h[1]);\n"
+               "        rkc::mma_16816<{0}>(d, a0.z, a1.z, a0.w, a1.w, h[2], h[3]);\n"
+               "      }\n",
+               B);
+  // Fold at the end of a group (and of the warp's range).
+  b << "      if ((kwb + 4) % GR == 0 || s + 1 == set_stop) {\n";
+  if (ngi)
+    b << "        float sc[8];\n"
+         "        #pragma unroll\n        for (int x = 0; x < 8; ++x) sc[x] = blk.sc[gi].get(x);\n";
+  else
+    b << formatv("        float sc[8];\n"
+                 "        #pragma unroll\n        for (int x = 0; x < 8; ++x)\n"
+                 "          sc[x] = ns + x < N ? rkc::to_f32(a{0}[(long long)(kwb / GR) * N + ns + x]) : 0.0f;\n",
+                 si);
+  b << formatv("        #pragma unroll\n        for (int c = 0; c < 4; ++c) {{\n"
+               "          {0}[4 * c + 0] = fmaf(sc[c], cg[4 * c + 0], {0}[4 * c + 0]);\n"
+               "          {0}[4 * c + 1] = fmaf(sc[4 + c], cg[4 * c + 1], {0}[4 * c + 1]);\n"
+               "          {0}[4 * c + 2] = fmaf(sc[c], cg[4 * c + 2], {0}[4 * c + 2]);\n"
+               "          {0}[4 * c + 3] = fmaf(sc[4 + c], cg[4 * c + 3], {0}[4 * c + 3]);\n"
+               "        }\n"
+               "        #pragma unroll\n        for (int i = 0; i < 16; ++i) cg[i] = 0.0f;\n"
+               "      }\n      }\n    }\n  };\n",
+               n);
+  b << "  for (int it = it_begin; it < it_end; it += 2) {\n"
+       "    if (it + 1 < it_end) load_rows(it + 1, bb);\n"
+       "    compute_rows(it, ba);\n"
+       "    if (it + 1 < it_end) {\n"
+       "      if (it + 2 < it_end) load_rows(it + 2, ba);\n"
+       "      compute_rows(it + 1, bb);\n"
+       "    }\n  }\n  }\n";
+  (void)actTy;
   return success();
 }
 

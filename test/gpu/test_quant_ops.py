@@ -1,0 +1,443 @@
+"""rkc's quantized ops on the GPU: rkc.quantize against the PyTorch reference
+quantizer bit for bit (packed words, scales, zero points), rkc.dequantize
+exactly, the quantize -> dequantize error within the format's bound, and
+rkc.gemv (W4A16 / W8A16) against a float64 reference computed from the
+dequantized weights.
+
+Formats, rounding and bounds: docs/quantization.md; the reference:
+quant_reference.py. Every output is poisoned before the launch (NaN floats,
+-128 int8, 0x5A5A5A5A int32) and must be fully written. GEMV errors, with
+ref the float64 reference and out the f16/bf16 result, allow each element
+the rounding of the result to its dtype (half an ulp), then require
+max(e) / max|ref| <= 2e-3 and e <= 2e-3 |ref| + 2e-3 max|ref| per element.
+
+Kernels of the parametrized cases are compiled up front, in parallel
+(RKC_TEST_COMPILE_THREADS). Cases whose op or variant librkc does not lower
+yet skip with its message (quant_reference.unsupported).
+"""
+
+import os
+import time
+import zlib
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import rkc  # noqa: E402
+from rkc import quant  # noqa: E402
+import quant_reference as R  # noqa: E402
+from conftest import gpu_unavailable  # noqa: E402
+
+DEV = "cuda"
+DT = {"f32": torch.float32, "bf16": torch.bfloat16, "f16": torch.float16}
+U = {"f16": 2.0 ** -11, "bf16": 2.0 ** -8, "f32": 2.0 ** -24}   # unit roundoff
+TOL = 2e-3
+
+FMTS = [(4, True), (4, False), (8, True)]          # int4 sym, int4 asym, int8 sym
+GROUPS = [32, 64, 128, 0]
+SHAPES = [(4096, 4096), (256, 8), (4096, 14336), (128, 1000), (1024, 4104)]
+MS = [1, 3, 4, 16]
+
+
+def fmt_name(bits, sym):
+    return "w%d%s" % (bits, "" if sym else "-asym")
+
+
+class QCase(object):
+    """One parametrized case; `kernels` lists what rkc.quant.precompile warms."""
+
+    def __init__(self, op, bits, sym, G, K, N, dtype, sdt, M=None, bias=False):
+        self.op, self.bits, self.sym, self.G, self.K, self.N = op, bits, sym, G, K, N
+        self.dtype, self.sdt, self.M, self.bias = dtype, sdt, M, bias
+
+    def __str__(self):
+        s = "%s-%s-g%d-K%d-N%d-%s-s%s" % (self.op, fmt_name(self.bits, self.sym), self.G,
+                                          self.K, self.N, self.dtype, self.sdt)
+        if self.M is not None:
+            s += "-M%d" % self.M
+        return s + ("-bias" if self.bias else "")
+
+    __repr__ = __str__
+
+    def kernels(self):
+        common = dict(bits=self.bits, group_size=self.G, symmetric=self.sym,
+                      scale_dtype=DT[self.sdt])
+        shape = (self.K, self.N)
+        if self.op == "gemv":
+            return [("gemv", shape, self.dtype, tuple(sorted(dict(common, rows=self.M,
+                                                                   bias=self.bias).items())))]
+        return [("quantize", shape, self.dtype, tuple(sorted(common.items()))),
+                ("dequantize", shape, self.sdt, tuple(sorted(common.items()))),
+                ("dequantize", shape, "f32", tuple(sorted(common.items())))]
+
+
+def gemv_cases():
+    """Every format x group x shape once (60 cases); activation / scale
+    dtypes, M and bias rotate so that each format meets each of them."""
+    out = []
+    for fi, (bits, sym) in enumerate(FMTS):
+        for gi, G in enumerate(GROUPS):
+            for si, (K, N) in enumerate(SHAPES):
+                i = fi * 20 + gi * 5 + si
+                M = 1 if (K, N) == (4096, 14336) else MS[(i + gi + fi) % 4]
+                out.append(QCase("gemv", bits, sym, G, K, N, ("f16", "bf16")[i % 2],
+                                 ("f16", "bf16")[(i // 2 + fi) % 2], M, bias=(i % 3 == 1)))
+    return out
+
+
+def quantize_cases():
+    out = []
+    for fi, (bits, sym) in enumerate(FMTS):
+        for gi, G in enumerate(GROUPS):
+            for si, (K, N) in enumerate(SHAPES):
+                i = fi * 20 + gi * 5 + si
+                out.append(QCase("quantize", bits, sym, G, K, N, ("f16", "bf16", "f32")[i % 3],
+                                 ("f16", "bf16")[(i // 3 + fi) % 2]))
+    # float32 scales.
+    out += [QCase("quantize", 4, True, 128, 1024, 4104, "bf16", "f32"),
+            QCase("quantize", 4, False, 64, 128, 1000, "f16", "f32"),
+            QCase("quantize", 8, True, 0, 256, 8, "f32", "f32")]
+    return out
+
+
+GEMV = gemv_cases()
+QUANTIZE = quantize_cases()
+
+
+def _coverage():
+    assert len(set((c.bits, c.sym, c.dtype) for c in GEMV)) == 6   # format x activation dtype
+    assert len(set((c.bits, c.sym, c.sdt) for c in GEMV)) == 6
+    assert set((c.bits, c.sym, c.M) for c in GEMV) >= set((b, s, m) for b, s in FMTS for m in MS)
+    assert set((c.dtype, c.sdt) for c in GEMV) == set((a, s) for a in ("f16", "bf16")
+                                                      for s in ("f16", "bf16"))
+    assert all(c.M == 1 for c in GEMV if (c.K, c.N) == (4096, 14336))
+    assert set((c.bits, c.sym, c.bias) for c in GEMV) == set((b, s, x) for b, s in FMTS
+                                                             for x in (False, True))
+    assert set((c.bits, c.sym, c.dtype) for c in QUANTIZE) >= set(
+        (b, s, d) for b, s in FMTS for d in ("f16", "bf16", "f32"))
+
+
+_coverage()
+
+
+# --- fixtures ----------------------------------------------------------------
+
+@pytest.fixture(scope="session", autouse=True)
+def _precompile_quant(request):
+    """Compiles the kernels of every selected case, on several threads."""
+    if gpu_unavailable():
+        return
+    reqs = set()
+    for item in request.session.items:
+        cs = getattr(item, "callspec", None)
+        if cs is None:
+            continue
+        for v in cs.params.values():
+            if isinstance(v, QCase):
+                reqs.update(v.kernels())
+    if not reqs:
+        return
+    threads = int(os.environ.get("RKC_TEST_COMPILE_THREADS", min(16, os.cpu_count() or 1)))
+    torch.cuda.init()
+    torch.cuda.get_device_capability()
+    errors = []
+
+    def one(r):
+        op, shape, dt, params = r
+        try:
+            quant.precompile(op, shape, DT[dt], **dict(params))
+        except Exception as e:  # the case itself reports it
+            errors.append("%s: %s" % (r, str(e).splitlines()[0] if str(e) else e))
+
+    t0 = time.time()
+    with ThreadPoolExecutor(max(1, threads)) as ex:
+        list(ex.map(one, sorted(reqs, key=repr)))
+    request.config._rkc_precompile_quant = {"kernels": len(reqs), "threads": threads,
+                                            "seconds": round(time.time() - t0, 1),
+                                            "errors": len(errors)}
+
+
+POISON = {torch.int8: -128, torch.int32: 0x5A5A5A5A}
+
+
+@pytest.fixture(autouse=True)
+def poison(monkeypatch):
+    """Outputs start as NaN (floats), -128 (int8: outside [-127, 127]) or
+    0x5A5A5A5A (int32 words)."""
+    def empty(shape, dtype, device):
+        t = torch.empty(shape, dtype=dtype, device=device)
+        t.fill_(float("nan") if dtype.is_floating_point else POISON.get(dtype, -7777))
+        return t
+    monkeypatch.setattr(rkc.ops, "_empty", empty)
+
+
+@pytest.fixture
+def gen(request):
+    g = torch.Generator(device=DEV)
+    g.manual_seed(zlib.crc32(request.node.nodeid.encode()))
+    return g
+
+
+def randn(shape, dtype, gen, scale=1.0):
+    t = torch.randn(shape, generator=gen, device=DEV, dtype=torch.float32) * scale
+    return t.to(DT[dtype] if isinstance(dtype, str) else dtype)
+
+
+def lowered(fn):
+    """fn(), or a skip naming librkc's message when it does not lower the op
+    or variant yet."""
+    try:
+        return fn()
+    except rkc.RkcError as e:
+        reason = R.unsupported(e)
+        if reason:
+            pytest.skip("librkc does not lower this yet: " + reason)
+        raise
+
+
+def weights(K, N, dtype, gen, bits, G):
+    """randn weights with a few special columns: all zero (scale 0),
+    constant, all negative, one large outlier per 32 rows, and (symmetric)
+    exact ties: per group, qmax / 64 then (j + 1/2) / 64, so that the scale
+    is 1/64 and x / scale = j + 1/2 must round half to even."""
+    w = randn((K, N), "f32", gen, 0.05)
+    if N >= 8:
+        w[:, 0] = 0.0
+        w[:, 1] = 0.02
+        w[:, 2] = -w[:, 2].abs()
+        w[::32, 3] *= 40.0
+        qmax = R.QMAX[bits]
+        i = torch.arange(K, device=DEV) % (G or K)
+        col = ((i % (2 * qmax)) - qmax + 0.5) / 64
+        col[i == 0] = qmax / 64
+        w[:, 4] = col
+    return w.to(DT[dtype])
+
+
+def check_equal(out, ref, what):
+    assert out.shape == ref.shape and out.dtype == ref.dtype, (what, out.shape, out.dtype,
+                                                              ref.shape, ref.dtype)
+    if out.dtype.is_floating_point:
+        nan = torch.isnan(out)
+        if nan.any():
+            pytest.fail("%s: %d NaN outputs (unwritten), first at %s"
+                        % (what, int(nan.sum()), nan.nonzero()[0].tolist()))
+    if not torch.equal(out, ref):
+        bad = out != ref
+        first = bad.nonzero()[0].tolist()
+        pytest.fail("%s: %d of %d elements differ from the reference (first at %s: %r vs %r)"
+                    % (what, int(bad.sum()), bad.numel(), first, out[tuple(first)].item(),
+                       ref[tuple(first)].item()))
+
+
+def check_gemv(out, ref, dtype, what="out"):
+    assert out.dtype == DT[dtype] and tuple(out.shape) == tuple(ref.shape), (
+        what, out.dtype, tuple(out.shape), tuple(ref.shape))
+    nan = torch.isnan(out)
+    if nan.any():
+        pytest.fail("%s: %d NaN outputs (unwritten or wrong), first at %s"
+                    % (what, int(nan.sum()), nan.nonzero()[0].tolist()))
+    err, worst, raw = R.gemv_errors(out, ref)
+    assert err <= TOL and worst <= 1.0, (
+        "%s: max|err| / max|ref| = %.3e (> %.0e?), worst per-element ratio %.3f (> 1?), raw "
+        "max|out - ref| / max|ref| %.3e (the f16/bf16 rounding of the result allowed)"
+        % (what, err, TOL, worst, raw))
+
+
+def bound(q, s, z, G, K, sdt):
+    """The quantize -> dequantize bound per element: scale / 2; asymmetric
+    adds 15 u scale (the range mx - mn may exceed 15 scale by the scale's
+    rounding, u its unit roundoff), and a little for float32 arithmetic."""
+    g = G or K
+    sf = s.float().repeat_interleave(g, 0)
+    slack = (15 * U[sdt] if z is not None else 0.0) + 1e-6
+    return sf * (0.5 + slack)
+
+
+# --- quantize / dequantize -----------------------------------------------------
+
+@pytest.mark.parametrize("case", QUANTIZE, ids=str)
+def test_quantize(case, gen):
+    bits, sym, G, K, N = case.bits, case.sym, case.G, case.K, case.N
+    w = weights(K, N, case.dtype, gen, bits, G)
+    qt = lowered(lambda: rkc.quantize(w, bits=bits, group_size=G, symmetric=sym,
+                                      scale_dtype=DT[case.sdt]))
+    q, s, z = R.quantize(w, bits, G, sym, case.sdt)
+    check_equal(qt.scales, s, "scales")
+    if not sym:
+        check_equal(qt.zeros, z, "zeros")
+    else:
+        assert qt.zeros is None
+    check_equal(qt.packed, R.pack(q, bits), "packed")
+    assert (qt.bits, qt.group_size, qt.symmetric, qt.shape) == (bits, G, sym, (K, N))
+    # Dequantize: exactly the reference, in the scales' dtype and in float32.
+    d = lowered(lambda: rkc.dequantize(qt))
+    check_equal(d, R.dequantize(q, s, z, G, DT[case.sdt]), "dequantize")
+    d32 = rkc.dequantize(qt, torch.float32)
+    f32 = R.dequantize_f32(q, s, z, G)
+    check_equal(d32, f32, "dequantize f32")
+    # Quantize -> dequantize within the format's bound.
+    err = (d32 - w.float()).abs()
+    lim = bound(q, s, z, G, K, case.sdt)
+    if (err > lim).any():
+        i = tuple((err > lim).nonzero()[0].tolist())
+        pytest.fail("quantize -> dequantize error %.4g > bound %.4g (scale %.4g) at %s; %d "
+                    "elements over" % (err[i].item(), lim[i].item(),
+                                       s.float()[i[0] // (G or K), i[1]].item(), list(i),
+                                       int((err > lim).sum())))
+
+
+@pytest.mark.parametrize("bits,sym", FMTS, ids=[fmt_name(b, s) for b, s in FMTS])
+def test_quantize_layouts(bits, sym, gen):
+    """A transposed nn.Linear weight and a misaligned view quantize like a
+    contiguous copy."""
+    K, N = 512, 200
+    lin = randn((N, K), "bf16", gen, 0.05)
+    a = lowered(lambda: rkc.quantize(lin.t(), bits=bits, group_size=64, symmetric=sym))
+    b = rkc.quantize(lin.t().contiguous(), bits=bits, group_size=64, symmetric=sym)
+    check_equal(a.packed, b.packed, "packed (transposed)")
+    check_equal(a.scales, b.scales, "scales (transposed)")
+    flat = randn((K * N + 3,), "f16", gen, 0.05)
+    v = flat[3:].view(K, N)
+    assert v.data_ptr() % 16
+    c = rkc.quantize(v, bits=bits, group_size=64, symmetric=sym)
+    q, s, z = R.quantize(v, bits, 64, sym, "f16")
+    check_equal(c.packed, R.pack(q, bits), "packed (misaligned)")
+
+
+# --- per-token int8 --------------------------------------------------------------
+
+PER_TOKEN = [(T, D, G, dt) for (T, D) in ((4097, 128), (33, 4096)) for G in (0, 128)
+             for dt in ("f16", "bf16")] + [((2, 5), 128, 0, "f16")]
+
+
+@pytest.mark.parametrize("T,D,G,dt", PER_TOKEN,
+                         ids=["T%s-D%d-g%d-%s" % ("x".join(map(str, T)) if isinstance(T, tuple)
+                                                  else T, D, G, dt) for T, D, G, dt in PER_TOKEN])
+def test_quantize_per_token(T, D, G, dt, gen):
+    shape = (tuple(T) if isinstance(T, tuple) else (T,)) + (D,)
+    x = randn(shape, dt, gen, 3.0)
+    x.view(-1, D)[0] = 0.0                      # a row of zeros: scale 0
+    qt = lowered(lambda: rkc.quantize(x, bits=8, group_size=G, axis=-1))
+    q, s, _ = R.quantize(x, 8, G, True, DT[dt], axis=-1)
+    assert qt.axis == -1 and qt.shape == shape and qt.scale_dtype == DT[dt]
+    check_equal(qt.scales, s, "scales")
+    check_equal(qt.packed, q.to(torch.int8), "q")
+    d = lowered(lambda: rkc.dequantize(qt, torch.float32))
+    f32 = R.dequantize_f32(q, s, None, G, axis=-1)
+    check_equal(d, f32, "dequantize")
+    ng = s.shape[-1]
+    lim = s.float().repeat_interleave(D // ng, -1) * (0.5 + 1e-6)
+    assert ((d - x.float()).abs() <= lim).all()
+
+
+# --- gemv ------------------------------------------------------------------------
+
+def quantized(K, N, bits, sym, G, sdt, gen):
+    """(QuantizedTensor, float32 dequantized weights) from the reference."""
+    w = randn((K, N), "f32", gen, 0.05)
+    q, s, z = R.quantize(w, bits, G, sym, sdt)
+    qt = rkc.QuantizedTensor(R.pack(q, bits), s, z, bits=bits, group_size=G, shape=(K, N))
+    return qt, R.dequantize_f32(q, s, z, G)
+
+
+@pytest.mark.parametrize("case", GEMV, ids=str)
+def test_gemv(case, gen):
+    K, N, M = case.K, case.N, case.M
+    qt, W = quantized(K, N, case.bits, case.sym, case.G, case.sdt, gen)
+    x = randn((M, K), case.dtype, gen)
+    b = randn((N,), case.dtype, gen) if case.bias else None
+    out = lowered(lambda: rkc.gemv(x, qt, bias=b))
+    check_gemv(out, R.gemv(x, W, b), case.dtype)
+    # Again (through the prepared launcher of this layout).
+    check_gemv(rkc.gemv(x, qt, bias=b), R.gemv(x, W, b), case.dtype, "second call")
+
+
+@pytest.mark.parametrize("bits,sym", FMTS, ids=[fmt_name(b, s) for b, s in FMTS])
+def test_gemv_layouts(bits, sym, gen):
+    """1-D, N-D, strided and misaligned activations; a float32 bias; rkc.linear."""
+    K, N, dt = 1024, 1000, "bf16"
+    qt, W = quantized(K, N, bits, sym, 128, "bf16", gen)
+    x1 = randn((K,), dt, gen)
+    y1 = lowered(lambda: rkc.gemv(x1, qt))
+    assert y1.shape == (N,)
+    check_gemv(y1, R.gemv(x1, W), dt, "1-D")
+    x3 = randn((2, 3, K), dt, gen)
+    b32 = randn((N,), "f32", gen)
+    y3 = rkc.linear(x3, qt, b32)
+    assert y3.shape == (2, 3, N)
+    check_gemv(y3, R.gemv(x3, W, b32.to(DT[dt])), dt, "3-D with a float32 bias")
+    xs = randn((4, 2 * K), dt, gen)[:, ::2]
+    check_gemv(rkc.gemv(xs, qt), R.gemv(xs, W), dt, "strided")
+    xo = randn((3 * K + 1,), dt, gen)[1:].view(3, K)
+    assert xo.data_ptr() % 16
+    check_gemv(rkc.gemv(xo, qt), R.gemv(xo, W), dt, "misaligned")
+    xp = randn((5, K + 8), dt, gen)[:, :K]
+    check_gemv(rkc.gemv(xp, qt), R.gemv(xp, W), dt, "padded rows")
+
+
+def test_quantize_then_gemv(gen):
+    """rkc.quantize of a transposed nn.Linear weight, then rkc.gemv: the
+    dequantized weights' float64 product (a Llama MLP shape, M = 1)."""
+    K, N = 4096, 14336
+    lin = randn((N, K), "f16", gen, 0.02)
+    for bits, sym in FMTS:
+        qt = lowered(lambda: rkc.quantize(lin.t(), bits=bits, group_size=128, symmetric=sym))
+        W = rkc.dequantize(qt, torch.float32)
+        x = randn((1, K), "f16", gen)
+        check_gemv(rkc.gemv(x, qt), R.gemv(x, W), "f16", fmt_name(bits, sym))
+
+
+def test_gemv_cuda_graph(gen):
+    """Captured in a CUDA graph (after a first call compiled the kernel),
+    replays compute the current contents of the captured buffers."""
+    K, N, M = 4096, 4096, 4
+    qt, W = quantized(K, N, 4, True, 128, "f16", gen)
+    x = randn((M, K), "f16", gen)
+    lowered(lambda: rkc.gemv(x, qt))
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        rkc.gemv(x, qt)
+    torch.cuda.current_stream().wait_stream(s)
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        y = rkc.gemv(x, qt)
+    x.copy_(randn((M, K), "f16", gen))
+    g.replay()
+    torch.cuda.synchronize()
+    check_gemv(y, R.gemv(x, W), "f16", "graph replay")
+
+
+# --- bad inputs --------------------------------------------------------------------
+
+def test_errors(gen):
+    K, N = 256, 96
+    w = randn((K, N), "f16", gen)
+    q4 = lowered(lambda: rkc.quantize(w, bits=4, group_size=128))
+    x = randn((2, K), "f16", gen)
+    cases = [
+        (lambda: rkc.quantize(w, bits=3), ValueError, "bits must be 4"),
+        (lambda: rkc.quantize(w, group_size=96), ValueError, "does not divide K = 256"),
+        (lambda: rkc.quantize(randn((384, 8), "f16", gen), bits=8, group_size=48), ValueError,
+         "32, 64 or 128"),
+        (lambda: rkc.quantize(w, bits=8, symmetric=False), ValueError, "int4 only"),
+        (lambda: rkc.quantize(randn((100, 8), "f16", gen), group_size=0), ValueError,
+         "not a multiple of 8"),
+        (lambda: rkc.quantize(w.to(torch.int32)), TypeError, "float32, bfloat16 or float16"),
+        (lambda: rkc.quantize(w.cpu()), ValueError, "must be a CUDA tensor"),
+        (lambda: rkc.gemv(randn((17, K), "f16", gen), q4), ValueError, "at most 16"),
+        (lambda: rkc.gemv(randn((2, K + 8), "f16", gen), q4), ValueError, "last dim of x must be K"),
+        (lambda: rkc.gemv(x.float(), q4), TypeError, "float16 or bfloat16"),
+        (lambda: rkc.gemv(x.cpu(), q4), ValueError, "must be a CUDA tensor"),
+        (lambda: rkc.gemv(x, q4, bias=randn((N + 1,), "f16", gen)), ValueError,
+         r"bias must have shape \(96,\)"),
+        (lambda: rkc.gemv(x, q4, bias=randn((N,), "f16", gen).cpu()), ValueError, "bias"),
+        (lambda: rkc.gemv(x, w), TypeError, "QuantizedTensor"),
+        (lambda: rkc.dequantize(q4, torch.int32), TypeError, "dtype"),
+    ]
+    for fn, exc, pattern in cases:
+        with pytest.raises(exc, match=pattern):
+            fn()
