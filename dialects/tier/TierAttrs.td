@@ -111,15 +111,22 @@ def Tier_KSplitLayoutAttr : AttrDef<Tier_Dialect, "KSplitLayout"> {
     contiguous part of it. Each thread keeps `unroll` packed rows of loads in
     flight. `rows` is the number of activation rows M (1..16).
 
+    With `mma = true` (rk.gemv on int4 weights) the products run on tensor
+    cores (`mma.sync.m16n8k16`, f32 accumulation): `cols` is 1, a warp's
+    lanes (g, t) load 16 bytes = 4 columns `4g..4g+3` of packed row
+    `t` of each block of 4 packed rows, and the 32-column tile is the `n` of
+    four m16n8 products; activations are staged as 16-bit pairs.
+
     ```mlir
     #tier.ksplit_layout<rows = 1, cols = 4, warps = 4, cluster = 8, unroll = 16>
     ```
   }];
   let parameters = (ins "int64_t":$rows, "int64_t":$cols, "int64_t":$warps,
-                        "int64_t":$cluster, "int64_t":$unroll);
+                        "int64_t":$cluster, "int64_t":$unroll,
+                        DefaultValuedParameter<"bool", "false">:$mma);
   let assemblyFormat = [{
     `<` `rows` `=` $rows `,` `cols` `=` $cols `,` `warps` `=` $warps
-    `,` `cluster` `=` $cluster `,` `unroll` `=` $unroll `>`
+    `,` `cluster` `=` $cluster `,` `unroll` `=` $unroll (`,` `mma` `=` $mma^)? `>`
   }];
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{

@@ -144,9 +144,13 @@ LogicalResult KDotOp::verify() {
   auto func = (*this)->getParentOfType<FunctionOpInterface>();
   if (auto layout = func ? func->getAttrOfType<KSplitLayoutAttr>(kLayoutAttr)
                          : KSplitLayoutAttr())
-    if (getResult().getType().getSize() != layout.getRows() * layout.getCols())
+    if (layout.getMma() ? getResult().getType().getSize() != 16
+                        : getResult().getType().getSize() != layout.getRows() * layout.getCols())
       return emitOpError() << "fragment size " << getResult().getType().getSize()
-                           << " must equal rows x cols of the layout ("
-                           << layout.getRows() * layout.getCols() << ")";
+                           << " must equal "
+                           << (layout.getMma() ? "16 (four m16n8 accumulators)"
+                                               : "rows x cols of the layout")
+                           << " (" << (layout.getMma() ? 16 : layout.getRows() * layout.getCols())
+                           << ")";
   return success();
 }
