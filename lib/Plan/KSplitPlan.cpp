@@ -172,6 +172,10 @@ Expected<KSplitPlan> planKSplit(const KSplitProblem &p, const Target &t,
   if (p.op != ColumnOp::Gemv)
     maxLoad = std::min<int64_t>(maxLoad, 16 / p.actBytes);
   int64_t cols = maxLoad;
+  // int8 GEMV: 8-byte accesses measured best at every benchmark shape
+  // (16-byte ones leave too few column tiles; docs/performance-notes.md).
+  if (p.op == ColumnOp::Gemv && p.bits == 8)
+    cols = std::min<int64_t>(cols, 8);
   while (cols > 1 && (p.n % cols != 0 ||
                       (p.op == ColumnOp::Gemv && p.rows * cols > kMaxAccumulators)))
     cols /= 2;
@@ -213,7 +217,7 @@ Expected<KSplitPlan> planKSplit(const KSplitProblem &p, const Target &t,
     // Few tiles: many warps per SM share the bytes in flight; many tiles
     // (several CTAs per SM over the kernel): each warp keeps more.
     bool manyTiles = tiles >= 2 * smsOf(t);
-    int64_t inFlight = manyTiles ? kBytesInFlight : kBytesInFlight / 2;
+    int64_t inFlight = (manyTiles || p.bits == 8) ? kBytesInFlight : kBytesInFlight / 2;
     pl.unroll = std::clamp<int64_t>((int64_t)llvm::bit_floor((uint64_t)std::max<int64_t>(
                                         inFlight / 2 / load, 1)),
                                     2, 32);

@@ -253,7 +253,7 @@ module {
 // the scale rounded to f16 before dividing, round-half-even, clamp, pack.
 // CHECK-LABEL: // kernel rkc_quantize: cols=4,warps=4,cluster=1,unroll=1
 // CHECK: hi[c] = fmaxf(hi[c], fabsf(x[c]));
-// CHECK: sc[c] = rkc::to_f32(rkc::from_f32<rkc::f16>(hi[c] / 7.0f));
+// CHECK: sc[c] = rkc::to_f32(rkc::from_f32<rkc::f16>(hi[c] * 0.142857149f));
 // CHECK: rkc::quant_round(rintf(x[c] / sc[c]) + zp[c], -7.0f, 7.0f)
 // CHECK: words[c] = rkc::pack_u4x8(q[c]);
 // CHECK: rkc::store_words<COLS>(

@@ -1473,13 +1473,16 @@ LogicalResult KernelEmitter::emitQuantizeTile(tier::QuantizeTileOp op,
   // one every value is divided by) and zero points.
   b << "  float sc[COLS], zp[COLS];\n"
        "  #pragma unroll\n  for (int c = 0; c < COLS; ++c) {\n";
+  // The range is multiplied by the f32 reciprocal of qmax (what PyTorch's
+  // CUDA division by a scalar computes; docs/quantization.md), then rounded
+  // once to the scale type.
   if (sym)
-    b << formatv("    sc[c] = rkc::to_f32(rkc::from_f32<{0}>(hi[c] / {1}.0f));\n    zp[c] = 0.0f;\n",
-                 *scaleTy, qmax);
+    b << formatv("    sc[c] = rkc::to_f32(rkc::from_f32<{0}>(hi[c] * {1}));\n    zp[c] = 0.0f;\n",
+                 *scaleTy, floatLiteral((double)(1.0f / (float)qmax)));
   else
-    b << formatv("    sc[c] = rkc::to_f32(rkc::from_f32<{0}>((hi[c] - lo[c]) / 15.0f));\n"
+    b << formatv("    sc[c] = rkc::to_f32(rkc::from_f32<{0}>((hi[c] - lo[c]) * {1}));\n"
                  "    zp[c] = sc[c] == 0.0f ? 0.0f : rkc::quant_round(-lo[c] / sc[c], 0.0f, 15.0f);\n",
-                 *scaleTy);
+                 *scaleTy, floatLiteral((double)(1.0f / 15.0f)));
   b << "  }\n";
   b << formatv("  rkc::store_vec<{0}, COLS>(a{1} + (long long)g * N + n0, sc);\n", *scaleTy, si);
   if (zi)
