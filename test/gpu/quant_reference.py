@@ -32,6 +32,13 @@ def _dtype(d):
     return SCALE_DTYPES[d] if isinstance(d, str) else d
 
 
+def _recip(qmax):
+    """The float32 reciprocal of qmax: scales are range * fl32(1 / qmax), the
+    same on every device (PyTorch's CUDA division by a Python scalar computes
+    exactly this, its CPU division does not)."""
+    return torch.tensor(1.0, dtype=torch.float32) / torch.tensor(float(qmax), dtype=torch.float32)
+
+
 def quantize(w, bits=4, group_size=128, symmetric=True, scale_dtype=torch.float16, axis=0):
     """(q, scales, zeros) of w by the rules of docs/quantization.md.
 
@@ -54,7 +61,7 @@ def quantize(w, bits=4, group_size=128, symmetric=True, scale_dtype=torch.float1
     x = w.float().reshape(K // G, G, N)
     if symmetric:
         qmax = QMAX[bits]
-        s = (x.abs().amax(1) / qmax).to(sdt)
+        s = (x.abs().amax(1) * _recip(qmax)).to(sdt)
         sf = s.float()[:, None, :]
         q = torch.where(sf == 0, torch.zeros_like(x),
                         torch.clamp(torch.round(x / sf), -qmax, qmax))
@@ -64,7 +71,7 @@ def quantize(w, bits=4, group_size=128, symmetric=True, scale_dtype=torch.float1
             raise ValueError("asymmetric is int4 only")
         mn = torch.clamp(x.amin(1), max=0.0)
         mx = torch.clamp(x.amax(1), min=0.0)
-        s = ((mx - mn) / 15).to(sdt)
+        s = ((mx - mn) * _recip(15)).to(sdt)
         sf = s.float()
         zf = torch.where(sf == 0, torch.zeros_like(sf), torch.clamp(torch.round(-mn / sf), 0, 15))
         z = zf.to(sdt)

@@ -269,13 +269,13 @@ def _scalar_quantize(w, bits, G, sym, sdt):
             if sym:
                 qmax = 7 if bits == 4 else 127
                 absmax = max(abs(v) for v in vals)
-                s = _to_scale(np, absmax / np.float32(qmax), sdt)
+                s = _to_scale(np, absmax * (np.float32(1) / np.float32(qmax)), sdt)
                 for i, v in enumerate(vals):
                     qs[g * G + i][n] = 0 if s == 0 else int(min(max(np.rint(v / s), -qmax), qmax))
             else:
                 mn = min(min(vals), np.float32(0))
                 mx = max(max(vals), np.float32(0))
-                s = _to_scale(np, np.float32(mx - mn) / np.float32(15), sdt)
+                s = _to_scale(np, np.float32(mx - mn) * (np.float32(1) / np.float32(15)), sdt)
                 z = 0 if s == 0 else int(min(max(np.rint(-mn / s), 0), 15))
                 zs[g][n] = float(z)
                 for i, v in enumerate(vals):
