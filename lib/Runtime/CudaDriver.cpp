@@ -47,6 +47,8 @@ const Loaded &load() {
     sym(d.funcSetAttribute, "cuFuncSetAttribute");
     sym(d.launchKernel, "cuLaunchKernel");
     sym(d.getErrorString, "cuGetErrorString");
+    d.launchKernelEx = reinterpret_cast<decltype(d.launchKernelEx)>(
+        dlsym(h, "cuLaunchKernelEx")); // optional
     sym(d.memAlloc, "cuMemAlloc_v2");
     sym(d.memFree, "cuMemFree_v2");
     sym(d.memcpyHtoD, "cuMemcpyHtoD_v2");

@@ -27,6 +27,10 @@ struct Driver {
   CUresult (*funcSetAttribute)(CUfunction, CUfunction_attribute, int);
   CUresult (*launchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned,
                            unsigned, unsigned, unsigned, CUstream, void **, void **);
+  /// cuLaunchKernelEx (cluster launches); null on drivers without it, then
+  /// clusters launch through cuLaunchKernel and the kernel's
+  /// __cluster_dims__.
+  CUresult (*launchKernelEx)(const CUlaunchConfig *, CUfunction, void **, void **);
   CUresult (*getErrorString)(CUresult, const char **);
   // Memory, events and synchronisation (rkc run, the tuner).
   CUresult (*memAlloc)(CUdeviceptr *, size_t);

@@ -222,6 +222,28 @@ llvm::Error Kernel::launch(void *const *ptrs, const int64_t *strides, int64_t ro
   if (grid > 0x7fffffff)
     return llvm::createStringError("too many rows for one launch");
   const cuda::Driver &d = **cuda::driver();
+  if (k.cluster > 1 && d.launchKernelEx) {
+    // A cluster launch states its cluster shape (it matches the kernel's
+    // __cluster_dims__, which keeps older drivers working).
+    CUlaunchAttribute attr;
+    attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    attr.value.clusterDim.x = (unsigned)k.cluster;
+    attr.value.clusterDim.y = 1;
+    attr.value.clusterDim.z = 1;
+    CUlaunchConfig cfg = {};
+    cfg.gridDimX = (unsigned)grid;
+    cfg.gridDimY = cfg.gridDimZ = 1;
+    cfg.blockDimX = (unsigned)k.ctaThreads;
+    cfg.blockDimY = cfg.blockDimZ = 1;
+    cfg.sharedMemBytes = (unsigned)k.smemBytes;
+    cfg.hStream = (CUstream)stream;
+    cfg.attrs = &attr;
+    cfg.numAttrs = 1;
+    CUresult r = d.launchKernelEx(&cfg, (CUfunction)*fn, params.data(), nullptr);
+    if (r != CUDA_SUCCESS)
+      return llvm::createStringError(cuda::describe(d, r, "cuLaunchKernelEx"));
+    return llvm::Error::success();
+  }
   CUresult r = d.launchKernel((CUfunction)*fn, (unsigned)grid, 1, 1,
                               (unsigned)k.ctaThreads, 1, 1, (unsigned)k.smemBytes,
                               (CUstream)stream,
