@@ -1120,7 +1120,8 @@ LogicalResult KernelEmitter::emitKDot(tier::KDotOp op, tier::KSplitLayoutAttr ks
   b << "  };\n";
   // Issue the first block of loads, then stage the activations while they
   // are in flight.
-  b << "  if (it_begin < it_end) load_rows(it_begin, ba);\n";
+  b << "  if (it_begin < it_end) load_rows(it_begin, ba);\n"
+       "  if (it_begin + 1 < it_end) load_rows(it_begin + 1, bb);\n";
   b << formatv("  for (int i = tid; i < MR * (SPAN / SV); i += THREADS) {{\n"
                "    const int m = i / (SPAN / SV), j = i % (SPAN / SV);\n"
                "    const int kk = kw_begin * KPR + j * SV;\n"
@@ -1197,12 +1198,14 @@ LogicalResult KernelEmitter::emitKDot(tier::KDotOp op, tier::KSplitLayoutAttr ks
   if (int4)
     b << "        #pragma unroll\n        for (int m = 0; m < MR; ++m) asum[m] = 0.0f;\n";
   b << "      }\n      }\n    }\n  };\n";
+  // Both buffers were filled before the activations were staged; each
+  // refills as soon as it has been consumed.
   b << "  for (int it = it_begin; it < it_end; it += 2) {\n"
-       "    if (it + 1 < it_end) load_rows(it + 1, bb);\n"
        "    compute_rows(it, ba);\n"
+       "    if (it + 2 < it_end) load_rows(it + 2, ba);\n"
        "    if (it + 1 < it_end) {\n"
-       "      if (it + 2 < it_end) load_rows(it + 2, ba);\n"
        "      compute_rows(it + 1, bb);\n"
+       "      if (it + 3 < it_end) load_rows(it + 3, bb);\n"
        "    }\n  }\n  }\n";
   return success();
 }
@@ -1297,7 +1300,8 @@ LogicalResult KernelEmitter::emitKDotMma(tier::KDotOp op, tier::KSplitLayoutAttr
     b << "    }\n";
   }
   b << "  };\n";
-  b << "  if (it_begin < it_end) load_rows(it_begin, ba);\n";
+  b << "  if (it_begin < it_end) load_rows(it_begin, ba);\n"
+       "  if (it_begin + 1 < it_end) load_rows(it_begin + 1, bb);\n";
   // Stage the activations of the CTA's K range as the pairs of pair_k8.
   b << formatv("  for (int i = tid; i < MR * (SPAN / 8); i += THREADS) {{\n"
                "    const int m = i / (SPAN / 8), j = i % (SPAN / 8);\n"
@@ -1355,12 +1359,14 @@ LogicalResult KernelEmitter::emitKDotMma(tier::KDotOp op, tier::KSplitLayoutAttr
                "        #pragma unroll\n        for (int i = 0; i < 16; ++i) cg[i] = 0.0f;\n"
                "      }\n      }\n    }\n  };\n",
                n);
+  // Both buffers were filled before the activations were staged; each
+  // refills as soon as it has been consumed.
   b << "  for (int it = it_begin; it < it_end; it += 2) {\n"
-       "    if (it + 1 < it_end) load_rows(it + 1, bb);\n"
        "    compute_rows(it, ba);\n"
+       "    if (it + 2 < it_end) load_rows(it + 2, ba);\n"
        "    if (it + 1 < it_end) {\n"
-       "      if (it + 2 < it_end) load_rows(it + 2, ba);\n"
        "      compute_rows(it + 1, bb);\n"
+       "      if (it + 3 < it_end) load_rows(it + 3, bb);\n"
        "    }\n  }\n  }\n";
   (void)actTy;
   return success();
