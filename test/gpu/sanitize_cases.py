@@ -115,6 +115,32 @@ def main():
             print("FAIL " + name + ": " + msg, flush=True)
             if os.environ.get("RKC_SANITIZE_VERBOSE"):
                 traceback.print_exc()
+    # Quantized column kernels: CUDA-core GEMV with a cluster (M = 1,
+    # 4096 x 4096), tensor-core GEMV (M = 4, odd N, zero points, bias),
+    # int8, quantize and dequantize. Compared with the float64 reference.
+    qcases = [(4, 128, True, 1, 4096, 4096, False), (4, 32, False, 4, 1024, 1000, True),
+              (8, 128, True, 1, 4096, 14336, False), (4, 0, True, 16, 256, 72, True)]
+    for bits, G, sym, Mq, K, N, bias in qcases:
+        name = "gemv w%d g%d %s M=%d K=%d N=%d%s" % (bits, G, "sym" if sym else "asym", Mq, K, N,
+                                                    " bias" if bias else "")
+        try:
+            w = torch.randn(K, N, device="cuda", dtype=torch.float16)
+            q = rkc.quantize(w, bits=bits, group_size=G or K, symmetric=sym)
+            wd = rkc.dequantize(q, dtype=torch.float32)
+            x = torch.randn(Mq, K, device="cuda", dtype=torch.float16)
+            b = torch.randn(N, device="cuda", dtype=torch.float16) if bias else None
+            y = rkc.gemv(x, q, bias=b)
+            torch.cuda.synchronize()
+            ref = x.double() @ wd.double() + (b.double() if bias else 0)
+            err = ((y.double() - ref).abs().max() / ref.abs().max()).item()
+            if not err <= 2e-3:
+                raise AssertionError("rel. error %.2e" % err)
+            print("ok   " + name, flush=True)
+        except Exception as e:
+            failed += 1
+            print("FAIL " + name + ": " + (str(e).splitlines()[0] if str(e) else type(e).__name__),
+                  flush=True)
+        cases.append(name)
     print("%d cases, %d failed" % (len(cases), failed), flush=True)
     return 1 if failed else 0
 
