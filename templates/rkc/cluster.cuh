@@ -202,7 +202,8 @@ RKC_DEVICE void cluster_reduce_setup(u64 *mbar) {
 /// st.async (one per 32-bit word), each completing its 4 bytes on CTA r's mbar.
 /// Every slot of every CTA is written exactly once, so each CTA receives
 /// exactly WARPS_PER_ROW * CLUSTER * sizeof(S) bytes, the amount its phase was
-/// armed with. All threads wait for phase 0 of the local mbar, then reduce
+/// armed with. Lane 0 of every warp waits for phase 0 of the local mbar
+/// (the warp follows through __syncwarp), then all threads reduce
 /// the slots with detail::reduce_slots (exact, no identity needed; loops when
 /// WARPS_PER_ROW * CLUSTER > 32). Every CTA computes the same slots in the
 /// same order, so all CTAs get the same result.
@@ -230,7 +231,11 @@ RKC_DEVICE S cluster_reduce(S v, Op op, S *buf, u64 *mbar, int warp_in_row,
     for (int i = 0; i < int(sizeof(S) / 4); ++i)
       st_async_u32(dst + 4 * i, w[i], dst_mbar);
   }
-  mbarrier_wait(mbar, 0);
+  // One lane per warp polls the mbarrier (acquire at cluster scope); the
+  // warp barrier then orders the delivered slots for the other lanes.
+  if (lane == 0)
+    mbarrier_wait(mbar, 0);
+  __syncwarp();
   return detail::reduce_slots<WARPS_PER_ROW * CLUSTER>(buf, op, lane);
 }
 
