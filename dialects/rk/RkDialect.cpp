@@ -114,9 +114,27 @@ bool mlir::rk::isDataFloat(Type t) {
 }
 
 Type mlir::rk::computeType(Type t) {
+  if (auto r = dyn_cast<RankedTensorType>(t)) {
+    if (quantizedRange(r))
+      return Float32Type::get(t.getContext());
+    return computeType(r.getElementType());
+  }
   if (isDataFloat(t))
     return Float32Type::get(t.getContext());
   return t;
+}
+
+std::optional<std::pair<int64_t, int64_t>> mlir::rk::quantizedRange(Type t) {
+  auto r = dyn_cast<RankedTensorType>(t);
+  auto quant = r ? dyn_cast_or_null<QuantAttr>(r.getEncoding()) : QuantAttr();
+  if (!quant || !r.getElementType().isSignlessInteger())
+    return std::nullopt;
+  // Symmetric formats hold two's-complement values, asymmetric ones
+  // unsigned values (docs/quantization.md).
+  unsigned w = quant.getBits();
+  if (!quant.getSymmetric())
+    return std::make_pair(int64_t(0), (int64_t(1) << w) - 1);
+  return std::make_pair(-(int64_t(1) << (w - 1)), (int64_t(1) << (w - 1)) - 1);
 }
 
 std::string mlir::rk::argName(Operation *op, unsigned index) {

@@ -14,6 +14,9 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
 
+#include <optional>
+#include <utility>
+
 #include "rk/RkDialect.h.inc"
 #include "rk/RkEnums.h.inc"
 
@@ -29,8 +32,16 @@ namespace mlir::rk {
 /// f16 and the dtype placeholder `!rk.dtype`.
 bool isDataFloat(Type t);
 /// The type a map/reduce region sees for an element of type `t`: f32 for
-/// data floats, `t` itself otherwise.
+/// data floats, `t` itself otherwise. For a tensor type: the compute type of
+/// its elements, except that the integers of a quantized tensor (a
+/// `#rk.quant` encoding) are computed as f32 holding the integer value, and
+/// storing one rounds it half to even and saturates it to the element type,
+/// NaN to the lowest value (as storing a narrow float rounds it).
 Type computeType(Type t);
+/// The integer range [lo, hi] a value stored into a quantized tensor of
+/// type `t` is saturated to (signed for symmetric formats, unsigned for
+/// asymmetric ones); nullopt when `t` is not quantized.
+std::optional<std::pair<int64_t, int64_t>> quantizedRange(Type t);
 /// Name of the function argument `index` (`rk.name` or "arg<index>").
 std::string argName(Operation *func, unsigned index);
 } // namespace mlir::rk

@@ -523,7 +523,9 @@ LogicalResult ReduceOp::verify() {
                            << (isArg ? " results (value, index)" : " result")
                            << ", got " << getNumResults();
     Type valElem = c.tensor(getResult(0)).getElementType();
-    if (isDataFloat(inElem) ? !isDataFloat(valElem) : valElem != inElem)
+    // Float inputs (and quantized integers, computed as f32) reduce in f32.
+    bool floatIn = isDataFloat(inElem) || quantizedRange(c.tensor(getInputs()[0]));
+    if (floatIn ? !isDataFloat(valElem) : valElem != inElem)
       return emitOpError() << "result #0 element type " << valElem
                            << " does not fit input element type " << inElem
                            << " (float inputs give float results, integer "
@@ -546,7 +548,7 @@ LogicalResult ReduceOp::verify() {
     return emitOpError() << "expects one result per input (" << k << "), got "
                          << getNumResults();
   for (size_t i = 0; i < k; ++i) {
-    Type state = computeType(c.tensor(getInputs()[i]).getElementType());
+    Type state = computeType(c.tensor(getInputs()[i]));
     auto typed = dyn_cast<TypedAttr>((*init)[i]);
     if (!typed || typed.getType() != state)
       return emitOpError() << "init value #" << i << " must be a " << state
@@ -565,7 +567,7 @@ LogicalResult ReduceOp::verifyRegions() {
   SmallVector<Type> state;
   for (Value in : getInputs())
     state.push_back(
-        computeType(cast<RankedTensorType>(in.getType()).getElementType()));
+        computeType(in.getType()));
   SmallVector<Type> args(state);
   args.append(state);
   return verifyBlockSignature(*this, getCombiner(), args, state, "combiner");
@@ -638,12 +640,12 @@ LogicalResult MapOp::verifyRegions() {
   SmallVector<Type> args, yields;
   for (Value v : getOperands_()) {
     if (auto t = dyn_cast<RankedTensorType>(v.getType()))
-      args.push_back(computeType(t.getElementType()));
+      args.push_back(computeType(t));
     else
       args.push_back(v.getType());
   }
   for (Value r : getResults())
-    yields.push_back(computeType(cast<RankedTensorType>(r.getType()).getElementType()));
+    yields.push_back(computeType(r.getType()));
   return verifyBlockSignature(*this, getBody(), args, yields, "map");
 }
 

@@ -285,9 +285,14 @@ def Rk_MapOp : Rk_Op<"map", [Pure]> {
     Applies the region to each element position. Operands are tensors of
     the result shape or scalars (int, float or index values, broadcast to
     every position). Region arguments are the operands' compute types (f32
-    for float tensors, the element type for integer tensors, the type of a
+    for float tensors and for the integers of quantized (`#rk.quant`)
+    tensors, the element type for other integer tensors, the type of a
     scalar); the region yields one value per result, in the results'
-    compute types, and may use `arith` and `math` ops. Per-row values
+    compute types, and may use `arith` and `math` ops. A result is rounded
+    to its element type where it is stored: to nearest even for narrow
+    floats, and, for a quantized integer tensor, half to even to an integer
+    saturated to the element type's range (NaN to its lowest value).
+    Per-row values
     (`[M]`) and row vectors (`[N]`) reach `[M, N]` maps through
     `rk.broadcast`.
 

@@ -7,7 +7,8 @@
 //   scalars                          -> themselves.
 // Broadcasts are views and vanish. Every reduction climbs the tiers in
 // hardware order: thread -> warp -> block (or cluster). Results become
-// destination arguments written by tier.store / tier.store_row_scalar.
+// destination arguments written by tier.store / tier.store_row_scalar (an
+// [M, 1] result, the broadcast of an [M] value, is a per-row scalar too).
 //
 //===----------------------------------------------------------------------===//
 
@@ -47,6 +48,7 @@ private:
     return tier::FragType::get(b.getContext(), layout.getValues(), scalar);
   }
   Value roundIfNarrow(Value v, Type declared, Value origin);
+  Value roundMap(Value v, function_ref<Value(Value)> body);
   LogicalResult lowerMap(MapOp op);
   LogicalResult lowerReduce(ReduceOp op);
   LogicalResult lowerGather(GatherOp op);
@@ -124,7 +126,7 @@ Value Lowering::argValue(BlockArgument arg, Kind k) {
   if (it != argLoads.end())
     return it->second;
   auto t = cast<RankedTensorType>(arg.getType());
-  Type scalar = computeType(t.getElementType());
+  Type scalar = computeType(t);
   Value v;
   if (k == Kind::Frag)
     v = tier::LoadOp::create(b, arg.getLoc(), fragOf(scalar), arg,
@@ -154,22 +156,45 @@ FailureOr<Value> Lowering::lookup(Value v, Operation *user) {
   return user->emitError("operand was not lowered (unsupported producer)");
 }
 
-/// Values of a narrower declared float type are rounded where they are used
-/// again, so the kernel computes what the IR says.
+/// A tier.map of `v` (f32 values) through `body`.
+Value Lowering::roundMap(Value v, function_ref<Value(Value)> body) {
+  Type scalar = b.getF32Type();
+  auto map = tier::MapOp::create(b, v.getLoc(), TypeRange{v.getType()}, ValueRange{v});
+  Block *blk = b.createBlock(&map.getBody(), {}, {scalar}, {v.getLoc()});
+  tier::YieldOp::create(b, v.getLoc(), ValueRange{body(blk->getArgument(0))});
+  b.setInsertionPointAfter(map);
+  return map.getResult(0);
+}
+
+/// Values of a narrower declared float type, and the f32 values of a
+/// quantized integer tensor, are rounded where they are used again (as the
+/// store rounds them), so the kernel computes what the IR says.
 Value Lowering::roundIfNarrow(Value v, Type declared, Value origin) {
   bool usedAgain = llvm::any_of(origin.getUsers(), [](Operation *u) {
     return !isa<func::ReturnOp>(u);
   });
-  if (!usedAgain || !(declared.isBF16() || declared.isF16()))
+  if (!usedAgain)
     return v;
-  Type scalar = b.getF32Type();
-  auto map = tier::MapOp::create(b, v.getLoc(), TypeRange{v.getType()}, ValueRange{v});
-  Block *blk = b.createBlock(&map.getBody(), {}, {scalar}, {v.getLoc()});
-  Value t = arith::TruncFOp::create(b, v.getLoc(), declared, blk->getArgument(0));
-  Value e = arith::ExtFOp::create(b, v.getLoc(), scalar, t);
-  tier::YieldOp::create(b, v.getLoc(), ValueRange{e});
-  b.setInsertionPointAfter(map);
-  return map.getResult(0);
+  Location loc = v.getLoc();
+  if (auto range = quantizedRange(declared)) {
+    // Half to even, saturated to the integer type's range (maxnum takes NaN
+    // to the lowest value, as the store does).
+    return roundMap(v, [&](Value a) {
+      auto c = [&](int64_t x) {
+        return arith::ConstantOp::create(b, loc, b.getF32FloatAttr((float)x)).getResult();
+      };
+      Value r = math::RoundEvenOp::create(b, loc, a);
+      Value lo = arith::MaxNumFOp::create(b, loc, r, c(range->first));
+      return arith::MinNumFOp::create(b, loc, lo, c(range->second)).getResult();
+    });
+  }
+  Type elem = cast<RankedTensorType>(declared).getElementType();
+  if (!(elem.isBF16() || elem.isF16()))
+    return v;
+  return roundMap(v, [&](Value a) {
+    Value t = arith::TruncFOp::create(b, loc, elem, a);
+    return arith::ExtFOp::create(b, loc, b.getF32Type(), t).getResult();
+  });
 }
 
 /// Copies a region's ops into `to` (one block of `argTypes`), turning
@@ -218,15 +243,14 @@ LogicalResult Lowering::lowerMap(MapOp op) {
                            ? cast<tier::FragType>(v.getType()).getElementType()
                            : v.getType());
   for (Type r : op.getResultTypes()) {
-    Type s = computeType(cast<RankedTensorType>(r).getElementType());
+    Type s = computeType(r);
     resTypes.push_back(anyFrag ? fragOf(s) : s);
   }
   auto map = tier::MapOp::create(b, op.getLoc(), resTypes, ins);
   cloneRegion(op.getBody(), map.getBody(), argTypes);
   b.setInsertionPointAfter(map);
   for (auto [i, r] : llvm::enumerate(op.getResults()))
-    values[r] = roundIfNarrow(map.getResult(i),
-                              cast<RankedTensorType>(r.getType()).getElementType(), r);
+    values[r] = roundIfNarrow(map.getResult(i), r.getType(), r);
   return success();
 }
 
@@ -326,8 +350,7 @@ LogicalResult Lowering::lowerReduce(ReduceOp op) {
   b.setInsertionPointAfter(tr);
   SmallVector<Value> out = climb(op, tr.getResults(), kindAttr, combiner);
   for (auto [i, r] : llvm::enumerate(op.getResults()))
-    values[r] = roundIfNarrow(out[i],
-                              cast<RankedTensorType>(r.getType()).getElementType(), r);
+    values[r] = roundIfNarrow(out[i], r.getType(), r);
   return success();
 }
 
@@ -355,12 +378,18 @@ LogicalResult Lowering::run() {
   auto ret = cast<func::ReturnOp>(body.getTerminator());
   SmallVector<Type> all(func.getArgumentTypes());
   llvm::append_range(all, func.getResultTypes());
-  for (Type t : all)
-    if (auto r = dyn_cast<RankedTensorType>(t); r && r.getRank() == 2) {
-      rows = r.getDimSize(0);
-      cols = r.getDimSize(1);
+  // The row shape: an [M, 1] tensor beside [M, N] ones is a per-row value.
+  for (bool wide : {true, false}) {
+    for (Type t : all)
+      if (auto r = dyn_cast<RankedTensorType>(t);
+          r && r.getRank() == 2 && !(wide && r.getDimSize(1) == 1)) {
+        rows = r.getDimSize(0);
+        cols = r.getDimSize(1);
+        break;
+      }
+    if (cols)
       break;
-    }
+  }
   // With staging = stream or smem the same per-thread program describes
   // one pass over a part of the row; tier-emit-cuda sweeps it over the row
   // (elementwise work is redone in each phase that needs it; loads come
@@ -417,7 +446,8 @@ LogicalResult Lowering::run() {
       if (t.getRank() != 2)
         return ret.emitError("a row-vector result is not supported; results are [M, N] or [M]");
       tier::StoreOp::create(b, v.getLoc(), *tv, dest);
-    } else if (t.getRank() == 1) {
+    } else if (t.getRank() == 1 || (t.getRank() == 2 && t.getDimSize(1) == 1)) {
+      // [M] or [M, 1]: one value per row.
       tier::StoreRowScalarOp::create(b, v.getLoc(), *tv, dest);
     } else {
       return ret.emitError("an [M, N] result must be computed per element");

@@ -185,8 +185,11 @@ llvm::Error Kernel::launch(void *const *ptrs, const int64_t *strides, int64_t ro
             a.name, a.alignBytes, elems, ptrs[i], stride).str());
       continue;
     }
-    bool vectorised = a.shape.size() == 2 || (a.shape.size() == 1 && a.shape[0] == k.cols &&
-                                               k.cols != k.rows);
+    // [M, N] rows and [N] row vectors are accessed with vectors; [M] and
+    // [M, 1] (per-row) values one element per row.
+    bool perRowColumn = a.shape.size() == 2 && a.shape[1] == 1 && k.cols != 1;
+    bool vectorised = (a.shape.size() == 2 && !perRowColumn) ||
+                      (a.shape.size() == 1 && a.shape[0] == k.cols && k.cols != k.rows);
     if (vectorised && k.vector > 1) {
       uintptr_t align = (uintptr_t)(k.vector * a.elemBytes);
       if ((uintptr_t)ptrs[i] % std::min<uintptr_t>(align, 16) != 0 ||

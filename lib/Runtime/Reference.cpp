@@ -286,8 +286,14 @@ rkc::evaluateRowProgram(const std::string &rkIR, const std::vector<HostTensor> &
         }
       int64_t n = numel(shape);
       std::vector<Tensor> outs;
-      for (Value r : map.getResults())
+      // The f32 values of a quantized integer result are rounded half to
+      // even and saturated to the integer type, NaN to its lowest value (the
+      // kernel's store does it).
+      std::vector<std::optional<std::pair<int64_t, int64_t>>> ranges;
+      for (Value r : map.getResults()) {
         outs.push_back(Tensor{shape, std::vector<double>(n), elemName(r)});
+        ranges.push_back(rk::quantizedRange(r.getType()));
+      }
       Block &block = map.getBody().front();
       ScalarEval e;
       e.outer = &scalars;
@@ -301,8 +307,14 @@ rkc::evaluateRowProgram(const std::string &rkIR, const std::vector<HostTensor> &
         SmallVector<double> ys;
         if (llvm::Error err = e.run(block, ys))
           return std::move(err);
-        for (size_t k = 0; k < outs.size(); ++k)
-          outs[k].data[i] = roundTo(ys[k], outs[k].dtype);
+        for (size_t k = 0; k < outs.size(); ++k) {
+          double y = ys[k];
+          if (ranges[k])
+            y = std::isnan(y) ? (double)ranges[k]->first
+                              : std::fmin(std::fmax(std::nearbyint(y), (double)ranges[k]->first),
+                                          (double)ranges[k]->second);
+          outs[k].data[i] = roundTo(y, outs[k].dtype);
+        }
       }
       for (auto [r, t] : llvm::zip(map.getResults(), outs))
         tensors[r] = std::move(t);

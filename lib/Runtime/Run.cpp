@@ -40,6 +40,9 @@ std::vector<char> encode(const std::vector<double> &v, const std::string &dtype)
     } else if (dtype == "i32") {
       int32_t i = (int32_t)x;
       put(&i, 4);
+    } else if (dtype == "i8") {
+      int8_t i = (int8_t)x;
+      put(&i, 1);
     }
   }
   return out;
@@ -70,6 +73,10 @@ std::vector<double> decode(const std::vector<char> &b, const std::string &dtype,
     } else if (dtype == "i32") {
       int32_t v;
       std::memcpy(&v, &b[i * 4], 4);
+      out[i] = v;
+    } else if (dtype == "i8") {
+      int8_t v;
+      std::memcpy(&v, &b[i], 1);
       out[i] = v;
     }
   }

@@ -4,6 +4,11 @@
 // rk.gather and constants, which is all the planner and the lowering know.
 // Every intermediate is f32; only the op's results keep its element types.
 //
+// rk.quantize along the last axis (per token, one group per row) is a row
+// program too and is decomposed here; rk.quantize along K (axis 0),
+// rk.dequantize and rk.gemv are column programs (rk-plan-tiers sends them
+// to the K-split planner) and stay as they are.
+//
 //===----------------------------------------------------------------------===//
 
 #include "rkc/Transforms/Passes.h"
@@ -44,8 +49,8 @@ public:
       Block *block = b.createBlock(&op.getBody());
       for (Value v : operands) {
         Type t = v.getType();
-        if (auto rt = dyn_cast<RankedTensorType>(t))
-          t = computeType(rt.getElementType());
+        if (isa<RankedTensorType>(t))
+          t = computeType(t);
         block->addArgument(t, loc);
       }
       SmallVector<Value> ys = body(b, loc, block->getArguments());
@@ -268,11 +273,81 @@ struct DecomposeCrossEntropy : OpRewritePattern<CrossEntropyOp> {
   }
 };
 
+/// Per-token int8: `rk.quantize` of x [T, D] along its last axis with one
+/// group per row (group_size 0 or D), symmetric, one value per byte. By the
+/// rules of docs/quantization.md:
+///   absmax = max_row |x|                                      (f32)
+///   scale  = to_scale(absmax * fl32(1 / 127))                 [T] in the scale type
+///   q      = round_half_even(clamp(scale == 0 ? 0 : x / scale, -127, 127))
+/// where x / scale is the IEEE f32 division by the rounded scale (the map's
+/// result type rounds it; the lowering rounds a narrow value that is used
+/// again). q's map yields f32 (the compute type of a quantized tensor) and
+/// the i8 result rounds it half to even where it is stored, as an f16 result
+/// is rounded (clamping to integers before rounding is the same as after).
+/// The scales result [T, 1] is the per-row [T] value broadcast over a row
+/// of one element: the lowering stores it as a per-row scalar. Anything
+/// else (other group sizes, 4 bits, zero points) is left to the column
+/// path, which reports what it does not lower.
+struct DecomposePerTokenQuantize : OpRewritePattern<QuantizeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(QuantizeOp op, PatternRewriter &r) const override {
+    auto xt = cast<RankedTensorType>(op.getInput().getType());
+    auto qt = cast<RankedTensorType>(op.getQuantized().getType());
+    auto st = cast<RankedTensorType>(op.getScales().getType());
+    auto quant = dyn_cast_or_null<QuantAttr>(qt.getEncoding());
+    if (!quant || xt.getRank() != 2 || quant.getAxis() != 1)
+      return r.notifyMatchFailure(op, "not a per-token (last-axis) quantization");
+    if (failed(requireStatic(r, op, op.getInput())))
+      return failure();
+    int64_t d = xt.getDimSize(1);
+    if (quant.getBits() != 8 || !quant.getSymmetric() || op.getZeros() ||
+        quant.getPacking() != QuantPacking::none || !qt.getElementType().isInteger(8))
+      return r.notifyMatchFailure(op, "per-token quantization is int8 symmetric");
+    if (quant.getGroupSize() != 0 && quant.getGroupSize() != d)
+      return r.notifyMatchFailure(op, "per-token quantization takes one group per row");
+    if (!st.hasStaticShape() || st.getRank() != 2 || st.getDimSize(1) != 1)
+      return r.notifyMatchFailure(op, "the scales must be [T, 1]");
+    constexpr int qmax = 127;
+    RowBuilder rb(r, op.getLoc(), xt);
+    Value abs = rb.map1({op.getInput()}, rb.rowT(rb.f32()),
+                        [](OpBuilder &b, Location l, ValueRange a) {
+                          return SmallVector<Value>{math::AbsFOp::create(b, l, a[0])};
+                        });
+    Value absmax = rb.reduce(ReduceKind::max, abs);
+    // The range times the f32 reciprocal of qmax (what PyTorch's CUDA
+    // division by a scalar computes), rounded once to the scale type.
+    Value recip = rb.cst(1.0f / (float)qmax);
+    Value scale = rb.map1({absmax, recip}, rb.perRowT(st.getElementType()),
+                          [](OpBuilder &b, Location l, ValueRange a) {
+                            return SmallVector<Value>{arith::MulFOp::create(b, l, a[0], a[1])};
+                          });
+    Value q = rb.map1(
+        {op.getInput(), rb.overRow(scale)}, qt,
+        [&](OpBuilder &b, Location l, ValueRange a) {
+          auto c = [&](float v) {
+            return arith::ConstantOp::create(b, l, b.getF32FloatAttr(v)).getResult();
+          };
+          Value zero = c(0.0f);
+          Value ratio = arith::DivFOp::create(b, l, a[0], a[1]);
+          Value isZero = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, a[1], zero);
+          Value v = arith::SelectOp::create(b, l, isZero, zero, ratio);
+          // 0 where the scale is 0 (x / 0 is inf or NaN), then the clamp.
+          Value lo = arith::MaxNumFOp::create(b, l, v, c(-(float)qmax));
+          return SmallVector<Value>{arith::MinNumFOp::create(b, l, lo, c((float)qmax))};
+        });
+    Value scales = BroadcastOp::create(r, op.getLoc(), st, scale,
+                                       r.getDenseI64ArrayAttr({0}));
+    r.replaceOp(op, {q, scales});
+    return success();
+  }
+};
+
 struct Decompose : public ::rkc::impl::RkDecomposePassBase<Decompose> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<DecomposeRmsNorm, DecomposeLayerNorm, DecomposeSoftmax,
-                 DecomposeLogSoftmax, DecomposeCrossEntropy>(&getContext());
+                 DecomposeLogSoftmax, DecomposeCrossEntropy,
+                 DecomposePerTokenQuantize>(&getContext());
     GreedyRewriteConfig config;
     config.enableFolding(false);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns), config)))

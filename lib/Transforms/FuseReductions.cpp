@@ -78,7 +78,7 @@ static bool mergeable(ReduceOp r) {
 static SmallVector<Type> stateTypes(ReduceOp r) {
   SmallVector<Type> s;
   for (Value in : r.getInputs())
-    s.push_back(computeType(cast<RankedTensorType>(in.getType()).getElementType()));
+    s.push_back(computeType(in.getType()));
   return s;
 }
 

@@ -25,6 +25,12 @@ static bool isFragment(Value v, int64_t m, int64_t n) {
   return t.getDimSize(0) == m && t.getDimSize(1) == n;
 }
 
+bool rkc::isPerRowColumn(RankedTensorType t, RankedTensorType rowType) {
+  return t && rowType && t.getRank() == 2 && rowType.getRank() == 2 &&
+         t.getDimSize(1) == 1 && rowType.getDimSize(1) != 1 &&
+         t.getDimSize(0) == rowType.getDimSize(0);
+}
+
 FailureOr<::rkc::plan::RowProblem>
 rkc::analyzeRowProgram(func::FuncOp func) {
   ::rkc::plan::RowProblem p;
@@ -43,23 +49,32 @@ rkc::analyzeRowProgram(func::FuncOp func) {
            << "' is not supported by the row-kernel pipeline (it plans and lowers "
               "row programs: rms_norm, layer_norm, softmax, log_softmax, "
               "cross_entropy and generic rk.map / rk.reduce / rk.broadcast / rk.gather)";
+  // The row shape [M, N]: of the rank-2 tensors, those with N > 1 first;
+  // an [M, 1] tensor beside them is a per-row value (e.g. the scales of
+  // per-token quantization), the broadcast of an [M] value over a row of
+  // one element.
   RankedTensorType rowType;
   Operation *bad = nullptr;
-  auto consider = [&](Value v, Operation *where) {
-    auto t = dyn_cast<RankedTensorType>(v.getType());
-    if (!t || t.getRank() != 2)
-      return;
-    if (!rowType)
-      rowType = t;
-    else if (t.getShape() != rowType.getShape() && !bad)
-      bad = where;
-  };
-  for (BlockArgument a : func.getArguments())
-    consider(a, func);
-  func.walk([&](Operation *op) {
-    for (Value r : op->getResults())
-      consider(r, op);
-  });
+  for (bool wide : {true, false}) {
+    auto consider = [&](Value v, Operation *where) {
+      auto t = dyn_cast<RankedTensorType>(v.getType());
+      if (!t || t.getRank() != 2 || (wide && t.getDimSize(1) == 1))
+        return;
+      if (!rowType)
+        rowType = t;
+      else if (t.getShape() != rowType.getShape() && !bad &&
+               !isPerRowColumn(t, rowType))
+        bad = where;
+    };
+    for (BlockArgument a : func.getArguments())
+      consider(a, func);
+    func.walk([&](Operation *op) {
+      for (Value r : op->getResults())
+        consider(r, op);
+    });
+    if (rowType)
+      break;
+  }
   if (!rowType)
     return func.emitError("a row kernel needs at least one [M, N] tensor");
   if (bad)
@@ -74,7 +89,7 @@ rkc::analyzeRowProgram(func::FuncOp func) {
   int maxB = 0, minB = 16;
   auto storage = [&](Type t) {
     auto rt = dyn_cast<RankedTensorType>(t);
-    if (!rt || rt.getRank() != 2)
+    if (!rt || rt.getRank() != 2 || isPerRowColumn(rt, rowType))
       return;
     int b = storageBytes(rt.getElementType());
     maxB = std::max(maxB, b);
@@ -88,7 +103,8 @@ rkc::analyzeRowProgram(func::FuncOp func) {
     maxB = minB = 4;
   int firstIn = 0;
   for (Type t : func.getArgumentTypes())
-    if (auto rt = dyn_cast<RankedTensorType>(t); rt && rt.getRank() == 2) {
+    if (auto rt = dyn_cast<RankedTensorType>(t);
+        rt && rt.getRank() == 2 && !isPerRowColumn(rt, rowType)) {
       int b = storageBytes(rt.getElementType());
       p.inputRowBytes += b;
       if (firstIn && b != firstIn)
@@ -128,8 +144,8 @@ rkc::analyzeRowProgram(func::FuncOp func) {
   SmallVector<std::pair<unsigned, unsigned>> ranges;
   for (BlockArgument a : func.getArguments()) {
     auto t = dyn_cast<RankedTensorType>(a.getType());
-    if (t && (t.getRank() == 2 || (t.getRank() == 1 && t.getDimSize(0) == p.cols &&
-                                   p.cols != p.rows)))
+    if (t && ((t.getRank() == 2 && !isPerRowColumn(t, rowType)) ||
+              (t.getRank() == 1 && t.getDimSize(0) == p.cols && p.cols != p.rows)))
       ranges.push_back(useRange(a));
   }
   int reductions = 0, stateWords = 1;

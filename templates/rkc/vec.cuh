@@ -1,11 +1,16 @@
 // rkc/vec.cuh - vectorised global / shared memory accesses and row fragments.
 //
 // Template parameters:
-//   T    storage type of the tensor elements: float, bf16 or f16.
+//   T    storage type of the tensor elements: float, bf16, f16 or signed
+//        char (int8).
 //   W    elements per vector access; sizeof(T) * W must be 4, 8 or 16 bytes
 //        (one ld/st .u32, .v2.u32 or .v4.u32), a multiple of 16 bytes (that
-//        many consecutive 16-byte accesses), or W == 1 (scalar access).
+//        many consecutive 16-byte accesses), W == 1 (scalar access), or
+//        under 4 bytes (2 int8: element-wise accesses).
 //   VPT  values per thread of a row fragment; a multiple of W.
+//   S    type of the values stored (deduced): float (narrowed by from_f32,
+//        which rounds and, for int8, saturates), or int for the integer
+//        values of a plain int8 tensor (see store_cast).
 //
 // Alignment contract: for W > 1 the caller guarantees that every vector access
 // is W-element aligned, i.e. `p` (load_vec/store_vec), or `row + col0` and
@@ -111,8 +116,14 @@ template <> struct Access<16> {
 
 /// Checks the (T, W) pair of a vector access.
 template <class T, int W> RKC_DEVICE constexpr bool valid_vec() {
-  return W == 1 || sizeof(T) * W == 4 || sizeof(T) * W == 8 ||
-         (sizeof(T) * W) % 16 == 0;
+  return W == 1 || sizeof(T) * W < 4 || sizeof(T) * W == 4 ||
+         sizeof(T) * W == 8 || (sizeof(T) * W) % 16 == 0;
+}
+
+/// True when a W-element access is made element by element (no single
+/// instruction moves fewer than 4 bytes of several elements here).
+template <class T, int W> RKC_DEVICE constexpr bool elementwise() {
+  return W == 1 || sizeof(T) * W < 4;
 }
 
 /// Widens the words of one vector access into W floats.
@@ -127,8 +138,10 @@ RKC_DEVICE void unpack_words(const u32 (&w)[WORDS], float (&out)[W]) {
 template <class T, int W, bool STREAM>
 RKC_DEVICE void load_vec_impl(const T *p, float (&out)[W]) {
   static_assert(valid_vec<T, W>(), "rkc::load_vec: bad (T, W)");
-  if constexpr (W == 1) {
-    out[0] = to_f32(*p);
+  if constexpr (elementwise<T, W>()) {
+#pragma unroll
+    for (int j = 0; j < W; ++j)
+      out[j] = to_f32(p[j]);
   } else if constexpr (sizeof(T) * W > 16) {
     // Wider than one access (e.g. f32 weights under a bf16 layout of W = 8):
     // consecutive 16-byte accesses.
@@ -179,8 +192,8 @@ template <class T> RKC_DEVICE float load_scalar(const T *p) {
 }
 
 /// Narrows `x` to T (round to nearest even) and stores it.
-template <class T> RKC_DEVICE void store_scalar(T *p, float x) {
-  *p = from_f32<T>(x);
+template <class T, class S> RKC_DEVICE void store_scalar(T *p, S x) {
+  *p = store_cast<T>(x);
 }
 
 /// Loads a 32-bit index (e.g. a class label) as i64.
@@ -209,16 +222,18 @@ RKC_DEVICE void load_vec_stream(const T *p, float (&out)[W]) {
 }
 
 /// Narrows in[0..W) to T and stores it to p[0..W) with one access.
-template <class T, int W>
-RKC_DEVICE void store_vec(T *p, const float (&in)[W]) {
+template <class T, int W, class S>
+RKC_DEVICE void store_vec(T *p, const S (&in)[W]) {
   static_assert(detail::valid_vec<T, W>(), "rkc::store_vec: bad (T, W)");
-  if constexpr (W == 1) {
-    *p = from_f32<T>(in[0]);
-  } else if constexpr (sizeof(T) * W > 16) {
-    constexpr int S = 16 / sizeof(T);
+  if constexpr (detail::elementwise<T, W>()) {
 #pragma unroll
-    for (int k = 0; k < W / S; ++k)
-      store_vec<T, S>(p + k * S, *reinterpret_cast<const float(*)[S]>(in + k * S));
+    for (int j = 0; j < W; ++j)
+      p[j] = store_cast<T>(in[j]);
+  } else if constexpr (sizeof(T) * W > 16) {
+    constexpr int E = 16 / sizeof(T);
+#pragma unroll
+    for (int k = 0; k < W / E; ++k)
+      store_vec<T, E>(p + k * E, *reinterpret_cast<const S(*)[E]>(in + k * E));
   } else {
     typedef detail::Access<sizeof(T) * W> A;
     constexpr int E = WordCodec<T>::ELEMS;
@@ -254,22 +269,23 @@ RKC_DEVICE void load_frag_stream(const T *row, int col0, int col_step, int n,
   detail::load_frag_impl<T, VPT, W, true>(row, col0, col_step, n, frag, fill);
 }
 
-/// Stores a fragment; never writes columns >= n.
-template <class T, int VPT, int W>
+/// Stores a fragment; never writes columns >= n. S: float values, or the
+/// int values of an int8 tensor.
+template <class T, int VPT, int W, class S>
 RKC_DEVICE void store_frag(T *row, int col0, int col_step, int n,
-                           const float (&frag)[VPT]) {
+                           const S (&frag)[VPT]) {
   static_assert(VPT % W == 0, "rkc::store_frag: VPT must be a multiple of W");
 #pragma unroll
   for (int c = 0; c < VPT / W; ++c) {
     const int col = col0 + c * col_step;
-    const float(&chunk)[W] = *reinterpret_cast<const float(*)[W]>(frag + c * W);
+    const S(&chunk)[W] = *reinterpret_cast<const S(*)[W]>(frag + c * W);
     if (col + W <= n) {
       store_vec<T, W>(row + col, chunk);
     } else {
 #pragma unroll
       for (int j = 0; j < W; ++j)
         if (col + j < n)
-          row[col + j] = from_f32<T>(chunk[j]);
+          row[col + j] = store_cast<T>(chunk[j]);
     }
   }
 }

@@ -281,3 +281,102 @@ func.func @dequantize(%q: tensor<4096x4096xi4, #rk.quant<bits = 4, group_size = 
   %w = rk.dequantize %q, %s : (tensor<4096x4096xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, tensor<32x4096xf16>) -> tensor<4096x4096xbf16>
   return %w : tensor<4096x4096xbf16>
 }
+
+// -----
+
+// Per-token int8 (what rk-decompose makes of rk.quantize along the last
+// axis): the values of the quantized i8 result are an f32 fragment (its
+// compute type) stored with tier.store, which rounds and saturates them;
+// the [T, 1] scales, a per-row value broadcast over a row of one element,
+// are stored with tier.store_row_scalar like an [M] result. The f16 scale
+// is rounded before it divides (it is used again).
+// CHECK-LABEL: func.func @quantize_per_token
+// CHECK-SAME:    (%[[X:.*]]: tensor<64x128xf16> {rk.name = "x"}, %[[Q:.*]]: tensor<64x128xi8, #rk.quant<{{.*}}>> {rk.name = "out0", tier.output}, %[[S:.*]]: tensor<64x1xf16> {rk.name = "out1", tier.output})
+// CHECK:         %[[XF:.*]] = tier.load %[[X]] {fill = 0.000000e+00 : f32} : tensor<64x128xf16> -> <16 x f32>
+// CHECK:         tier.thread_reduce %{{.*}} {
+// CHECK:         } {init = [0xFF800000 : f32], kind = #rk<reduce_kind max>} : !tier.frag<16 x f32> -> f32
+// CHECK-NEXT:    %[[M:.*]] = tier.warp_reduce %{{.*}} {
+// CHECK-NEXT:    } {kind = #rk<reduce_kind max>, width = 8 : i64} : f32 -> f32
+// CHECK-NEXT:    %[[SC:.*]] = tier.map %[[M]], %{{.*}} {
+// CHECK:         } : f32, f32 -> f32
+// CHECK-NEXT:    %[[SR:.*]] = tier.map %[[SC]] {
+// CHECK-NEXT:    ^bb0(%[[A:.*]]: f32):
+// CHECK-NEXT:      %[[T:.*]] = arith.truncf %[[A]] : f32 to f16
+// CHECK-NEXT:      %[[E:.*]] = arith.extf %[[T]] : f16 to f32
+// CHECK-NEXT:      tier.yield %[[E]] : f32
+// CHECK-NEXT:    } : f32 -> f32
+// CHECK-NEXT:    %[[QV:.*]] = tier.map %[[XF]], %[[SR]] {
+// CHECK:           arith.divf
+// CHECK:           arith.select
+// CHECK:           %[[V:.*]] = arith.minnumf
+// CHECK-NEXT:      tier.yield %[[V]] : f32
+// CHECK-NEXT:    } : !tier.frag<16 x f32>, f32 -> !tier.frag<16 x f32>
+// CHECK-NEXT:    tier.store %[[QV]], %[[Q]] : <16 x f32>, tensor<64x128xi8, #rk.quant<{{.*}}>>
+// CHECK-NEXT:    tier.store_row_scalar %[[SR]], %[[S]] : f32, tensor<64x1xf16>
+// CHECK-NEXT:    return{{$}}
+// LOADS-LABEL: func.func @quantize_per_token
+// LOADS-COUNT-1: tier.load
+// LOADS-NOT:     tier.load
+// LOADS:         return
+func.func @quantize_per_token(%x: tensor<64x128xf16> {rk.name = "x"})
+    -> (tensor<64x128xi8, #rk.quant<bits = 8, group_size = 0, axis = 1, scale = f16, symmetric = true, packing = none>>, tensor<64x1xf16>)
+    attributes {tier.arch = "sm_90a",
+                tier.layout = #tier.tv_layout<threads = 8, values = 16, vector = 16, rows = 16>,
+                tier.schedule = #tier.schedule<reduce = warp, cluster = 1, staging = registers, unroll = 1, min_blocks = 0>} {
+  %hi = arith.constant 127.0 : f32
+  %lo = arith.constant -127.0 : f32
+  %zero = arith.constant 0.0 : f32
+  %r = arith.constant 0.00787401571 : f32
+  %abs = rk.map %x {
+  ^bb0(%a: f32):
+    %b = math.absf %a : f32
+    rk.yield %b : f32
+  } : tensor<64x128xf16> -> tensor<64x128xf32>
+  %m = rk.reduce max %abs : tensor<64x128xf32> -> tensor<64xf32>
+  %s = rk.map %m, %r {
+  ^bb0(%a: f32, %b: f32):
+    %p = arith.mulf %a, %b : f32
+    rk.yield %p : f32
+  } : tensor<64xf32>, f32 -> tensor<64xf16>
+  %sb = rk.broadcast %s dims [0] : tensor<64xf16> -> tensor<64x128xf16>
+  %q = rk.map %x, %sb {
+  ^bb0(%a: f32, %b: f32):
+    %d = arith.divf %a, %b : f32
+    %z = arith.cmpf oeq, %b, %zero : f32
+    %v = arith.select %z, %zero, %d : f32
+    %c1 = arith.maxnumf %v, %lo : f32
+    %c2 = arith.minnumf %c1, %hi : f32
+    rk.yield %c2 : f32
+  } : tensor<64x128xf16>, tensor<64x128xf16> -> tensor<64x128xi8, #rk.quant<bits = 8, group_size = 0, axis = 1, scale = f16, symmetric = true, packing = none>>
+  %so = rk.broadcast %s dims [0] : tensor<64xf16> -> tensor<64x1xf16>
+  return %q, %so : tensor<64x128xi8, #rk.quant<bits = 8, group_size = 0, axis = 1, scale = f16, symmetric = true, packing = none>>, tensor<64x1xf16>
+}
+
+// -----
+
+// A quantized value used again in the kernel is rounded half to even and
+// saturated to i8 first (what its store would do), as narrow floats are.
+// CHECK-LABEL: func.func @quantized_used_again
+// CHECK:         %[[Q:.*]] = tier.map %{{.*}} {
+// CHECK:         } : !tier.frag<4 x f32> -> !tier.frag<4 x f32>
+// CHECK-NEXT:    %[[R:.*]] = tier.map %[[Q]] {
+// CHECK-NEXT:    ^bb0(%[[A:.*]]: f32):
+// CHECK-NEXT:      %[[E:.*]] = math.roundeven %[[A]] : f32
+// CHECK-NEXT:      %[[LO:.*]] = arith.constant -1.280000e+02 : f32
+// CHECK-NEXT:      %[[C1:.*]] = arith.maxnumf %[[E]], %[[LO]] : f32
+// CHECK-NEXT:      %[[HI:.*]] = arith.constant 1.270000e+02 : f32
+// CHECK-NEXT:      %[[C2:.*]] = arith.minnumf %[[C1]], %[[HI]] : f32
+// CHECK-NEXT:      tier.yield %[[C2]] : f32
+// CHECK-NEXT:    } : !tier.frag<4 x f32> -> !tier.frag<4 x f32>
+// CHECK:         tier.thread_reduce %[[R]]
+func.func @quantized_used_again(%x: tensor<4x64xf32>)
+    -> (tensor<4x64xi8, #rk.quant<bits = 8, group_size = 0, axis = 1, scale = f32, symmetric = true, packing = none>>, tensor<4xf32>)
+    attributes {tier.layout = #tier.tv_layout<threads = 16, values = 4, vector = 4, rows = 2>,
+                tier.schedule = #tier.schedule<reduce = warp, cluster = 1, staging = registers, unroll = 1, min_blocks = 0>} {
+  %q = rk.map %x {
+  ^bb0(%a: f32):
+    rk.yield %a : f32
+  } : tensor<4x64xf32> -> tensor<4x64xi8, #rk.quant<bits = 8, group_size = 0, axis = 1, scale = f32, symmetric = true, packing = none>>
+  %s = rk.reduce add %q : tensor<4x64xi8, #rk.quant<bits = 8, group_size = 0, axis = 1, scale = f32, symmetric = true, packing = none>> -> tensor<4xf32>
+  return %q, %s : tensor<4x64xi8, #rk.quant<bits = 8, group_size = 0, axis = 1, scale = f32, symmetric = true, packing = none>>, tensor<4xf32>
+}

@@ -453,11 +453,39 @@ func.func @gemv(%x: tensor<1x4096xf16>, %q: tensor<4096x4096xi4, #rk.quant<bits 
 }
 
 //--- columns_unsupported.mlir
-// Quantization along the last axis (per token) is not a column kernel.
+// Quantization along the last axis (per token) is not a column kernel:
+// rk-decompose makes it a row program (not run here).
 func.func @per_token(%x: tensor<64x128xf16>) -> (tensor<64x128xi8, #rk.quant<bits = 8, group_size = 0, axis = 1, scale = f16, symmetric = true, packing = none>>, tensor<64x1xf16>) {
-  // expected-error@below {{quantized ops are lowered for [K, N] tensors quantized along K (axis = 0); got a rank-2 tensor with axis = 1}}
+  // expected-error@below {{per-token quantization is a row program: run rk-decompose (with static shapes) first}}
   %q, %s = rk.quantize %x : (tensor<64x128xf16>) -> (tensor<64x128xi8, #rk.quant<bits = 8, group_size = 0, axis = 1, scale = f16, symmetric = true, packing = none>>, tensor<64x1xf16>)
   return %q, %s : tensor<64x128xi8, #rk.quant<bits = 8, group_size = 0, axis = 1, scale = f16, symmetric = true, packing = none>>, tensor<64x1xf16>
+}
+
+// -----
+
+// Groups within a row (rk-decompose leaves them) are not lowered.
+func.func @per_token_groups(%x: tensor<64x4096xf16>) -> (tensor<64x4096xi8, #rk.quant<bits = 8, group_size = 128, axis = 1, scale = f16, symmetric = true, packing = none>>, tensor<64x32xf16>) {
+  // expected-error@below {{per-token quantization takes one group per row (group_size = 0 or D = 4096), got group_size = 128: groups within a row are not supported yet}}
+  %q, %s = rk.quantize %x : (tensor<64x4096xf16>) -> (tensor<64x4096xi8, #rk.quant<bits = 8, group_size = 128, axis = 1, scale = f16, symmetric = true, packing = none>>, tensor<64x32xf16>)
+  return %q, %s : tensor<64x4096xi8, #rk.quant<bits = 8, group_size = 128, axis = 1, scale = f16, symmetric = true, packing = none>>, tensor<64x32xf16>
+}
+
+// -----
+
+// Per-token int4 is not a format.
+func.func @per_token_int4(%x: tensor<64x128xf16>) -> (tensor<64x128xi4, #rk.quant<bits = 4, group_size = 0, axis = 1, scale = f16, symmetric = true, packing = k8>>, tensor<64x1xf16>) {
+  // expected-error@below {{per-token quantization (axis = 1) is int8 symmetric with packing = none; other formats are not supported}}
+  %q, %s = rk.quantize %x : (tensor<64x128xf16>) -> (tensor<64x128xi4, #rk.quant<bits = 4, group_size = 0, axis = 1, scale = f16, symmetric = true, packing = k8>>, tensor<64x1xf16>)
+  return %q, %s : tensor<64x128xi4, #rk.quant<bits = 4, group_size = 0, axis = 1, scale = f16, symmetric = true, packing = k8>>, tensor<64x1xf16>
+}
+
+// -----
+
+// Per-token dequantization has no lowering yet.
+func.func @per_token_dequantize(%q: tensor<64x128xi8, #rk.quant<bits = 8, group_size = 0, axis = 1, scale = f16, symmetric = true, packing = none>>, %s: tensor<64x1xf16>) -> tensor<64x128xf16> {
+  // expected-error@below {{per-token (axis = 1) dequantization is not supported yet (per-token rk.quantize is)}}
+  %w = rk.dequantize %q, %s : (tensor<64x128xi8, #rk.quant<bits = 8, group_size = 0, axis = 1, scale = f16, symmetric = true, packing = none>>, tensor<64x1xf16>) -> tensor<64x128xf16>
+  return %w : tensor<64x128xf16>
 }
 
 // -----

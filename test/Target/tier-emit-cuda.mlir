@@ -263,3 +263,95 @@ module {
     return
   }
 }
+
+// -----
+
+// Per-token int8: the values of the quantized i8 result are an f32
+// fragment (x / scale, clamped); store_frag into signed char rounds them half
+// to even and saturates (16 per 16-byte store); x / scale is the IEEE
+// division of CUDA's '/'; the [T, 1] scales are written one per row at
+// row * s2 (their row stride).
+// CHECK-LABEL: // kernel rkc_quantize_per_token: threads=8,values=16,vector=16,rows=16,cluster=1,staging=registers,unroll=1,min_blocks=0
+// CHECK:         rkc_quantize_per_token(
+// CHECK-NEXT:      const rkc::f16 *__restrict__ a0,
+// CHECK-NEXT:      signed char *__restrict__ a1,
+// CHECK-NEXT:      rkc::f16 *__restrict__ a2,
+// CHECK:         rkc::load_frag<rkc::f16, V, W>(a0 + row * s0, col0, COL_STEP, N, [[XF:f[0-9]+]], 0.0f);
+// CHECK:         const float [[M:r[0-9]+]] = rkc::warp_reduce<8>({{r[0-9]+}}, rkc::OpMax());
+// CHECK:           const float {{v[0-9]+}} = rkc::round_f16({{v[0-9]+}});
+// CHECK:         float [[QF:f[0-9]+]][V];
+// CHECK:           const float [[D:v[0-9]+]] = ({{v[0-9]+}} / {{v[0-9]+}});
+// CHECK:           const float [[S:v[0-9]+]] = ({{v[0-9]+}} ? {{v[0-9]+}} : [[D]]);
+// CHECK-NEXT:      const float {{v[0-9]+}} = -127.0f;
+// CHECK-NEXT:      const float {{v[0-9]+}} = fmaxf([[S]], {{v[0-9]+}});
+// CHECK:           [[QF]][i] = {{v[0-9]+}};
+// CHECK:         if (row_ok) rkc::store_frag<signed char, V, W>(a1 + row * s1, col0, COL_STEP, N, [[QF]]);
+// CHECK-NEXT:    if (row_ok && t == 0 && rank == 0) a2[row * s2] = rkc::from_f32<rkc::f16>({{sv[0-9]+}});
+// CHECK-NEXT:  }
+module {
+  func.func @quantize_per_token(%arg0: tensor<64x128xf16> {rk.name = "x"}, %arg1: tensor<64x128xi8, #rk.quant<bits = 8, group_size = 0, axis = 1, scale = f16, symmetric = true, packing = none>> {rk.name = "out0", tier.output}, %arg2: tensor<64x1xf16> {rk.name = "out1", tier.output}) attributes {tier.arch = "sm_90a", tier.layout = #tier.tv_layout<threads = 8, values = 16, vector = 16, rows = 16>, tier.schedule = #tier.schedule<reduce = warp, cluster = 1, staging = registers, unroll = 1, min_blocks = 0>} {
+    %cst = arith.constant 0.00787401571 : f32
+    %0 = tier.load %arg0 {fill = 0.000000e+00 : f32} : tensor<64x128xf16> -> <16 x f32>
+    %1 = tier.map %0 {
+    ^bb0(%arg3: f32):
+      %7 = math.absf %arg3 : f32
+      tier.yield %7 : f32
+    } : !tier.frag<16 x f32> -> !tier.frag<16 x f32>
+    %2 = tier.thread_reduce %1 {
+    } {init = [0xFF800000 : f32], kind = #rk<reduce_kind max>} : !tier.frag<16 x f32> -> f32
+    %3 = tier.warp_reduce %2 {
+    } {kind = #rk<reduce_kind max>, width = 8 : i64} : f32 -> f32
+    %4 = tier.map %3, %cst {
+    ^bb0(%arg3: f32, %arg4: f32):
+      %7 = arith.mulf %arg3, %arg4 : f32
+      tier.yield %7 : f32
+    } : f32, f32 -> f32
+    %5 = tier.map %4 {
+    ^bb0(%arg3: f32):
+      %7 = arith.truncf %arg3 : f32 to f16
+      %8 = arith.extf %7 : f16 to f32
+      tier.yield %8 : f32
+    } : f32 -> f32
+    %6 = tier.map %0, %5 {
+    ^bb0(%arg3: f32, %arg4: f32):
+      %7 = arith.divf %arg3, %arg4 : f32
+      %cst_2 = arith.constant 0.000000e+00 : f32
+      %8 = arith.cmpf oeq, %arg4, %cst_2 : f32
+      %9 = arith.select %8, %cst_2, %7 : f32
+      %cst_0 = arith.constant -1.270000e+02 : f32
+      %10 = arith.maxnumf %9, %cst_0 : f32
+      %cst_1 = arith.constant 1.270000e+02 : f32
+      %11 = arith.minnumf %10, %cst_1 : f32
+      tier.yield %11 : f32
+    } : !tier.frag<16 x f32>, f32 -> !tier.frag<16 x f32>
+    tier.store %6, %arg1 : <16 x f32>, tensor<64x128xi8, #rk.quant<bits = 8, group_size = 0, axis = 1, scale = f16, symmetric = true, packing = none>>
+    tier.store_row_scalar %5, %arg2 : f32, tensor<64x1xf16>
+    return
+  }
+}
+
+// -----
+
+// A per-row f32 value stored into a quantized i8 [M, 1] result narrows
+// with from_f32 (round half to even, saturate); plain integer values of an
+// [M] result are converted.
+// CHECK-LABEL: // kernel rkc_row_scalars:
+// CHECK-DAG:     a1[row * s1] = rkc::from_f32<signed char>({{r[0-9]+}});
+// CHECK-DAG:     a2[row] = (long long){{sv[0-9]+}};
+module {
+  func.func @row_scalars(%arg0: tensor<4x64xf32>, %arg1: tensor<4x1xi8, #rk.quant<bits = 8, group_size = 0, axis = 1, scale = f32, symmetric = true, packing = none>> {rk.name = "out0", tier.output}, %arg2: tensor<4xi64> {rk.name = "out1", tier.output}) attributes {tier.arch = "sm_90a", tier.layout = #tier.tv_layout<threads = 16, values = 4, vector = 4, rows = 2>, tier.schedule = #tier.schedule<reduce = warp, cluster = 1, staging = registers, unroll = 1, min_blocks = 0>} {
+    %0 = tier.load %arg0 {fill = 0.000000e+00 : f32} : tensor<4x64xf32> -> <4 x f32>
+    %1 = tier.thread_reduce %0 {
+    } {init = [0.000000e+00 : f32], kind = #rk<reduce_kind add>} : !tier.frag<4 x f32> -> f32
+    %2 = tier.warp_reduce %1 {
+    } {kind = #rk<reduce_kind add>, width = 16 : i64} : f32 -> f32
+    %3 = tier.map %2 {
+    ^bb0(%a: f32):
+      %i = arith.fptosi %a : f32 to i64
+      tier.yield %i : i64
+    } : f32 -> i64
+    tier.store_row_scalar %2, %arg1 : f32, tensor<4x1xi8, #rk.quant<bits = 8, group_size = 0, axis = 1, scale = f32, symmetric = true, packing = none>>
+    tier.store_row_scalar %3, %arg2 : i64, tensor<4xi64>
+    return
+  }
+}

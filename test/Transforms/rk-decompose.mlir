@@ -225,6 +225,87 @@ func.func @cross_entropy_bf16_lse(%l: tensor<4x512xf16>, %t: tensor<4xi32>) -> (
 
 // -----
 
+// Per-token int8 (one group per row, group_size 0): |x|, the row max, the
+// scale rounded to its type (the map's f16 result), then the values from x
+// and the rounded scale: IEEE division, 0 where the scale is 0, clamp. The
+// map yields f32 (the compute type of a quantized tensor); the i8 result
+// rounds half to even where it is stored. The scales result [T, 1] is the
+// per-row scale broadcast over a row of one element.
+// CHECK-LABEL: func.func @quantize_per_token
+// CHECK-SAME:    (%[[X:.*]]: tensor<16x128xbf16>)
+// CHECK-DAG:     %[[HI:.*]] = arith.constant 1.270000e+02 : f32
+// CHECK-DAG:     %[[LO:.*]] = arith.constant -1.270000e+02 : f32
+// CHECK-DAG:     %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-DAG:     %[[R:.*]] = arith.constant 0.00787401571 : f32
+// CHECK:         %[[ABS:.*]] = rk.map %[[X]] {
+// CHECK-NEXT:    ^bb0(%[[A:.*]]: f32):
+// CHECK-NEXT:      %[[AA:.*]] = math.absf %[[A]] : f32
+// CHECK-NEXT:      rk.yield %[[AA]] : f32
+// CHECK-NEXT:    } : tensor<16x128xbf16> -> tensor<16x128xf32>
+// CHECK-NEXT:    %[[MAX:.*]] = rk.reduce max %[[ABS]] : tensor<16x128xf32> -> tensor<16xf32>
+// CHECK-NEXT:    %[[S:.*]] = rk.map %[[MAX]], %[[R]] {
+// CHECK-NEXT:    ^bb0(%[[M:.*]]: f32, %[[RR:.*]]: f32):
+// CHECK-NEXT:      %[[P:.*]] = arith.mulf %[[M]], %[[RR]] : f32
+// CHECK-NEXT:      rk.yield %[[P]] : f32
+// CHECK-NEXT:    } : tensor<16xf32>, f32 -> tensor<16xf16>
+// CHECK-NEXT:    %[[SB:.*]] = rk.broadcast %[[S]] dims [0] : tensor<16xf16> -> tensor<16x128xf16>
+// CHECK-NEXT:    %[[Q:.*]] = rk.map %[[X]], %[[SB]] {
+// CHECK-NEXT:    ^bb0(%[[XV:.*]]: f32, %[[SV:.*]]: f32):
+// CHECK-NEXT:      %[[D:.*]] = arith.divf %[[XV]], %[[SV]] : f32
+// CHECK-NEXT:      %[[Z:.*]] = arith.cmpf oeq, %[[SV]], %[[ZERO]] : f32
+// CHECK-NEXT:      %[[SEL:.*]] = arith.select %[[Z]], %[[ZERO]], %[[D]] : f32
+// CHECK-NEXT:      %[[C1:.*]] = arith.maxnumf %[[SEL]], %[[LO]] : f32
+// CHECK-NEXT:      %[[C2:.*]] = arith.minnumf %[[C1]], %[[HI]] : f32
+// CHECK-NEXT:      rk.yield %[[C2]] : f32
+// CHECK-NEXT:    } : tensor<16x128xbf16>, tensor<16x128xf16> -> tensor<16x128xi8, #rk.quant<bits = 8, group_size = 0, axis = 1, scale = f16, symmetric = true, packing = none>>
+// CHECK-NEXT:    %[[SOUT:.*]] = rk.broadcast %[[S]] dims [0] : tensor<16xf16> -> tensor<16x1xf16>
+// CHECK-NEXT:    return %[[Q]], %[[SOUT]]
+// CHECK-NOT:     rk.quantize
+func.func @quantize_per_token(%x: tensor<16x128xbf16>)
+    -> (tensor<16x128xi8, #rk.quant<bits = 8, group_size = 0, axis = 1, scale = f16, symmetric = true, packing = none>>, tensor<16x1xf16>) {
+  %q, %s = rk.quantize %x : (tensor<16x128xbf16>)
+      -> (tensor<16x128xi8, #rk.quant<bits = 8, group_size = 0, axis = 1, scale = f16, symmetric = true, packing = none>>, tensor<16x1xf16>)
+  return %q, %s : tensor<16x128xi8, #rk.quant<bits = 8, group_size = 0, axis = 1, scale = f16, symmetric = true, packing = none>>, tensor<16x1xf16>
+}
+
+// -----
+
+// group_size = D is the same single group; f32 scales need no rounding map
+// beyond the f32 product.
+// CHECK-LABEL: func.func @quantize_per_token_group_d
+// CHECK:         rk.reduce max %{{.*}} : tensor<4x64xf32> -> tensor<4xf32>
+// CHECK:         } : tensor<4xf32>, f32 -> tensor<4xf32>
+// CHECK:         } : tensor<4x64xf32>, tensor<4x64xf32> -> tensor<4x64xi8, #rk.quant<bits = 8, group_size = 64, axis = 1, scale = f32, symmetric = true, packing = none>>
+// CHECK:         rk.broadcast %{{.*}} dims [0] : tensor<4xf32> -> tensor<4x1xf32>
+// CHECK-NOT:     rk.quantize
+func.func @quantize_per_token_group_d(%x: tensor<4x64xf32>)
+    -> (tensor<4x64xi8, #rk.quant<bits = 8, group_size = 64, axis = 1, scale = f32, symmetric = true, packing = none>>, tensor<4x1xf32>) {
+  %q, %s = rk.quantize %x : (tensor<4x64xf32>)
+      -> (tensor<4x64xi8, #rk.quant<bits = 8, group_size = 64, axis = 1, scale = f32, symmetric = true, packing = none>>, tensor<4x1xf32>)
+  return %q, %s : tensor<4x64xi8, #rk.quant<bits = 8, group_size = 64, axis = 1, scale = f32, symmetric = true, packing = none>>, tensor<4x1xf32>
+}
+
+// -----
+
+// What the row path does not take stays for the column path (which reports
+// it): groups within a row, weights quantized along K (axis 0).
+// CHECK-LABEL: func.func @quantize_not_per_row
+// CHECK:         rk.quantize %{{.*}} : (tensor<4x256xf16>) -> (tensor<4x256xi8, #rk.quant<bits = 8, group_size = 128, axis = 1
+// CHECK:         rk.quantize %{{.*}} : (tensor<256x64xf16>) -> (tensor<256x64xi4, #rk.quant<bits = 4, group_size = 128, axis = 0
+// CHECK-NOT:     rk.reduce
+func.func @quantize_not_per_row(%x: tensor<4x256xf16>, %w: tensor<256x64xf16>)
+    -> (tensor<4x256xi8, #rk.quant<bits = 8, group_size = 128, axis = 1, scale = f16, symmetric = true, packing = none>>, tensor<4x2xf16>,
+        tensor<256x64xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, tensor<2x64xf16>) {
+  %q, %s = rk.quantize %x : (tensor<4x256xf16>)
+      -> (tensor<4x256xi8, #rk.quant<bits = 8, group_size = 128, axis = 1, scale = f16, symmetric = true, packing = none>>, tensor<4x2xf16>)
+  %q4, %s4 = rk.quantize %w : (tensor<256x64xf16>)
+      -> (tensor<256x64xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, tensor<2x64xf16>)
+  return %q, %s, %q4, %s4 : tensor<4x256xi8, #rk.quant<bits = 8, group_size = 128, axis = 1, scale = f16, symmetric = true, packing = none>>, tensor<4x2xf16>,
+                            tensor<256x64xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, tensor<2x64xf16>
+}
+
+// -----
+
 // Dynamic shapes are left alone (rk-specialize-shapes runs first).
 // CHECK-LABEL: func.func @dynamic
 // CHECK:         rk.softmax %{{.*}} : (tensor<?x1024xf32>) -> tensor<?x1024xf32>

@@ -17,6 +17,7 @@
 // RUN: rk-opt %S/../../examples/logsumexp.mlir | FileCheck %s --check-prefix=LSE
 // RUN: rk-opt %S/../../examples/l2_normalize.mlir | FileCheck %s --check-prefix=L2
 // RUN: rk-opt %S/../../examples/argmax.mlir | FileCheck %s --check-prefix=ARGMAX
+// RUN: rk-opt %S/../../examples/quantize_per_token_int8.mlir | FileCheck %s --check-prefix=QTOK
 
 // RMS-LABEL: func.func @rms_norm
 // RMS-SAME:    {rk.name = "x"}
@@ -50,6 +51,8 @@
 // L2:       rk.broadcast %{{.*}} dims [0]
 // ARGMAX-LABEL: func.func @argmax
 // ARGMAX:       rk.reduce argmax %{{.*}} : tensor<?x?x!rk.dtype> -> tensor<?xf32>, tensor<?xi64>
+// QTOK-LABEL: func.func @quantize_per_token_int8
+// QTOK:       rk.quantize {{.*}} -> (tensor<?x?xi8, #rk.quant<bits = 8, group_size = 0, axis = 1, scale = f16, symmetric = true, packing = none>>, tensor<?x?xf16>)
 
 // The non-row specs bind their shapes (they have no row lowering yet).
 // RUN: rk-opt %S/../../examples/quantize_int4.mlir --rk-specialize-shapes="shapes=w=4096x1024 dtype=f16" | FileCheck %s --check-prefix=QUANT-SPEC
@@ -158,3 +161,24 @@
 // ARGMAX-CUDA:      const rkc::ValIdx<float, long long> {{r[0-9]+}} = rkc::block_reduce<4>({{r[0-9]+}}, rkc::OpArgMax(),
 // ARGMAX-CUDA-DAG:  a1[row] = (long long){{sv[0-9]+}};
 // ARGMAX-CUDA-DAG:  a2[row] = rkc::from_f32<float>({{sv[0-9]+}});
+
+// Per-token int8 quantization is a row kernel (rk-decompose makes it one):
+// the KV-cache shape of issue #8, [2^20, 128] f16. The i8 result makes the
+// narrowest element 1 byte: 16-element vectors (two 16-byte loads of x, one
+// 16-byte store of q per thread), 8 threads per row, 16 rows per CTA, a
+// max over 8 lanes; the f16 scale is rounded before it divides; the q
+// values are f32 (clamped x / scale) that the store into signed char
+// rounds half to even; the [T, 1] scales are stored one per row with their
+// row stride.
+// RUN: rk-opt %S/../../examples/quantize_per_token_int8.mlir --rkc-pipeline="shapes=x=1048576x128 dtype=f16" --tier-emit-cuda=print=true -mlir-print-op-on-diagnostic=false -o /dev/null 2>/dev/null | FileCheck %s --check-prefix=QTOK-CUDA
+// QTOK-CUDA:        // kernel rkc_quantize_per_token_int8: threads=8,values=16,vector=16,rows=16,cluster=1,staging=registers,unroll=1,min_blocks=0
+// QTOK-CUDA:        signed char *__restrict__ a1,
+// QTOK-CUDA-NEXT:   rkc::f16 *__restrict__ a2,
+// QTOK-CUDA:        rkc::load_frag<rkc::f16, V, W>(a0 + row * s0, col0, COL_STEP, N,
+// QTOK-CUDA:        fabsf(
+// QTOK-CUDA:        rkc::warp_reduce<8>({{.*}}, rkc::OpMax());
+// QTOK-CUDA:        rkc::round_f16(
+// QTOK-CUDA:        float [[QF:f[0-9]+]][V];
+// QTOK-CUDA:        fminf(
+// QTOK-CUDA:        rkc::store_frag<signed char, V, W>(a1 + row * s1, col0, COL_STEP, N, [[QF]]);
+// QTOK-CUDA-NEXT:   if (row_ok && t == 0 && rank == 0) a2[row * s2] = rkc::from_f32<rkc::f16>(

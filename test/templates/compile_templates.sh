@@ -161,6 +161,18 @@ for arch in sm_90a sm_80; do
   fi
 done
 
+for arch in sm_90a sm_80; do
+  echo "== int8.cu [$arch]"
+  p="$work/int8.$arch.ptx"
+  if compile "$kernels/int8.cu" "$arch" "$p"; then
+    has "$p" "int8 [$arch]: 16-byte store of 16 int8 (st.global*.v4)" "$vec_st_global"
+    has "$p" "int8 [$arch]: narrowing by the 1.5 * 2^23 addition (add.rn.f32)" 'add\.rn\.f32'
+    has "$p" "int8 [$arch]: bytes gathered / widened by PRMT (prmt.b32)" 'prmt\.b32'
+    lacks "$p" "int8 [$arch]: no float-to-int conversion instructions" 'cvt\.rni|cvt\.rzi'
+    lacks "$p" "int8 [$arch]: no local memory" '\.local'
+  fi
+done
+
 echo "== cluster_reduce.cu [sm_90a]"
 p="$work/cluster_reduce.sm_90a.ptx"
 if compile "$kernels/cluster_reduce.cu" sm_90a "$p"; then

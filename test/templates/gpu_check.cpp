@@ -321,6 +321,74 @@ void test_convert(const std::string &dir, std::mt19937 &rng) {
   cuModuleUnload(m);
 }
 
+/// Reference f32 -> i8: round half to even, saturate, NaN -> -128.
+int s8_ref(float v) {
+  if (std::isnan(v))
+    return -128;
+  return static_cast<int>(std::nearbyint(std::fmin(std::fmax(v, -128.f), 127.f)));
+}
+
+void test_int8(const std::string &dir, std::mt19937 &rng) {
+  CUmodule m = load(dir, "int8");
+  std::vector<float> x = {0.f, -0.f, 0.5f, 1.5f, 2.5f, -0.5f, -1.5f, -2.5f, 126.5f,
+                          127.49f, 127.5f, -127.5f, -128.5f, 300.f, -1e30f, INFINITY,
+                          -INFINITY, NAN, 1e-30f, -0.49999997f};
+  std::uniform_real_distribution<float> d(-140.f, 140.f);
+  while (x.size() < 4096)
+    x.push_back(d(rng));
+  int n = static_cast<int>(x.size());
+  Buf<float> dx(x), dback{std::vector<float>(n)};
+  Buf<int8_t> dq{std::vector<int8_t>(n)};
+  void *a[] = {&dx.ptr, &dq.ptr, &dback.ptr, &n};
+  launch(m, "narrow_s8", (n + 127) / 128, 128, a);
+  auto q = dq.get();
+  auto back = dback.get();
+  bool ok = true, rok = true;
+  for (int i = 0; i < n; ++i) {
+    ok &= q[i] == s8_ref(x[i]);
+    rok &= back[i] == static_cast<float>(q[i]);
+  }
+  check(ok, "int8: from_f32<signed char> rounds half to even, saturates, NaN -> -128");
+  check(rok, "int8: to_f32(signed char) is exact");
+
+  // Fragments: rows of n = 4090 (stride 4096), a ragged last vector.
+  int rows = 3, fn = 4090, ld = 4096;
+  std::vector<float> fx(static_cast<size_t>(rows) * ld);
+  for (size_t i = 0; i < fx.size(); ++i)
+    fx[i] = i < x.size() ? x[i] : d(rng);
+  std::vector<int8_t> q0(fx.size(), 0x55);
+  std::vector<float> b0(fx.size(), -7.f);
+  Buf<float> dfx(fx), dfb(b0);
+  Buf<int8_t> dfq(q0);
+  void *f[] = {&dfx.ptr, &dfq.ptr, &dfb.ptr, &fn, &ld};
+  launch(m, "frag_s8", rows, 128, f);
+  auto fq = dfq.get();
+  auto fb = dfb.get();
+  ok = true;
+  for (size_t i = 0; i < fx.size(); ++i) {
+    const bool in = static_cast<int>(i % ld) < fn;
+    ok &= in ? (fq[i] == s8_ref(fx[i]) && fb[i] == static_cast<float>(fq[i]))
+             : (fq[i] == 0x55 && fb[i] == -7.f);
+  }
+  check(ok, "int8: store_frag<signed char> from f32 (16-byte stores) and load_frag "
+            "back, columns >= n untouched");
+
+  Buf<int8_t> di{std::vector<int8_t>(2048)}, di2{std::vector<int8_t>(2048)};
+  void *g[] = {&di.ptr, &di2.ptr};
+  launch(m, "int_s8", 1, 128, g);
+  auto iq = di.get();
+  auto iq2 = di2.get();
+  ok = true;
+  for (int t = 0; t < 128; ++t)
+    for (int v = 0; v < 16; ++v) {
+      const int want = (t * 16 + v) % 251 - 125;
+      ok &= iq[t * 16 + v] == want;
+      ok &= iq2[t * 2 + (v / 2) * 256 + v % 2] == want;
+    }
+  check(ok, "int8: store_frag<signed char> from int values (W = 16 and W = 2)");
+  cuModuleUnload(m);
+}
+
 void test_cluster(const std::string &dir, std::mt19937 &rng) {
   CUmodule m = load(dir, "cluster_reduce");
   for (int cluster : {4, 8}) {
@@ -384,6 +452,7 @@ int main(int argc, char **argv) {
   test_combiners(argv[1], rng);
   test_vec(argv[1], rng);
   test_convert(argv[1], rng);
+  test_int8(argv[1], rng);
   test_cluster(argv[1], rng);
 
   cuDevicePrimaryCtxRelease(dev);

@@ -1,7 +1,8 @@
 // The host reference interpreter (lib/Runtime/Reference.cpp) against
 // direct double-precision formulas, on all rows and on a row subset, for a
-// named op (softmax) and a custom combiner (logsumexp): `rkc run` and the
-// tuner trust it to judge GPU results.
+// named op (softmax), a custom combiner (logsumexp) and per-token int8
+// quantization (an i8 result and [T, 1] scales): `rkc run` and the tuner
+// trust it to judge GPU results.
 #include "rkc/Compile.h"
 #include "rkc/Reference.h"
 
@@ -88,6 +89,43 @@ int main(int argc, char **argv) {
                              std::to_string(worst));
   } else {
     llvm::consumeError(out.takeError());
+  }
+
+  // Per-token int8: scale = f16(fl32(max|x| * fl32(1/127))) (exactly the
+  // kernel's), q = clamp(round_half_even(x / scale), -127, 127), 0 for a
+  // zero scale; row 1 is all zeros. The interpreter divides in double.
+  {
+    const int64_t tm = 4, tn = 128;
+    rkc::HostTensor xq{{tm, tn}, std::vector<double>(tm * tn)};
+    for (int64_t i = 0; i < tm * tn; ++i)
+      xq.data[i] = i / tn == 1 ? 0.0 : rkc::roundTo(3.0 * normal(rng), "f16");
+    std::string qt = rowProgram(examples + "/quantize_per_token_int8.mlir", tm, tn, "f16");
+    auto q = rkc::evaluateRowProgram(qt, {xq});
+    expect((bool)q, "quantize_per_token_int8 evaluates");
+    if (q) {
+      bool shapes = q->size() == 2 && (*q)[0].shape == std::vector<int64_t>{tm, tn} &&
+                    (*q)[1].shape == std::vector<int64_t>{tm, 1};
+      expect(shapes, "quantize_per_token_int8 gives q [T, D] and scales [T, 1]");
+      int64_t badScale = 0, badQ = 0;
+      for (int64_t r = 0; shapes && r < tm; ++r) {
+        float mx = 0;
+        for (int64_t c = 0; c < tn; ++c) mx = std::fmax(mx, (float)std::fabs(xq.data[r * tn + c]));
+        double sc = (double)(_Float16)(mx * (1.0f / 127.0f));
+        badScale += (*q)[1].data[r] != sc;
+        for (int64_t c = 0; c < tn; ++c) {
+          double want = sc == 0 ? 0.0
+                                : std::fmin(std::fmax(std::nearbyint(xq.data[r * tn + c] / sc), -127.0),
+                                            127.0);
+          badQ += (*q)[0].data[r * tn + c] != want;
+        }
+      }
+      expect(shapes && badScale == 0, "per-token scales are f16(max|x| * fl32(1/127)), " +
+                                          std::to_string(badScale) + " wrong");
+      expect(shapes && badQ == 0, "per-token q = clamp(rint(x / scale)), 0 for a zero scale, " +
+                                      std::to_string(badQ) + " wrong");
+    } else {
+      llvm::consumeError(q.takeError());
+    }
   }
   return failures ? 1 : 0;
 }

@@ -19,6 +19,10 @@ namespace rkc {
 /// [M, N] shape.
 mlir::FailureOr<plan::RowProblem> analyzeRowProgram(mlir::func::FuncOp func);
 
+/// True if `t` is an [M, 1] tensor beside the [M, N] rows of `rowType`
+/// (N > 1): a per-row value stored with a row stride, like an [M] one.
+bool isPerRowColumn(mlir::RankedTensorType t, mlir::RankedTensorType rowType);
+
 /// Storage bytes of an element type (i4 counts as 1).
 int storageBytes(mlir::Type t);
 

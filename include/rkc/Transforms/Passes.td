@@ -127,7 +127,8 @@ def RkLowerToTierPass : Pass<"rk-lower-to-tier", "mlir::func::FuncOp"> {
     [`tier.load_tile` + `tier.map`] -> `tier.store_tile`, or one
     `tier.quantize_tile` / `tier.dequantize_tile`.
   }];
-  let dependentDialects = ["mlir::tier::TierDialect", "mlir::arith::ArithDialect"];
+  let dependentDialects = ["mlir::tier::TierDialect", "mlir::arith::ArithDialect",
+                           "mlir::math::MathDialect"];
 }
 
 def TierEmitCudaPass : Pass<"tier-emit-cuda", "mlir::ModuleOp"> {

@@ -560,10 +560,17 @@ LogicalResult KernelEmitter::emitOp(Operation *op) {
     if (failed(sty))
       return failure();
     std::string v = names.lookup(st.getValue());
-    std::string conv = rk::isDataFloat(elem)
-                           ? formatv("rkc::from_f32<{0}>({1})", *sty, v).str()
-                           : formatv("({0}){1}", *sty, v).str();
-    b << formatv("  if (row_ok && t == 0 && rank == 0) a{0}[row] = {1};\n", i, conv);
+    // Floats narrow with rounding: to a float type, or (the f32 values of a
+    // quantized tensor) half to even and saturated to an integer type.
+    bool narrow = rk::isDataFloat(elem) || (isa<FloatType>(st.getValue().getType()) &&
+                                            rk::quantizedRange(st.getDest().getType()));
+    std::string conv = narrow ? formatv("rkc::from_f32<{0}>({1})", *sty, v).str()
+                              : formatv("({0}){1}", *sty, v).str();
+    // [M] results are contiguous; an [M, 1] result has a row stride.
+    std::string at = st.getDest().getType().getRank() == 2
+                         ? formatv("row * s{0}", i).str()
+                         : std::string("row");
+    b << formatv("  if (row_ok && t == 0 && rank == 0) a{0}[{1}] = {2};\n", i, at, conv);
     return success();
   }
   if (isa<func::ReturnOp>(op))
@@ -692,7 +699,8 @@ LogicalResult KernelEmitter::emit(rkc::KernelInfo &info) {
     ka.output = (bool)func.getArgAttr(a.getArgNumber(), "tier.output");
     ka.elemBytes = std::max<int>(1, t.getElementTypeBitWidth() / 8);
     info.args.push_back(ka);
-    if (t.getRank() == 2 && !rows) {
+    // The row shape; an [M, 1] tensor beside [M, N] ones is per-row.
+    if (t.getRank() == 2 && (!rows || (cols == 1 && t.getDimSize(1) != 1))) {
       rows = t.getDimSize(0);
       cols = t.getDimSize(1);
     }
@@ -710,7 +718,8 @@ LogicalResult KernelEmitter::emit(rkc::KernelInfo &info) {
   staged = sched.getStaging() == tier::Staging::smem;
   fastMath = llvm::all_of(func.getArgumentTypes(), [](Type t) {
     auto r = cast<RankedTensorType>(t);
-    return r.getRank() != 2 || r.getElementType().isBF16() || r.getElementType().isF16();
+    Type e = r.getElementType();
+    return r.getRank() != 2 || !rk::isDataFloat(e) || e.isBF16() || e.isF16();
   });
   if (failed(emitBody()))
     return failure();
