@@ -214,20 +214,26 @@ class GpuBackend(object):
             for _ in range(3):
                 g.replay()
             t.cuda.synchronize()
-            times = []
-            for _ in range(GRAPH_REPLAYS):
-                a = t.cuda.Event(enable_timing=True)
-                b = t.cuda.Event(enable_timing=True)
-                a.record()
-                g.replay()
-                b.record()
-                b.synchronize()
-                times.append(a.elapsed_time(b))
-            times.sort()
-            return times[len(times) // 2] / len(ws)
+            return self._replay_ms(g) / len(ws)
         finally:
             del outs[:]
             del g
+
+    def _replay_ms(self, g):
+        """Median ms of GRAPH_REPLAYS replays of graph g, each timed with CUDA
+        events."""
+        t = self.torch
+        times = []
+        for _ in range(GRAPH_REPLAYS):
+            a = t.cuda.Event(enable_timing=True)
+            b = t.cuda.Event(enable_timing=True)
+            a.record()
+            g.replay()
+            b.record()
+            b.synchronize()
+            times.append(a.elapsed_time(b))
+        times.sort()
+        return times[len(times) // 2]
 
     def copy_graph_ms(self, nbytes, count):
         """The same graph mode for a plain copy of nbytes (the reference of
@@ -246,17 +252,7 @@ class GpuBackend(object):
                     d.copy_(s_)
             g.replay()
             t.cuda.synchronize()
-            times = []
-            for _ in range(GRAPH_REPLAYS):
-                a = t.cuda.Event(enable_timing=True)
-                b = t.cuda.Event(enable_timing=True)
-                a.record()
-                g.replay()
-                b.record()
-                b.synchronize()
-                times.append(a.elapsed_time(b))
-            times.sort()
-            return times[len(times) // 2] / count
+            return self._replay_ms(g) / count
         finally:
             del srcs[:], ws[:]
 

@@ -63,15 +63,11 @@ struct PlanTiers : public ::rkc::impl::RkPlanTiersPassBase<PlanTiers> {
     if (failed(problem))
       return signalPassFailure();
     SmallVector<std::string> remarks;
-    auto plan = ::rkc::plan::planRow(*problem, *target, *ovr, &remarks);
-    if (!plan) {
-      func.emitError() << llvm::toString(plan.takeError());
-      return signalPassFailure();
-    }
-    for (const std::string &r : remarks)
-      func.emitRemark() << "plan: " << r;
+    auto planned = ::rkc::plan::planRow(*problem, *target, *ovr, &remarks);
+    auto plan = report(func, std::move(planned), remarks);
+    if (!plan)
+      return;
     MLIRContext *ctx = &getContext();
-    func->setAttr(tier::kArchAttr, StringAttr::get(ctx, arch));
     func->setAttr(tier::kLayoutAttr,
                   tier::TvLayoutAttr::get(ctx, plan->threads, plan->values,
                                           plan->vector, plan->rows));
@@ -81,6 +77,22 @@ struct PlanTiers : public ::rkc::impl::RkPlanTiersPassBase<PlanTiers> {
                                           plan->unroll, plan->minBlocks));
   }
 
+  /// Reports a planner's remarks (or its error, failing the pass) on `func`
+  /// and records the arch; nullopt when planning failed.
+  template <class Plan>
+  std::optional<Plan> report(func::FuncOp func, llvm::Expected<Plan> plan,
+                             ArrayRef<std::string> remarks) {
+    if (!plan) {
+      func.emitError() << llvm::toString(plan.takeError());
+      signalPassFailure();
+      return std::nullopt;
+    }
+    for (const std::string &r : remarks)
+      func.emitRemark() << "plan: " << r;
+    func->setAttr(tier::kArchAttr, StringAttr::get(&getContext(), arch));
+    return std::move(*plan);
+  }
+
   /// Column (K-split) kernels: rk.gemv, rk.quantize / rk.dequantize along K.
   void planColumns(func::FuncOp func, const ::rkc::plan::Target &target,
                    const ::rkc::plan::PlanOverride &ovr) {
@@ -88,15 +100,11 @@ struct PlanTiers : public ::rkc::impl::RkPlanTiersPassBase<PlanTiers> {
     if (failed(problem))
       return signalPassFailure();
     SmallVector<std::string> remarks;
-    auto plan = ::rkc::plan::planKSplit(*problem, target, ovr, &remarks);
-    if (!plan) {
-      func.emitError() << llvm::toString(plan.takeError());
-      return signalPassFailure();
-    }
-    for (const std::string &r : remarks)
-      func.emitRemark() << "plan: " << r;
+    auto planned = ::rkc::plan::planKSplit(*problem, target, ovr, &remarks);
+    auto plan = report(func, std::move(planned), remarks);
+    if (!plan)
+      return;
     MLIRContext *ctx = &getContext();
-    func->setAttr(tier::kArchAttr, StringAttr::get(ctx, arch));
     func->setAttr(tier::kLayoutAttr,
                   tier::KSplitLayoutAttr::get(ctx, problem->rows, plan->cols,
                                               plan->warps, plan->cluster,

@@ -49,6 +49,44 @@ def gpu_unavailable():
     return reason
 
 
+def precompile_selected(request, case_type, compile_one):
+    """Compiles, on several threads (RKC_TEST_COMPILE_THREADS, default the
+    CPU count up to 16), the kernels (`case.kernels()`: (op, shape, dtype,
+    params) tuples) of every selected test parametrised with a `case_type`,
+    with compile_one(op, shape, dtype, params). A kernel that fails to
+    compile is left to its case to report. Returns the summary recorded in
+    gpu-summary.json: kernels, threads, seconds, errors."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    import torch
+
+    reqs = set()
+    for item in request.session.items:
+        cs = getattr(item, "callspec", None)
+        if cs is None:
+            continue
+        for v in cs.params.values():
+            if isinstance(v, case_type):
+                reqs.update(v.kernels())
+    threads = int(os.environ.get("RKC_TEST_COMPILE_THREADS", min(16, os.cpu_count() or 1)))
+    torch.cuda.init()
+    torch.cuda.get_device_capability()
+    errors = []
+
+    def one(r):
+        op, shape, dt, params = r
+        try:
+            compile_one(op, shape, dt, params)
+        except Exception as e:  # the case itself reports it
+            errors.append("%s: %s" % (r, str(e).splitlines()[0] if str(e) else e))
+
+    t0 = time.time()
+    with ThreadPoolExecutor(max(1, threads)) as ex:
+        list(ex.map(one, sorted(reqs, key=repr)))
+    return {"kernels": len(reqs), "threads": threads,
+            "seconds": round(time.time() - t0, 1), "errors": len(errors)}
+
+
 def pytest_configure(config):
     global _config
     _config = config

@@ -16,10 +16,7 @@ Kernels of the parametrized cases are compiled up front, in parallel
 yet skip with its message (quant_reference.unsupported).
 """
 
-import os
-import time
 import zlib
-from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -28,7 +25,7 @@ torch = pytest.importorskip("torch")
 import rkc  # noqa: E402
 from rkc import quant  # noqa: E402
 import quant_reference as R  # noqa: E402
-from conftest import gpu_unavailable  # noqa: E402
+from conftest import gpu_unavailable, precompile_selected  # noqa: E402
 
 DEV = "cuda"
 DT = {"f32": torch.float32, "bf16": torch.bfloat16, "f16": torch.float16}
@@ -129,34 +126,8 @@ def _precompile_quant(request):
     """Compiles the kernels of every selected case, on several threads."""
     if gpu_unavailable():
         return
-    reqs = set()
-    for item in request.session.items:
-        cs = getattr(item, "callspec", None)
-        if cs is None:
-            continue
-        for v in cs.params.values():
-            if isinstance(v, QCase):
-                reqs.update(v.kernels())
-    if not reqs:
-        return
-    threads = int(os.environ.get("RKC_TEST_COMPILE_THREADS", min(16, os.cpu_count() or 1)))
-    torch.cuda.init()
-    torch.cuda.get_device_capability()
-    errors = []
-
-    def one(r):
-        op, shape, dt, params = r
-        try:
-            quant.precompile(op, shape, DT[dt], **dict(params))
-        except Exception as e:  # the case itself reports it
-            errors.append("%s: %s" % (r, str(e).splitlines()[0] if str(e) else e))
-
-    t0 = time.time()
-    with ThreadPoolExecutor(max(1, threads)) as ex:
-        list(ex.map(one, sorted(reqs, key=repr)))
-    request.config._rkc_precompile_quant = {"kernels": len(reqs), "threads": threads,
-                                            "seconds": round(time.time() - t0, 1),
-                                            "errors": len(errors)}
+    request.config._rkc_precompile_quant = precompile_selected(
+        request, QCase, lambda op, shape, dt, params: quant.precompile(op, shape, DT[dt], **dict(params)))
 
 
 POISON = {torch.int8: -128, torch.int32: 0x5A5A5A5A}

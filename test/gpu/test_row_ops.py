@@ -6,10 +6,8 @@ NaN and infinity positions matching exactly. Kernels of the parametrized
 cases are compiled up front, in parallel (RKC_TEST_COMPILE_THREADS).
 """
 
-import os
 import time
 import zlib
-from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -18,7 +16,7 @@ import torch.nn.functional as F  # noqa: E402
 
 import rkc  # noqa: E402
 import custom_specs  # noqa: E402
-from conftest import gpu_unavailable  # noqa: E402
+from conftest import gpu_unavailable, precompile_selected  # noqa: E402
 
 DEV = "cuda"
 DT = {"f32": torch.float32, "bf16": torch.bfloat16, "f16": torch.float16}
@@ -74,36 +72,8 @@ def _precompile(request):
     """Compiles the kernels of every selected case, on several threads."""
     if gpu_unavailable():
         return
-    reqs = set()
-    for item in request.session.items:
-        cs = getattr(item, "callspec", None)
-        if cs is None:
-            continue
-        for v in cs.params.values():
-            if isinstance(v, Case):
-                reqs.update(v.kernels())
-    threads = int(os.environ.get("RKC_TEST_COMPILE_THREADS", min(16, os.cpu_count() or 1)))
-    torch.cuda.init()
-    torch.cuda.get_device_capability()
-    errors = []
-
-    def one(r):
-        op, shape, dt, params = r
-        try:
-            rkc.precompile(op, shape, DT[dt], **dict(params))
-        except Exception as e:  # the case itself reports it
-            errors.append("%s: %s" % (r, str(e).splitlines()[0] if str(e) else e))
-
-    t0 = time.time()
-    if threads > 1:
-        with ThreadPoolExecutor(threads) as ex:
-            list(ex.map(one, sorted(reqs)))
-    else:
-        for r in sorted(reqs):
-            one(r)
-    request.config._rkc_precompile = {"kernels": len(reqs), "threads": threads,
-                                      "seconds": round(time.time() - t0, 1),
-                                      "errors": len(errors)}
+    request.config._rkc_precompile = precompile_selected(
+        request, Case, lambda op, shape, dt, params: rkc.precompile(op, shape, DT[dt], **dict(params)))
 
 
 @pytest.fixture(autouse=True)

@@ -801,6 +801,33 @@ static rk::QuantAttr quantOf(Value v) {
       cast<RankedTensorType>(v.getType()).getEncoding());
 }
 
+/// Kernel text shared by the two tier.kdot emitters (CUDA cores, tensor
+/// cores): the CTA's range [kw_begin, kw_end) of packed rows (whole GRAINs,
+/// split over the cluster), the fill of both block buffers before the
+/// activations are staged, and the loop that consumes the blocks in turn,
+/// refilling each buffer as soon as it has been consumed.
+static constexpr const char *kKSplitCtaRange =
+    "  const int kw_begin = min(KW, (int)((long long)rank * UNITS / C) * GRAIN);\n"
+    "  const int kw_end = min(KW, (int)((long long)(rank + 1) * UNITS / C) * GRAIN);\n";
+static constexpr const char *kKSplitPrefetch =
+    "  if (it_begin < it_end) load_rows(it_begin, ba);\n"
+    "  if (it_begin + 1 < it_end) load_rows(it_begin + 1, bb);\n";
+static constexpr const char *kKSplitBlockLoop =
+    "  for (int it = it_begin; it < it_end; it += 2) {\n"
+    "    compute_rows(it, ba);\n"
+    "    if (it + 2 < it_end) load_rows(it + 2, ba);\n"
+    "    if (it + 1 < it_end) {\n"
+    "      compute_rows(it + 1, bb);\n"
+    "      if (it + 3 < it_end) load_rows(it + 3, bb);\n"
+    "    }\n  }\n  }\n";
+
+/// Storage type of an optional operand ("" when absent).
+static FailureOr<std::string> optionalStorage(Value v, Operation *where) {
+  if (!v)
+    return std::string();
+  return storageType(cast<RankedTensorType>(v.getType()).getElementType(), where);
+}
+
 /// The planner's view of the kernel's one quantized op (for shapeOf).
 static ::rkc::plan::KSplitProblem columnProblem(Operation *op,
                                                  tier::KSplitLayoutAttr ks) {
@@ -1041,13 +1068,10 @@ LogicalResult KernelEmitter::emitKDot(tier::KDotOp op, tier::KSplitLayoutAttr ks
   auto scaleTy = storageType(op.getScales().getType().getElementType(), op);
   if (failed(actTy) || failed(scaleTy))
     return failure();
-  std::string zeroTy;
-  if (op.getZeros()) {
-    auto z = storageType(op.getZeros().getType().getElementType(), op);
-    if (failed(z))
-      return failure();
-    zeroTy = *z;
-  }
+  auto zeroTyOr = optionalStorage(op.getZeros(), op);
+  if (failed(zeroTyOr))
+    return failure();
+  std::string zeroTy = *zeroTyOr;
   bool int4 = quant.getBits() == 4;
   bool zeros = (bool)op.getZeros();
   unsigned ai = cast<BlockArgument>(op.getAct()).getArgNumber();
@@ -1085,9 +1109,8 @@ LogicalResult KernelEmitter::emitKDot(tier::KDotOp op, tier::KSplitLayoutAttr ks
                "  constexpr int LOAD_BYTES = {3};\n  constexpr int WPL = {4}; // words per load\n"
                "  constexpr int NGI = {5}; // scale groups per block of U rows\n",
                grain, ctaRows, sv, loadBytes, words, std::max<int64_t>(ngi, 1));
-  b << "  const int kw_begin = min(KW, (int)((long long)rank * UNITS / C) * GRAIN);\n"
-       "  const int kw_end = min(KW, (int)((long long)(rank + 1) * UNITS / C) * GRAIN);\n"
-       "  extern __shared__ __align__(16) unsigned char rkc_smem[];\n"
+  b << kKSplitCtaRange;
+  b << "  extern __shared__ __align__(16) unsigned char rkc_smem[];\n"
        "  float *act_s = reinterpret_cast<float *>(rkc_smem);\n"
        "  float *red_s = act_s + MR * SPAN;\n"
        "  float *recv_s = red_s + WARPS * MR * TILE_COLS;\n  (void)recv_s;\n"
@@ -1129,8 +1152,7 @@ LogicalResult KernelEmitter::emitKDot(tier::KDotOp op, tier::KSplitLayoutAttr ks
   b << "  };\n";
   // Issue the first block of loads, then stage the activations while they
   // are in flight.
-  b << "  if (it_begin < it_end) load_rows(it_begin, ba);\n"
-       "  if (it_begin + 1 < it_end) load_rows(it_begin + 1, bb);\n";
+  b << kKSplitPrefetch;
   b << formatv("  for (int i = tid; i < MR * (SPAN / SV); i += THREADS) {{\n"
                "    const int m = i / (SPAN / SV), j = i % (SPAN / SV);\n"
                "    const int kk = kw_begin * KPR + j * SV;\n"
@@ -1207,15 +1229,7 @@ LogicalResult KernelEmitter::emitKDot(tier::KDotOp op, tier::KSplitLayoutAttr ks
   if (int4)
     b << "        #pragma unroll\n        for (int m = 0; m < MR; ++m) asum[m] = 0.0f;\n";
   b << "      }\n      }\n    }\n  };\n";
-  // Both buffers were filled before the activations were staged; each
-  // refills as soon as it has been consumed.
-  b << "  for (int it = it_begin; it < it_end; it += 2) {\n"
-       "    compute_rows(it, ba);\n"
-       "    if (it + 2 < it_end) load_rows(it + 2, ba);\n"
-       "    if (it + 1 < it_end) {\n"
-       "      compute_rows(it + 1, bb);\n"
-       "      if (it + 3 < it_end) load_rows(it + 3, bb);\n"
-       "    }\n  }\n  }\n";
+  b << kKSplitBlockLoop;
   return success();
 }
 
@@ -1233,13 +1247,10 @@ LogicalResult KernelEmitter::emitKDotMma(tier::KDotOp op, tier::KSplitLayoutAttr
     return failure();
   bool bf16 = op.getAct().getType().getElementType().isBF16();
   bool zeros = (bool)op.getZeros();
-  std::string zeroTy;
-  if (zeros) {
-    auto z = storageType(op.getZeros().getType().getElementType(), op);
-    if (failed(z))
-      return failure();
-    zeroTy = *z;
-  }
+  auto zeroTyOr = optionalStorage(op.getZeros(), op);
+  if (failed(zeroTyOr))
+    return failure();
+  std::string zeroTy = *zeroTyOr;
   unsigned ai = cast<BlockArgument>(op.getAct()).getArgNumber();
   unsigned wi = cast<BlockArgument>(op.getWeight()).getArgNumber();
   unsigned si = cast<BlockArgument>(op.getScales()).getArgNumber();
@@ -1271,10 +1282,9 @@ LogicalResult KernelEmitter::emitKDotMma(tier::KDotOp op, tier::KSplitLayoutAttr
   b << "  const int g = lane >> 2, t = lane & 3;\n"
        "  const int nb = tile * TILE_COLS + 4 * g; // this lane's 4 weight columns\n"
        "  const int ns = tile * TILE_COLS + 8 * t; // its 8 output columns (scales)\n"
-       "  const bool b_ok = nb < N;\n"
-       "  const int kw_begin = min(KW, (int)((long long)rank * UNITS / C) * GRAIN);\n"
-       "  const int kw_end = min(KW, (int)((long long)(rank + 1) * UNITS / C) * GRAIN);\n"
-       "  extern __shared__ __align__(16) unsigned char rkc_smem[];\n"
+       "  const bool b_ok = nb < N;\n";
+  b << kKSplitCtaRange;
+  b << "  extern __shared__ __align__(16) unsigned char rkc_smem[];\n"
        "  rkc::u32 *act_s = reinterpret_cast<rkc::u32 *>(rkc_smem); // [MR][SPAN / 2] pairs\n"
        "  float *red_s = reinterpret_cast<float *>(act_s + MR * (SPAN / 2));\n"
        "  float *recv_s = red_s + WARPS * MR * TILE_COLS;\n  (void)recv_s;\n"
@@ -1309,8 +1319,7 @@ LogicalResult KernelEmitter::emitKDotMma(tier::KDotOp op, tier::KSplitLayoutAttr
     b << "    }\n";
   }
   b << "  };\n";
-  b << "  if (it_begin < it_end) load_rows(it_begin, ba);\n"
-       "  if (it_begin + 1 < it_end) load_rows(it_begin + 1, bb);\n";
+  b << kKSplitPrefetch;
   // Stage the activations of the CTA's K range as the pairs of pair_k8.
   b << formatv("  for (int i = tid; i < MR * (SPAN / 8); i += THREADS) {{\n"
                "    const int m = i / (SPAN / 8), j = i % (SPAN / 8);\n"
@@ -1368,16 +1377,7 @@ LogicalResult KernelEmitter::emitKDotMma(tier::KDotOp op, tier::KSplitLayoutAttr
                "        #pragma unroll\n        for (int i = 0; i < 16; ++i) cg[i] = 0.0f;\n"
                "      }\n      }\n    }\n  };\n",
                n);
-  // Both buffers were filled before the activations were staged; each
-  // refills as soon as it has been consumed.
-  b << "  for (int it = it_begin; it < it_end; it += 2) {\n"
-       "    compute_rows(it, ba);\n"
-       "    if (it + 2 < it_end) load_rows(it + 2, ba);\n"
-       "    if (it + 1 < it_end) {\n"
-       "      compute_rows(it + 1, bb);\n"
-       "      if (it + 3 < it_end) load_rows(it + 3, bb);\n"
-       "    }\n  }\n  }\n";
-  (void)actTy;
+  b << kKSplitBlockLoop;
   return success();
 }
 
@@ -1388,15 +1388,13 @@ LogicalResult KernelEmitter::emitDequantizeTile(tier::DequantizeTileOp op,
   auto scaleTy = storageType(op.getScales().getType().getElementType(), op);
   if (failed(outTy) || failed(scaleTy))
     return failure();
-  std::string zeroTy;
+  auto zeroTyOr = optionalStorage(op.getZeros(), op);
+  if (failed(zeroTyOr))
+    return failure();
+  std::string zeroTy = *zeroTyOr;
   std::optional<unsigned> zi;
-  if (op.getZeros()) {
-    auto z = storageType(op.getZeros().getType().getElementType(), op);
-    if (failed(z))
-      return failure();
-    zeroTy = *z;
+  if (op.getZeros())
     zi = cast<BlockArgument>(op.getZeros()).getArgNumber();
-  }
   bool int4 = quant.getBits() == 4;
   unsigned qi = cast<BlockArgument>(op.getQuantized()).getArgNumber();
   unsigned si = cast<BlockArgument>(op.getScales()).getArgNumber();
@@ -1455,15 +1453,13 @@ LogicalResult KernelEmitter::emitQuantizeTile(tier::QuantizeTileOp op,
   unsigned xi = cast<BlockArgument>(op.getInput()).getArgNumber();
   unsigned qi = cast<BlockArgument>(op.getQuantized()).getArgNumber();
   unsigned si = cast<BlockArgument>(op.getScales()).getArgNumber();
-  std::string zeroTy;
+  auto zeroTyOr = optionalStorage(op.getZeros(), op);
+  if (failed(zeroTyOr))
+    return failure();
+  std::string zeroTy = *zeroTyOr;
   std::optional<unsigned> zi;
-  if (op.getZeros()) {
-    auto z = storageType(op.getZeros().getType().getElementType(), op);
-    if (failed(z))
-      return failure();
-    zeroTy = *z;
+  if (op.getZeros())
     zi = cast<BlockArgument>(op.getZeros()).getArgNumber();
-  }
   int64_t qmax = int4 ? (sym ? 7 : 15) : 127;
   auto &b = bodyOs;
   b << formatv("  // tier.quantize_tile: {0}-bit, {1}\n", quant.getBits(),
