@@ -180,3 +180,14 @@ func.func @argmax_alone(%x: tensor<4x64xf32>) -> (tensor<4xi64>, tensor<4xf32>) 
   %s = rk.reduce add %x : tensor<4x64xf32> -> tensor<4xf32>
   return %i, %s : tensor<4xi64>, tensor<4xf32>
 }
+
+// -----
+
+// A column program (a quantized op) has no row reductions: left as it is.
+// CHECK-LABEL: func.func @gemv_untouched
+// CHECK-NEXT:    rk.gemv
+// CHECK-NEXT:    return
+func.func @gemv_untouched(%x: tensor<1x256xf16>, %q: tensor<256x64xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, %s: tensor<2x64xf16>) -> tensor<1x64xf16> {
+  %o = rk.gemv %x, %q, %s : (tensor<1x256xf16>, tensor<256x64xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, tensor<2x64xf16>) -> tensor<1x64xf16>
+  return %o : tensor<1x64xf16>
+}

@@ -15,6 +15,9 @@
 // RUN: rk-opt %t/infer.mlir --rk-specialize-shapes="shapes=logits=32x50257 dtype=bf16" | FileCheck %s --check-prefix=INFER --enable-var-scope
 // Quantized groups: scales are [K / group_size, N].
 // RUN: rk-opt %t/quant.mlir --rk-specialize-shapes="shapes=q=4096x1024" | FileCheck %s --check-prefix=QUANT --enable-var-scope
+// group_size = 0: one group over the whole axis pins the scales' dimension to 1.
+// RUN: rk-opt %t/quant_whole.mlir --rk-specialize-shapes="shapes=q=256x72" | FileCheck %s --check-prefix=WHOLE --enable-var-scope
+// RUN: rk-opt %t/quant_not_multiple.mlir --rk-specialize-shapes="shapes=q=4000x1024" -verify-diagnostics
 // A --dtype for a spec without !rk.dtype is ignored, with a warning.
 // RUN: rk-opt %t/not_generic.mlir --rk-specialize-shapes="shapes=x=4x8 dtype=bf16" -verify-diagnostics | FileCheck %s --check-prefix=NOTGEN
 
@@ -135,6 +138,24 @@ func.func @dequant(%q: tensor<?x?xi4, #rk.quant<bits = 4, group_size = 128, axis
 // QUANT-LABEL: func.func @dequant
 // QUANT-SAME:    tensor<4096x1024xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>> {rk.name = "q"}
 // QUANT-SAME:    tensor<32x1024xf16> {rk.name = "s"}) -> tensor<4096x1024xf16>
+
+//--- quant_whole.mlir
+func.func @dequant(%q: tensor<?x?xi8, #rk.quant<bits = 8, group_size = 0, axis = 0, scale = f16, symmetric = true, packing = none>> {rk.name = "q"},
+                   %s: tensor<?x?xf16> {rk.name = "s"}) -> tensor<?x?xf16> {
+  %w = rk.dequantize %q, %s : (tensor<?x?xi8, #rk.quant<bits = 8, group_size = 0, axis = 0, scale = f16, symmetric = true, packing = none>>, tensor<?x?xf16>) -> tensor<?x?xf16>
+  return %w : tensor<?x?xf16>
+}
+
+// WHOLE-LABEL: func.func @dequant
+// WHOLE-SAME:    tensor<1x72xf16> {rk.name = "s"}) -> tensor<256x72xf16>
+
+//--- quant_not_multiple.mlir
+func.func @dequant(%q: tensor<?x?xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>> {rk.name = "q"},
+                   %s: tensor<?x?xf16> {rk.name = "s"}) -> tensor<?x?xf16> {
+  // expected-error @+1 {{dimension #0 (4000) must be a multiple of 128 (the group size of a tied tensor)}}
+  %w = rk.dequantize %q, %s : (tensor<?x?xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, tensor<?x?xf16>) -> tensor<?x?xf16>
+  return %w : tensor<?x?xf16>
+}
 
 //--- not_generic.mlir
 // expected-warning @+1 {{the spec has no !rk.dtype; --dtype bf16 is ignored}}
