@@ -91,9 +91,11 @@ func.func @rms(%x: tensor<64x4096xbf16> {rk.name = "x"}, %w: tensor<4096xbf16> {
 // -----
 
 // A cluster of 4 CTAs: __cluster_dims__, the DSMEM buffer (32 warps x 4
-// CTAs = 128 states) and its mbarrier set up before the row is loaded, the
-// cluster tier instead of the block tier, and a final cluster barrier.
-// Only CTA rank 0 of the cluster, thread 0 of the row, stores the result.
+// CTAs = 128 states) declared and the kernel-start cluster arrival made
+// before the row is loaded, its wait just before the cluster tier (which
+// replaces the block tier), and no barrier after it: the reduction's own
+// cluster barrier is the last cross-CTA step. Only CTA rank 0 of the
+// cluster, thread 0 of the row, stores the result.
 // CHECK-LABEL: // kernel rkc_cluster_max: threads=1024,values=32,vector=8,rows=1,cluster=4,staging=registers,unroll=4,min_blocks=0
 // CHECK-NEXT:  extern "C" __global__ void __cluster_dims__(4, 1, 1) __launch_bounds__(1024)
 // CHECK-NEXT:  rkc_cluster_max(
@@ -103,22 +105,21 @@ func.func @rms(%x: tensor<64x4096xbf16> {rk.name = "x"}, %w: tensor<4096xbf16> {
 // CHECK-DAG:     constexpr int TPR = 1024;
 // CHECK:         const int rank = (int)rkc::cluster_ctarank();
 // CHECK:         __shared__ float [[CBUF:cbuf[0-9]+]][128];
-// CHECK-NEXT:    __shared__ alignas(8) rkc::u64 [[MBAR:mbar[0-9]+]];
-// CHECK-NEXT:    rkc::cluster_reduce_setup<32, 4, float>(&[[MBAR]]);
 // CHECK-NEXT:    rkc::cluster_arrive_relaxed();
 // CHECK:         rkc::load_frag<rkc::bf16, V, W>(a0 + row * s0, col0, COL_STEP, N, [[XF:f[0-9]+]], 0.0f);
 // CHECK-NEXT:    float [[T:r[0-9]+]] = __int_as_float(0xff800000);
 // CHECK:           if (FULL_ROW || col < N) [[T]] = rkc::OpMax()([[T]], [[XF]][i]);
 // CHECK:         const float [[W:r[0-9]+]] = rkc::warp_reduce<32>([[T]], rkc::OpMax());
 // CHECK-NEXT:    rkc::cluster_wait();
-// CHECK-NEXT:    const float [[C:r[0-9]+]] = rkc::cluster_reduce<32, 4>([[W]], rkc::OpMax(), [[CBUF]], &[[MBAR]], warp_in_row, lane);
+// CHECK-NEXT:    const float [[C:r[0-9]+]] = rkc::cluster_reduce<32, 4>([[W]], rkc::OpMax(), [[CBUF]], warp_in_row, lane);
 // CHECK-NEXT:    if (row_ok && t == 0 && rank == 0) a1[row] = rkc::from_f32<float>([[C]]);
-// CHECK-NEXT:    rkc::cluster_exit_sync();
 // CHECK-NEXT:  }
 // NEG-LABEL:   // kernel rkc_cluster_max:
 // NEG-NOT:     block_reduce
 // NEG-NOT:     __syncthreads
-// NEG:         rkc::cluster_exit_sync();
+// NEG-NOT:     mbar
+// NEG-NOT:     cluster_sync
+// NEG:         }
 func.func @cluster_max(%x: tensor<8x131072xbf16>, %m: tensor<8xf32> {rk.name = "out0", tier.output})
     attributes {tier.arch = "sm_90a",
                 tier.layout = #tier.tv_layout<threads = 1024, values = 32, vector = 8, rows = 1>,

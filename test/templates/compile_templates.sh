@@ -177,11 +177,8 @@ echo "== cluster_reduce.cu [sm_90a]"
 p="$work/cluster_reduce.sm_90a.ptx"
 if compile "$kernels/cluster_reduce.cu" sm_90a "$p"; then
   has "$p" "cluster_reduce: mapa.shared::cluster" 'mapa\.shared::cluster\.u32'
-  has "$p" "cluster_reduce: st.async with complete_tx" 'st\.async\.shared::cluster\.mbarrier::complete_tx::bytes\.u32'
-  has "$p" "cluster_reduce: mbarrier.init" 'mbarrier\.init\.shared::cta\.b64'
-  has "$p" "cluster_reduce: fence.mbarrier_init" 'fence\.mbarrier_init\.release\.cluster'
-  has "$p" "cluster_reduce: mbarrier.arrive.expect_tx" 'mbarrier\.arrive\.expect_tx\.shared::cta\.b64'
-  has "$p" "cluster_reduce: mbarrier.try_wait.parity" 'mbarrier\.try_wait\.parity'
+  has "$p" "cluster_reduce: st.shared::cluster pushes" 'st\.shared::cluster\.u32'
+  lacks "$p" "cluster_reduce: no st.async / mbarrier (racecheck-visible barrier form)" 'st\.async|mbarrier'
   has "$p" "cluster_reduce: barrier.cluster.arrive.relaxed" 'barrier\.cluster\.arrive\.relaxed\.aligned'
   has "$p" "cluster_reduce: barrier.cluster.arrive (release)" 'barrier\.cluster\.arrive\.release\.aligned'
   has "$p" "cluster_reduce: barrier.cluster.wait" 'barrier\.cluster\.wait\.acquire\.aligned'

@@ -526,19 +526,17 @@ LogicalResult KernelEmitter::emitOp(Operation *op) {
                    stateType, r, bl.getWarps(), prev, *comb, buf);
     } else {
       auto cl = cast<tier::ClusterReduceOp>(op);
-      std::string buf = fresh("cbuf"), bar = fresh("mbar");
-      setupOs << formatv("  __shared__ {0} {1}[{2}];\n  __shared__ alignas(8) rkc::u64 {3};\n"
-                         "  rkc::cluster_reduce_setup<{4}, {5}, {0}>(&{3});\n",
-                         stateType, buf, cl.getWarps() * cl.getCluster(), bar,
-                         cl.getWarps(), cl.getCluster());
+      std::string buf = fresh("cbuf");
+      setupOs << formatv("  __shared__ {0} {1}[{2}];\n", stateType, buf,
+                         cl.getWarps() * cl.getCluster());
       anyCluster = true;
       if (!clusterWaited) {
         b << "  rkc::cluster_wait();\n";
         clusterWaited = true;
       }
       b << formatv("  const {0} {1} = rkc::cluster_reduce<{2}, {3}>({4}, {5}(), {6}, "
-                   "&{7}, warp_in_row, lane);\n",
-                   stateType, r, cl.getWarps(), cl.getCluster(), prev, *comb, buf, bar);
+                   "warp_in_row, lane);\n",
+                   stateType, r, cl.getWarps(), cl.getCluster(), prev, *comb, buf);
     }
     stateNames[op] = r;
     return unpackInto(op, r, stateType, builtinScalar, isArg);
@@ -784,9 +782,9 @@ LogicalResult KernelEmitter::emit(rkc::KernelInfo &info) {
     os << "  rkc::cp_async_commit();\n  rkc::cp_async_wait_all();\n";
     info.smemBytes = offset;
   }
+  // No barrier before exit: each cluster_reduce ends with a cluster
+  // barrier after which no CTA touches another's shared memory.
   os << body;
-  if (anyCluster)
-    os << "  rkc::cluster_exit_sync();\n";
   os << "}\n";
   return success();
 }

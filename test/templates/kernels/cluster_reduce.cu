@@ -1,5 +1,5 @@
 // Cluster tier (sm_90a only): one row per cluster of CLUSTER CTAs x 256
-// threads (8 warps). Each row is reduced twice, with its own buf / mbarrier:
+// threads (8 warps). Each row is reduced twice, each with its own buf:
 // an f32 sum (1-word st.async) and an online-softmax (m, l) state (2 words).
 // CLUSTER = 4 gives 32 slots (one butterfly), CLUSTER = 8 gives 64 slots (the
 // looped path of reduce_slots).
@@ -17,9 +17,6 @@ template <int CLUSTER>
 RKC_DEVICE void cluster_row(const float *x, float *sum, ML *ml, int n, int ld) {
   __shared__ float sum_buf[kWarps * CLUSTER];
   __shared__ ML ml_buf[kWarps * CLUSTER];
-  __shared__ rkc::u64 mbar[2];
-  rkc::cluster_reduce_setup<kWarps, CLUSTER, float>(&mbar[0]);
-  rkc::cluster_reduce_setup<kWarps, CLUSTER, ML>(&mbar[1]);
   rkc::cluster_arrive_relaxed();
 
   const int lane = rkc::lane_id();
@@ -43,16 +40,15 @@ RKC_DEVICE void cluster_row(const float *x, float *sum, ML *ml, int n, int ld) {
 
   rkc::cluster_wait();
   s = rkc::warp_reduce<32>(s, Add());
-  s = rkc::cluster_reduce<kWarps, CLUSTER>(s, Add(), sum_buf, &mbar[0], warp,
+  s = rkc::cluster_reduce<kWarps, CLUSTER>(s, Add(), sum_buf, warp,
                                            lane);
   t = rkc::warp_reduce<32>(t, OnlineSoftmax());
-  t = rkc::cluster_reduce<kWarps, CLUSTER>(t, OnlineSoftmax(), ml_buf, &mbar[1],
-                                           warp, lane);
+  t = rkc::cluster_reduce<kWarps, CLUSTER>(t, OnlineSoftmax(), ml_buf, warp,
+                                           lane);
   if (threadIdx.x == 0) {
     sum[row * CLUSTER + rank] = s;
     ml[row * CLUSTER + rank] = t;
   }
-  rkc::cluster_exit_sync();
 }
 } // namespace
 
