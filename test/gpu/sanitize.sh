@@ -70,6 +70,10 @@ for tool in ${TOOLS:-memcheck racecheck synccheck}; do
   [ -n "$summary" ] || summary="no sanitizer summary (see $log)"
   [ -n "$cases" ] || cases="the case script did not finish"
   verdict="$tool: $summary; $cases; exit $rc; ${secs} s"
+  # Which kernels the displayed reports name (rkc_* are ours).
+  by_kernel=$(grep -oE "(Write|Read) Thread \([0-9,]+\) at (void )?[A-Za-z_][A-Za-z_0-9:]*" "$log" |
+              awk '{print $NF}' | sort | uniq -c | awk '{printf "%s%s x%s", (NR > 1 ? ", " : ""), $2, $1}')
+  [ -z "$by_kernel" ] || verdict="$verdict; displayed reports by kernel: $by_kernel"
   echo "$verdict" | tee -a "$OUT/sanitize-summary.txt"
   if [ "$rc" -ne 0 ]; then
     status=1

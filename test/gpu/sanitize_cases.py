@@ -1,8 +1,12 @@
 """A representative subset of the rkc row ops for compute-sanitizer
 (test/gpu/sanitize.sh): every op, bf16 and f32, N in {33, 1000, 4096, 65536
-(a cluster), 262144 (the largest cluster)}, M = 3, plus M = 1, misaligned
+(a cluster), 262144 (the largest cluster)}, M = 3, N = 1048576 (the streaming
+tier), M = 2, plus M = 1, misaligned
 rows (the vector fallback) and the custom specs. Each result is compared
-with PyTorch so that a kernel that silently did nothing is noticed. Prints
+with PyTorch so that a kernel that silently did nothing is noticed. The
+references run on the CPU: only rkc's kernels and PyTorch's elementwise
+copies run on the GPU under the sanitizer (PyTorch's own GPU reductions
+draw racecheck reports of their own, which say nothing about rkc). Prints
 one line per case; exits 1 if any case failed.
 """
 
@@ -27,8 +31,13 @@ NS = [33, 1000, 4096, 65536, 262144]
 M = 3
 
 
+def cpu(t):
+    """A float64 CPU copy: references never run on the GPU."""
+    return t.detach().cpu().double()
+
+
 def close(out, ref, dt, what):
-    o, r = out.double(), ref.double()
+    o, r = cpu(out), cpu(ref)
     fin = torch.isfinite(r)
     if not torch.equal(torch.isnan(o), torch.isnan(r)):
         raise AssertionError("%s: NaN mismatch" % what)
@@ -50,31 +59,32 @@ def run_case(op, dt, N, rows=M, layout=None):
     x = big[:, off:off + N]
     w = torch.randn((N + off,), generator=g, device="cuda").to(DT[dt])[off:]
     b = torch.randn((N,), generator=g, device="cuda").to(DT[dt])
+    xc, wc, bc = cpu(x), cpu(w), cpu(b)
     if op == "rms_norm":
-        close(rkc.rms_norm(x, w), rms_ref(x, w)[0], dt, op)
+        close(rkc.rms_norm(x, w), rms_ref(xc, wc)[0], dt, op)
     elif op == "rms_norm_residual":
         r = torch.randn((rows, N), generator=g, device="cuda").to(DT[dt])
         y, h = rkc.rms_norm(x, w, residual=r)
-        yr, hr = rms_ref(x, w, r=r)
+        yr, hr = rms_ref(xc, wc, r=cpu(r))
         close(y, yr, dt, op)
         close(h, hr, dt, op + " h")
     elif op == "layer_norm":
-        close(rkc.layer_norm(x, w, b), F.layer_norm(x.double(), (N,), w.double(), b.double()), dt, op)
+        close(rkc.layer_norm(x, w, b), F.layer_norm(xc, (N,), wc, bc), dt, op)
     elif op == "layer_norm_nobias":
-        close(rkc.layer_norm(x, w), F.layer_norm(x.double(), (N,), w.double()), dt, op)
+        close(rkc.layer_norm(x, w), F.layer_norm(xc, (N,), wc), dt, op)
     elif op == "softmax":
-        close(rkc.softmax(x), torch.softmax(x.double(), -1), dt, op)
+        close(rkc.softmax(x), torch.softmax(xc, -1), dt, op)
     elif op == "log_softmax":
-        close(rkc.log_softmax(x), torch.log_softmax(x.double(), -1), dt, op)
+        close(rkc.log_softmax(x), torch.log_softmax(xc, -1), dt, op)
     elif op == "cross_entropy":
         t = torch.randint(0, N, (rows,), generator=g, device="cuda")
         t[0] = -100
         loss = rkc.cross_entropy(x, t, reduction="none")
-        close(loss, F.cross_entropy(x.double(), t, reduction="none"), dt, op)
+        close(loss, F.cross_entropy(xc, t.cpu(), reduction="none"), dt, op)
     elif op == "l2_normalize":
-        close(rkc.compile(custom_specs.L2_NORMALIZE)(x), F.normalize(x.double(), dim=-1), dt, op)
+        close(rkc.compile(custom_specs.L2_NORMALIZE)(x), F.normalize(xc, dim=-1), dt, op)
     elif op == "row_logsumexp":
-        close(rkc.compile(custom_specs.ROW_LOGSUMEXP)(x), torch.logsumexp(x.double(), -1), "f32", op)
+        close(rkc.compile(custom_specs.ROW_LOGSUMEXP)(x), torch.logsumexp(xc, -1), "f32", op)
     else:
         raise ValueError(op)
 
@@ -86,6 +96,8 @@ OPS = ["rms_norm", "rms_norm_residual", "layer_norm", "layer_norm_nobias", "soft
 def main():
     cases = [(op, dt, N, M, None) for op in OPS for dt in DT for N in NS]
     cases += [(op, "bf16", 4096, 1, None) for op in OPS[:7]]
+    # The streaming tier (rows swept in passes by a cluster of 16).
+    cases += [(op, dt, 1048576, 2, None) for op in OPS for dt in DT]
     cases += [(op, dt, N, M, "off1") for op in OPS[:7] for dt in DT for N in (1000, 65536)]
     # Compile the named ops' aligned kernels up front, in parallel.
     pre = set()
@@ -131,8 +143,8 @@ def main():
             b = torch.randn(N, device="cuda", dtype=torch.float16) if bias else None
             y = rkc.gemv(x, q, bias=b)
             torch.cuda.synchronize()
-            ref = x.double() @ wd.double() + (b.double() if bias else 0)
-            err = ((y.double() - ref).abs().max() / ref.abs().max()).item()
+            ref = cpu(x) @ cpu(wd) + (cpu(b) if bias else 0)
+            err = ((cpu(y) - ref).abs().max() / ref.abs().max()).item()
             if not err <= 2e-3:
                 raise AssertionError("rel. error %.2e" % err)
             print("ok   " + name, flush=True)
