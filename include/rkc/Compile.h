@@ -44,6 +44,14 @@ struct CompileResult {
 
 llvm::Expected<CompileResult> compile(const CompileRequest &request);
 
+/// A 32-hex-digit hash of the spec's meaning rather than its text: the
+/// module parsed and printed back (no comments, no locations, canonical
+/// attribute spelling), so that two spellings of one spec (e.g.
+/// `eps = 1.0e-6` and `eps = 1.0e-06`, or different comments) share tuning
+/// database rows. A text that does not parse hashes as itself. Memoized and
+/// thread-safe.
+std::string specSignature(llvm::StringRef specText);
+
 /// NVRTC's version as "major.minor", or an error if it cannot be loaded.
 llvm::Expected<std::string> nvrtcVersion();
 

@@ -13,8 +13,13 @@
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/SHA256.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <mutex>
 
 namespace rkc::detail {
 extern const char kTemplateHash[];
@@ -52,6 +57,37 @@ private:
 };
 
 } // namespace
+
+std::string rkc::specSignature(llvm::StringRef specText) {
+  static std::mutex mu;
+  static llvm::StringMap<std::string> memo;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    auto it = memo.find(specText);
+    if (it != memo.end())
+      return it->second;
+  }
+  std::string canonical = specText.str();
+  {
+    mlir::DialectRegistry registry;
+    registerDialects(registry);
+    mlir::MLIRContext ctx(registry, mlir::MLIRContext::Threading::DISABLED);
+    ctx.loadAllAvailableDialects();
+    mlir::ScopedDiagnosticHandler quiet(&ctx, [](mlir::Diagnostic &) { return mlir::success(); });
+    mlir::OwningOpRef<mlir::ModuleOp> module =
+        mlir::parseSourceString<mlir::ModuleOp>(specText, mlir::ParserConfig(&ctx));
+    if (module) {
+      canonical.clear();
+      llvm::raw_string_ostream os(canonical);
+      module->print(os, mlir::OpPrintingFlags().enableDebugInfo(false));
+    }
+  }
+  std::string h =
+      llvm::toHex(llvm::SHA256::hash(llvm::arrayRefFromStringRef(canonical)), true).substr(0, 32);
+  std::lock_guard<std::mutex> lock(mu);
+  memo[specText] = h;
+  return h;
+}
 
 llvm::Expected<rkc::CompileResult> rkc::compile(const CompileRequest &req) {
   mlir::DialectRegistry registry;

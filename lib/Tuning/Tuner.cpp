@@ -265,7 +265,7 @@ llvm::Expected<TuneReport> rkc::tune(CompileRequest req, const TuneOptions &opt)
     rep.best = rep.heuristic;
   TuningEntry &e = rep.entry;
   e.key = tuningKey(req);
-  e.op = llvm::toHex(llvm::SHA256::hash(llvm::arrayRefFromStringRef(req.specText)), true).substr(0, 32);
+  e.op = specSignature(req.specText);
   e.name = (*base)->info().name;
   e.dtype = req.options.dtype;
   for (const std::string &s : req.options.shapes)

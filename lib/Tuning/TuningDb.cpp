@@ -53,7 +53,7 @@ static std::string shapesOf(const CompileRequest &r) {
 }
 
 std::string rkc::tuningKey(const CompileRequest &r) {
-  return hashOf(hashOf(r.specText) + "\n" + shapesOf(r) + "\n" + r.options.dtype + "\n" +
+  return hashOf(specSignature(r.specText) + "\n" + shapesOf(r) + "\n" + r.options.dtype + "\n" +
                 r.options.arch + "\n" + r.options.streaming + "\n" + machineSignature());
 }
 
@@ -164,7 +164,7 @@ std::optional<std::string> TuningDb::lookup(const CompileRequest &r) const {
   if (entries_.empty())
     return std::nullopt;
   std::string key = tuningKey(r);
-  std::string op = hashOf(r.specText);
+  std::string op = specSignature(r.specText);
   std::string gpu = cuda::deviceSignature();
   const TuningEntry *exact = nullptr, *near = nullptr;
   double bestDist = 1e30;

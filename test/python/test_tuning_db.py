@@ -34,19 +34,47 @@ def rkc(*args, cache, check=True):
     return r
 
 
+def print_key(cache, shape, dtype="bf16", spec=SPEC):
+    out = rkc("tune", spec, "--print-key", "--dtype", dtype, "--shape", shape, cache=cache).stdout
+    return dict(line.split(" ", 1) for line in out.strip().splitlines())
+
+
+OP = None  # the spec signature of SPEC (set by key_and_machine)
+
+
 def key_and_machine(cache, shape, dtype="bf16"):
-    out = rkc("tune", SPEC, "--print-key", "--dtype", dtype, "--shape", shape, cache=cache).stdout
-    fields = dict(line.split(" ", 1) for line in out.strip().splitlines())
+    global OP
+    fields = print_key(cache, shape, dtype)
+    OP = fields["op"]
     return fields["key"], fields["machine"]
+
+
+def test_key_follows_the_spec_meaning_not_its_spelling(tmp_path):
+    """Comments, layout and float spelling do not change the op signature or
+    the key (the Python binding's specs and examples/ share rows); a
+    different attribute value does."""
+    cache = tmp_path / "cache"
+    rms = (ROOT / "examples" / "rms_norm.mlir").read_text()
+    respelled = "// another comment\n" + rms.replace("1.0e-6", "1.0e-06").replace("\n  %y", "\n\n    %y")
+    other = rms.replace("1.0e-6", "1.0e-5")
+    paths = []
+    for i, text in enumerate((rms, respelled, other)):
+        p = tmp_path / ("rms%d.mlir" % i)
+        p.write_text(text)
+        paths.append(p)
+    f = [print_key(cache, "x=8x4096", spec=p) for p in paths]
+    assert f[0]["op"] == f[1]["op"] and f[0]["key"] == f[1]["key"]
+    assert f[2]["op"] != f[0]["op"] and f[2]["key"] != f[0]["key"]
+    # The binding's shipped spec is the same op as the example.
+    shipped = ROOT / "python" / "rkc" / "specs" / "rms_norm.mlir"
+    assert print_key(cache, "x=8x4096", spec=shipped)["op"] == f[0]["op"]
 
 
 def row(key, machine, shape, n, schedule, dtype="bf16", version=None):
     gpu = machine.split("|nvrtc ")[0]
     nvrtc = machine.split("|nvrtc ")[1].split("|rkc ")[0]
     rkcv = version or machine.split("|rkc ")[1]
-    import hashlib
-    op = hashlib.sha256(SPEC.read_bytes()).hexdigest()[:32]
-    return {"format": 1, "key": key, "op": op, "name": "rkc_softmax", "dtype": dtype,
+    return {"format": 1, "key": key, "op": OP, "name": "rkc_softmax", "dtype": dtype,
             "shapes": shape, "M": 64, "N": n, "gpu": gpu, "nvrtc": nvrtc, "rkc": rkcv,
             "arch": "sm_90a", "schedule": schedule, "ms": 0.01, "tbps": 1.0,
             "heuristic_ms": 0.02, "roofline_tbps": 3.0}

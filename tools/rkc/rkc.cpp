@@ -343,8 +343,8 @@ int tuneCommand(std::vector<std::string> args) {
     req.options.shapes = shapes;
     req.options.dtype = dtype;
     req.options.arch = arch.empty() ? "sm_90a" : arch;
-    llvm::outs() << "key " << rkc::tuningKey(req) << "\nmachine " << rkc::machineSignature()
-                 << "\n";
+    llvm::outs() << "key " << rkc::tuningKey(req) << "\nop " << rkc::specSignature(req.specText)
+                 << "\nmachine " << rkc::machineSignature() << "\n";
     return 0;
   }
   llvm::outs() << llvm::format("%-24s %10s %8s %9s %10s %8s  %s\n", "shapes", "us", "TB/s",
