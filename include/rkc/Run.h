@@ -39,6 +39,10 @@ public:
   llvm::Expected<double> timeMs(Kernel &kernel, int reps);
   /// Bytes moved: every argument read or written once.
   double bytes() const { return bytes_; }
+  /// The copy roofline of the current GPU in TB/s: a 512 MiB device-to-
+  /// device copy (1 GiB of traffic, as BENCH.md's copy), median of 5.
+  /// Measured once per process.
+  static llvm::Expected<double> copyRooflineTbps();
 
 private:
   struct Impl;

@@ -54,6 +54,7 @@ const Loaded &load() {
     sym(d.memcpyHtoD, "cuMemcpyHtoD_v2");
     sym(d.memcpyDtoH, "cuMemcpyDtoH_v2");
     sym(d.memsetD8, "cuMemsetD8_v2");
+    sym(d.memcpyDtoD, "cuMemcpyDtoD_v2");
     sym(d.ctxSynchronize, "cuCtxSynchronize");
     sym(d.eventCreate, "cuEventCreate");
     sym(d.eventDestroy, "cuEventDestroy_v2");

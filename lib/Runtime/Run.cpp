@@ -7,6 +7,7 @@
 #include "CudaDriver.h"
 
 #include <algorithm>
+#include <mutex>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -266,6 +267,54 @@ llvm::Expected<double> Harness::timeMs(Kernel &kernel, int reps) {
     return std::move(err);
   std::sort(times.begin(), times.end());
   return (double)times[times.size() / 2];
+}
+
+llvm::Expected<double> Harness::copyRooflineTbps() {
+  static std::mutex mu;
+  static double cached = 0;
+  std::lock_guard<std::mutex> lock(mu);
+  if (cached > 0)
+    return cached;
+  auto dr = cuda::driver();
+  if (!dr)
+    return dr.takeError();
+  if (auto ctx = cuda::currentContext(); !ctx)
+    return ctx.takeError();
+  const cuda::Driver &d = **dr;
+  const size_t bytes = size_t(512) << 20;
+  CUdeviceptr src = 0, dst = 0;
+  if (d.memAlloc(&src, bytes) != CUDA_SUCCESS)
+    return llvm::createStringError("cannot allocate the roofline copy buffers");
+  if (d.memAlloc(&dst, bytes) != CUDA_SUCCESS) {
+    d.memFree(src);
+    return llvm::createStringError("cannot allocate the roofline copy buffers");
+  }
+  d.memsetD8(src, 1, bytes);
+  CUevent start, stop;
+  d.eventCreate(&start, 0);
+  d.eventCreate(&stop, 0);
+  std::vector<float> times;
+  CUresult r = CUDA_SUCCESS;
+  for (int i = 0; i < 6 && r == CUDA_SUCCESS; ++i) {
+    d.eventRecord(start, nullptr);
+    r = d.memcpyDtoD(dst, src, bytes);
+    d.eventRecord(stop, nullptr);
+    d.eventSynchronize(stop);
+    float ms = 0;
+    d.eventElapsedTime(&ms, start, stop);
+    if (i > 0) // the first copy warms up
+      times.push_back(ms);
+  }
+  d.eventDestroy(start);
+  d.eventDestroy(stop);
+  d.memFree(src);
+  d.memFree(dst);
+  if (r != CUDA_SUCCESS)
+    return llvm::createStringError(cuda::describe(d, r, "cuMemcpyDtoD"));
+  std::sort(times.begin(), times.end());
+  double ms = times[times.size() / 2];
+  cached = 2.0 * double(bytes) / (ms * 1e-3) / 1e12;
+  return cached;
 }
 
 llvm::Expected<RunReport> rkc::runOnDevice(CompileRequest req, const RunOptions &opt) {

@@ -281,6 +281,10 @@ llvm::Expected<TuneReport> rkc::tune(CompileRequest req, const TuneOptions &opt)
   e.ms = rep.best.ms;
   e.tbps = rep.best.tbps;
   e.heuristicMs = rep.heuristic.ms;
+  if (auto roof = Harness::copyRooflineTbps())
+    e.rooflineTbps = *roof;
+  else
+    llvm::consumeError(roof.takeError()); // 0: unknown, the row still counts
   if (llvm::Error err = TuningDb::get().add(e))
     return std::move(err);
   return rep;

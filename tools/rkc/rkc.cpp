@@ -347,8 +347,8 @@ int tuneCommand(std::vector<std::string> args) {
                  << "\nmachine " << rkc::machineSignature() << "\n";
     return 0;
   }
-  llvm::outs() << llvm::format("%-24s %10s %8s %9s %10s %8s  %s\n", "shapes", "us", "TB/s",
-                               "heur us", "speedup", "tune s", "schedule");
+  llvm::outs() << llvm::format("%-24s %10s %8s %6s %9s %10s %8s  %s\n", "shapes", "us", "TB/s",
+                               "roof", "heur us", "speedup", "tune s", "schedule");
   int failures = 0;
   for (const std::vector<std::string> &job : jobs) {
     rkc::CompileRequest req;
@@ -369,8 +369,10 @@ int tuneCommand(std::vector<std::string> args) {
     int pruned = 0;
     for (auto &kv : rep->pruned)
       pruned += kv.second;
-    llvm::outs() << llvm::format("%-24s %10.2f %8.3f %9.2f %9.2fx %8.1f  %s\n",
+    double roof = rep->entry.rooflineTbps;
+    llvm::outs() << llvm::format("%-24s %10.2f %8.3f %5.0f%% %9.2f %9.2fx %8.1f  %s\n",
                                  shapeText.c_str(), rep->best.ms * 1e3, rep->best.tbps,
+                                 roof > 0 ? 100.0 * rep->best.tbps / roof : 0.0,
                                  rep->heuristic.ms * 1e3, rep->heuristic.ms / rep->best.ms,
                                  rep->totalMs / 1e3, rep->best.schedule.c_str());
     llvm::outs() << "  " << rep->tried.size() << " candidates timed, " << pruned
