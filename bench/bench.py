@@ -30,6 +30,7 @@ import time
 import uuid
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
 REPO = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 
@@ -95,26 +96,77 @@ def describe(e):
     return s if len(s) <= 600 else s[:597] + "..."
 
 
-def rkc_tuned_ops(rkc):
-    """HOOK for the "rkc-tuned" contender.
+def tuning_rows(device_name, rkc_version):
+    """The tuning database rows that librkc would apply on this GPU: the
+    shipped default (data/tuning/*.jsonl) and the user's
+    ($RKC_CACHE_DIR/tuning.jsonl, default ~/.cache/rkc), later rows winning,
+    keyed by (kernel name, dtype, shapes)."""
+    files = sorted(
+        os.path.join(ROOT, "data", "tuning", f)
+        for f in os.listdir(os.path.join(ROOT, "data", "tuning")) if f.endswith(".jsonl"))
+    cache = os.environ.get("RKC_CACHE_DIR") or os.path.join(os.path.expanduser("~"), ".cache", "rkc")
+    files.append(os.path.join(cache, "tuning.jsonl"))
+    rows = {}
+    for path in files:
+        try:
+            with open(path) as f:
+                lines = f.readlines()
+        except OSError:
+            continue
+        for line in lines:
+            try:
+                r = json.loads(line)
+            except ValueError:
+                continue
+            if (not isinstance(r, dict) or r.get("format") != 1 or r.get("rkc") != rkc_version
+                    or str(r.get("gpu", "")).split("|")[0] != device_name):
+                continue
+            rows[(r.get("name"), r.get("dtype"), r.get("shapes"))] = r
+    return rows
 
-    Return {op: callable} with the signatures of the "rkc" functions of
-    GpuBackend._rkc (rms_norm(x, w), layer_norm(x, w, b), softmax(x),
-    log_softmax(x), cross_entropy(logits, target) -> per-row loss) that
-    launch rkc's kernels with the plans of the tuning database, or raise
-    NotAvailable(reason); "rkc-tuned" is then left out of the run, never
-    faked. The reports grow "rkc tuned" columns as soon as records exist.
 
-    Impl "rkc" is the heuristic plan: this script sets
-    RKC_DISABLE_TUNING_DB=1 (docs/tuning.md) before librkc is loaded, so a
-    database that the binding applies transparently cannot leak into it.
-    When the database lands, wire it here through an rkc API that compiles a
-    request WITH the database in this process (e.g. a `tuned=True` /
-    schedule-from-DB option of rkc.Kernel or rkc.precompile), and check that
-    the kernel's plan differs from the heuristic's where the DB has a row.
-    """
-    raise NotAvailable("rkc has no tuning database API yet: only the heuristic plan (impl "
-                       "\"rkc\") is measured")
+def rkc_tuned_ops(rkc, device_name):
+    """The "rkc-tuned" contender: rkc's kernels with the plans of the tuning
+    database. Impl "rkc" is the heuristic plan: the GpuBackend sets
+    RKC_DISABLE_TUNING_DB=1 before librkc is loaded, so a database that the
+    binding applies transparently cannot leak into it. Here the rows are
+    read from the database files (tuning_rows) and each tuned shape runs the
+    binding's own spec compiled with the row's schedule (rkc.compile(...,
+    schedule=...)); a shape without a row of its own runs the heuristic
+    (librkc would also try the nearest tuned row length, which this
+    contender does not reproduce). Raises NotAvailable without rows."""
+    from rkc import _spec
+    rows = tuning_rows(device_name, rkc.version())
+    if not rows:
+        raise NotAvailable("no tuning database rows for %s and rkc %s" % (device_name, rkc.version()))
+    specs = {"rms_norm": _spec.with_eps(_spec.spec_text("rms_norm"), EPS_RMS),
+             "layer_norm": _spec.with_eps(_spec.spec_text("layer_norm"), EPS_LN),
+             "softmax": _spec.spec_text("softmax"), "log_softmax": _spec.spec_text("log_softmax"),
+             "cross_entropy": _spec.with_ignore_index(_spec.spec_text("cross_entropy"), -100)}
+    arg = {"cross_entropy": "logits"}
+    names = {"bfloat16": "bf16", "float32": "f32", "float16": "f16"}
+    compiled = {}
+    heuristic = {"rms_norm": lambda x, w: rkc.rms_norm(x, w, eps=EPS_RMS),
+                 "layer_norm": lambda x, w, b: rkc.layer_norm(x, w, b, eps=EPS_LN),
+                 "softmax": rkc.softmax, "log_softmax": rkc.log_softmax,
+                 "cross_entropy": lambda x, tg: rkc.cross_entropy(x, tg, reduction="none")}
+
+    def make(op):
+        def run(x, *rest):
+            M, N = x.shape
+            dt = names[str(x.dtype).replace("torch.", "")]
+            row = rows.get(("rkc_" + op, dt, "%s=%dx%d" % (arg.get(op, "x"), M, N)))
+            if row is None:
+                return heuristic[op](x, *rest)
+            f = compiled.get((op, row["schedule"]))
+            if f is None:
+                f = rkc.compile(specs[op], spec_name=op + ".mlir", schedule=row["schedule"])
+                compiled[(op, row["schedule"])] = f
+            out = f(x, *rest)
+            return out[0] if op == "cross_entropy" else out
+        return run
+
+    return {op: make(op) for op in specs}
 
 
 # --- the GPU backend -----------------------------------------------------------
@@ -250,7 +302,7 @@ class GpuBackend(object):
         if self.rkc is None:
             return False, "rkc is not usable: %s" % self.rkc_error
         try:
-            self._tuned = rkc_tuned_ops(self.rkc)
+            self._tuned = rkc_tuned_ops(self.rkc, self.torch.cuda.get_device_name())
             return True, ""
         except NotAvailable as e:
             return False, str(e)

@@ -1,0 +1,68 @@
+"""The shipped tuning database is applied transparently on the GPU it was
+measured on (issue #5): in a fresh process with the database enabled and an
+empty user cache, the Python binding's kernel for each shipped shape has
+the row's schedule. Rows measured on another GPU, driver, NVRTC or rkc
+version must not apply (the key covers them); they are skipped here with
+the reason."""
+
+import glob
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+
+
+def shipped_rows():
+    rows = []
+    for path in sorted(glob.glob(os.path.join(REPO, "data", "tuning", "*.jsonl"))):
+        with open(path) as f:
+            rows += [json.loads(line) for line in f if line.strip()]
+    return rows
+
+
+def machine_signature(env):
+    """GPU|SMs|memory clock|driver, NVRTC and rkc version of this machine, as
+    `rkc tune --print-key` reports it."""
+    lib = os.environ.get("RKC_LIBRARY", os.path.join(REPO, "build", "lib", "librkc.so"))
+    exe = os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(lib))), "bin", "rkc")
+    if not os.path.exists(exe):
+        pytest.skip("no rkc driver next to %s" % lib)
+    out = subprocess.run([exe, "tune", os.path.join(REPO, "examples", "softmax.mlir"),
+                          "--print-key", "--dtype", "bf16", "--shape", "x=1x256"],
+                         env=env, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    fields = dict(line.split(" ", 1) for line in out.stdout.strip().splitlines())
+    return fields["machine"]
+
+
+def test_shipped_rows_apply_here(tmp_path):
+    env = dict(os.environ, RKC_CACHE_DIR=str(tmp_path / "cache"))
+    env.pop("RKC_DISABLE_TUNING_DB", None)
+    env["PYTHONPATH"] = os.path.join(REPO, "python") + os.pathsep + env.get("PYTHONPATH", "")
+    machine = machine_signature(env)
+    rows = [r for r in shipped_rows()
+            if "%s|nvrtc %s|rkc %s" % (r["gpu"], r["nvrtc"], r["rkc"]) == machine]
+    if not rows:
+        pytest.skip("no shipped tuning row was measured on this machine (%s)" % machine)
+    code = """
+import json, sys, torch, rkc
+DT = {"bf16": torch.bfloat16, "f32": torch.float32, "f16": torch.float16}
+for r in json.loads(sys.stdin.read()):
+    op = r["name"][len("rkc_"):]
+    k = rkc.precompile(op, (r["M"], r["N"]), DT[r["dtype"]])
+    print(json.dumps([r["key"], k.plan]))
+"""
+    out = subprocess.run([sys.executable, "-c", code], input=json.dumps(rows), env=env,
+                         capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-2000:]
+    plans = dict(json.loads(line) for line in out.stdout.strip().splitlines())
+    wrong = ["%s %s %s: plan %s, row %s" % (r["name"], r["dtype"], r["shapes"], plans.get(r["key"]),
+                                            r["schedule"])
+             for r in rows if plans.get(r["key"]) != r["schedule"]]
+    assert not wrong, "%d of %d shipped rows not applied:\n%s" % (len(wrong), len(rows),
+                                                                  "\n".join(wrong[:10]))
