@@ -9,6 +9,8 @@
 //     rkc::Kernel that the compile of a request creates, so one pointer for
 //     all 8 calls means one compile: single flight); different requests get
 //     different kernels; the disk cache holds exactly one entry per request.
+//     Then 16 threads over two failing requests (an unknown op, a zero
+//     dimension), twice: every call fails with the same located message.
 //  2. Two processes (this binary re-run with --child through posix_spawn,
 //     released together by closing a pipe) compile the same 12 requests into one shared disk
 //     cache at once, one in ascending and one in descending order (so they
@@ -297,6 +299,38 @@ int main(int argc, char **argv) {
         "%zu distinct kernels and %zu kernel objects for %zu requests", distinctTexts.size(),
         distinctObjects.size(), requests.size());
 
+  // Failing requests at once (the error path of single flight: the owner
+  // publishes the error, the waiters report it, the key is retried later):
+  // every call fails with its location, on every thread's own
+  // rkcGetLastError, and nothing hangs.
+  const std::string bad = "func.func @f(%x: tensor<?x?x!rk.dtype> {rk.name = \"x\"}) {\n"
+                          "  %y = rk.bogus %x\n}\n";
+  const std::vector<Request> failing = {{&bad, "x=16x16"}, {&softmax, "x=16x0"}};
+  const char *wanted[] = {"spec.mlir:2:8: error: custom op 'rk.bogus' is unknown",
+                          "spec.mlir:2:1: error: dimension #1 of 'x' must be positive, got 0"};
+  std::map<int, std::set<std::string>> messages;
+  for (int wave = 0; wave < 2; ++wave) {
+    std::vector<std::thread> threads;
+    std::atomic<int> ready{0};
+    for (int t = 0; t < 16; ++t)
+      threads.emplace_back([&, t] {
+        const Request &r = failing[t % 2];
+        ++ready;
+        while (ready.load() < 16)
+          std::this_thread::yield();
+        std::string err;
+        Answer a = compileOnce(*r.spec, r.shape, &err);
+        std::lock_guard<std::mutex> lock(mu);
+        messages[t % 2].insert(a.text.empty() ? err.substr(0, err.find('\n')) : "succeeded");
+      });
+    for (std::thread &t : threads)
+      t.join();
+  }
+  for (int i = 0; i < 2; ++i)
+    CHECK(messages[i].size() == 1 && *messages[i].begin() == wanted[i],
+          "failing request %d: %zu different answers, first: '%s'", i, messages[i].size(),
+          messages[i].empty() ? "" : messages[i].begin()->c_str());
+
   // 2. Processes sharing one disk cache.
   fs::path specPath = examples / "softmax.mlir";
   fs::path cache = tmp / "shared";
@@ -342,8 +376,8 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "concurrency_test: %d checks failed\n", failures);
     return 1;
   }
-  std::printf("concurrency_test: 16 threads x 2 waves over 4 requests (one kernel object per "
-              "request), 2+1 processes over one disk cache (12 whole entries, all reused): all "
-              "checks passed\n");
+  std::printf("concurrency_test: 16 threads x 2 waves over 4 requests (one kernel object "
+              "per request) and over 2 failing ones, 2+1 processes over one disk cache (12 "
+              "whole entries, all reused): all checks passed\n");
   return 0;
 }
