@@ -41,7 +41,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   for (auto func : module->getOps<mlir::func::FuncOp>()) {
     bool first = true;
     for (unsigned i = 0; i < func.getNumArguments(); ++i) {
-      auto t = llvm::dyn_cast<mlir::RankedTensorType>(func.getArgument(i).getType());
+      // From the function type: a declaration has no entry block.
+      auto t = llvm::dyn_cast<mlir::RankedTensorType>(func.getFunctionType().getInput(i));
       auto name = func.getArgAttrOfType<mlir::StringAttr>(i, "rk.name");
       if (!t || !name || t.getRank() < 1 || t.getRank() > 3)
         continue;
