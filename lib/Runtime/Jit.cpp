@@ -39,10 +39,16 @@ std::string rkc::cacheKey(const CompileRequest &r) {
 }
 
 namespace {
+/// What one compile of a key gave: a kernel, or the message of its error.
+/// The waiters of a flight read the error from here, so a failure needs no
+/// state that outlives its flight.
+struct Flight {
+  std::shared_ptr<Kernel> kernel;
+  std::string error;
+};
 struct Cache {
   std::mutex mu;
-  std::map<std::string, std::shared_future<std::shared_ptr<Kernel>>> entries;
-  std::map<std::string, std::string> errors;
+  std::map<std::string, std::shared_future<Flight>> entries;
 };
 Cache &cache() {
   static Cache c;
@@ -70,8 +76,8 @@ llvm::Expected<std::shared_ptr<Kernel>> Kernel::get(CompileRequest req) {
     return std::move(e);
   std::string key = cacheKey(req);
   Cache &c = cache();
-  std::promise<std::shared_ptr<Kernel>> promise;
-  std::shared_future<std::shared_ptr<Kernel>> future;
+  std::promise<Flight> promise;
+  std::shared_future<Flight> future;
   bool owner = false;
   {
     std::lock_guard<std::mutex> lock(c.mu);
@@ -94,24 +100,20 @@ llvm::Expected<std::shared_ptr<Kernel>> Kernel::get(CompileRequest req) {
         cached ? llvm::Expected<CompileResult>(std::move(*cached)) : compile(req);
     if (res && !cached && req.upTo == Emit::Cubin)
       diskcache::store(key, *res);
-    if (!res) {
-      std::string msg = llvm::toString(res.takeError());
-      {
-        std::lock_guard<std::mutex> lock(c.mu);
-        c.errors[key] = msg;
-        c.entries.erase(key); // a failed compile is retried next time
-      }
-      promise.set_value(nullptr);
-      return llvm::createStringError(msg);
+    Flight f;
+    if (res) {
+      f.kernel = std::shared_ptr<Kernel>(new Kernel(std::move(*res)));
+    } else {
+      f.error = llvm::toString(res.takeError());
+      std::lock_guard<std::mutex> lock(c.mu);
+      c.entries.erase(key); // a failure is not remembered: the next call retries
     }
-    promise.set_value(std::shared_ptr<Kernel>(new Kernel(std::move(*res))));
+    promise.set_value(f);
   }
-  std::shared_ptr<Kernel> k = future.get();
-  if (!k) {
-    std::lock_guard<std::mutex> lock(c.mu);
-    return llvm::createStringError(c.errors[key]);
-  }
-  return k;
+  const Flight &f = future.get();
+  if (!f.kernel)
+    return llvm::createStringError(f.error);
+  return f.kernel;
 }
 
 llvm::Expected<void *> Kernel::function() {

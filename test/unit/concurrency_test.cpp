@@ -10,7 +10,11 @@
 //     all 8 calls means one compile: single flight); different requests get
 //     different kernels; the disk cache holds exactly one entry per request.
 //     Then 16 threads over two failing requests (an unknown op, a zero
-//     dimension), twice: every call fails with the same located message.
+//     dimension), twice: every call fails with the same located message,
+//     read from its own thread's rkcGetLastError. Then one wave mixing the
+//     failing requests with two new valid ones: the failures poison
+//     nothing (each valid request compiles once, into a new kernel, and
+//     the part 1 kernels are still the cached answers afterwards).
 //  2. Two processes (this binary re-run with --child through posix_spawn,
 //     released together by closing a pipe) compile the same 12 requests into one shared disk
 //     cache at once, one in ascending and one in descending order (so they
@@ -303,6 +307,14 @@ int main(int argc, char **argv) {
   // publishes the error, the waiters report it, the key is retried later):
   // every call fails with its location, on every thread's own
   // rkcGetLastError, and nothing hangs.
+  // Handles held across the failing waves keep part 1's kernel objects
+  // alive, so a recompiled request could not reuse a freed one's address.
+  std::vector<rkc_kernel> held(nreq, nullptr);
+  for (int i = 0; i < nreq; ++i)
+    CHECK(rkcKernelCompile(requests[i].spec->c_str(), "spec.mlir", requests[i].shape.c_str(),
+                           "bf16", "sm_90a", nullptr, &held[i]) == RKC_OK &&
+              objects[i].count(rkcKernelCuda(held[i])),
+          "request %d is not answered by its part 1 kernel", i);
   const std::string bad = "func.func @f(%x: tensor<?x?x!rk.dtype> {rk.name = \"x\"}) {\n"
                           "  %y = rk.bogus %x\n}\n";
   const std::vector<Request> failing = {{&bad, "x=16x16"}, {&softmax, "x=16x0"}};
@@ -330,6 +342,62 @@ int main(int argc, char **argv) {
     CHECK(messages[i].size() == 1 && *messages[i].begin() == wanted[i],
           "failing request %d: %zu different answers, first: '%s'", i, messages[i].size(),
           messages[i].empty() ? "" : messages[i].begin()->c_str());
+
+  // Failing and new valid requests mixed in one wave (a failed flight must
+  // not poison its waiters' neighbours or the cache): 4 threads on each
+  // failing request and 4 on each of two new valid ones. The failing calls
+  // fail as before; each valid request compiles once, and its kernel
+  // differs from every earlier one; the part 1 requests are still answered
+  // by their part 1 kernel objects afterwards (nothing was evicted).
+  const std::vector<Request> fresh = {{&softmax, "x=16x2000"}, {&rms, "x=4x3000"}};
+  std::map<int, std::set<std::string>> mixedMessages;
+  std::map<int, std::set<const void *>> freshObjects;
+  std::vector<std::string> freshErrors;
+  {
+    std::vector<std::thread> threads;
+    std::atomic<int> ready{0};
+    for (int t = 0; t < 16; ++t)
+      threads.emplace_back([&, t] {
+        bool failingRequest = t % 4 < 2;
+        const Request &r = failingRequest ? failing[t % 2] : fresh[t % 2];
+        ++ready;
+        while (ready.load() < 16)
+          std::this_thread::yield();
+        std::string err;
+        Answer a = compileOnce(*r.spec, r.shape, &err);
+        std::lock_guard<std::mutex> lock(mu);
+        if (failingRequest) {
+          mixedMessages[t % 2].insert(a.text.empty() ? err.substr(0, err.find('\n'))
+                                                     : "succeeded");
+        } else if (!err.empty()) {
+          freshErrors.push_back(r.shape + ": " + err);
+        } else {
+          freshObjects[t % 2].insert(a.identity);
+        }
+      });
+    for (std::thread &t : threads)
+      t.join();
+  }
+  for (int i = 0; i < 2; ++i) {
+    CHECK(mixedMessages[i].size() == 1 && *mixedMessages[i].begin() == wanted[i],
+          "mixed wave, failing request %d: %zu different answers, first: '%s'", i,
+          mixedMessages[i].size(),
+          mixedMessages[i].empty() ? "" : mixedMessages[i].begin()->c_str());
+    CHECK(freshObjects[i].size() == 1 && !distinctObjects.count(*freshObjects[i].begin()),
+          "mixed wave, valid request %s: %zu kernel objects (want 1, new)",
+          fresh[i].shape.c_str(), freshObjects[i].size());
+  }
+  CHECK(freshErrors.empty(), "mixed wave: %zu valid calls failed, first: %s",
+        freshErrors.size(), freshErrors.empty() ? "" : freshErrors[0].c_str());
+  for (int i = 0; i < nreq; ++i) {
+    std::string err;
+    Answer again = compileOnce(*requests[i].spec, requests[i].shape, &err);
+    CHECK(err.empty() && objects[i].count(again.identity),
+          "after the failing waves, request %d (%s) is no longer its part 1 kernel: %s", i,
+          requests[i].shape.c_str(), err.c_str());
+  }
+  for (rkc_kernel k : held)
+    rkcKernelDestroy(k);
 
   // 2. Processes sharing one disk cache.
   fs::path specPath = examples / "softmax.mlir";
@@ -377,7 +445,7 @@ int main(int argc, char **argv) {
     return 1;
   }
   std::printf("concurrency_test: 16 threads x 2 waves over 4 requests (one kernel object "
-              "per request) and over 2 failing ones, 2+1 processes over one disk cache (12 "
+              "per request), over 2 failing ones, and mixed failing + valid, 2+1 processes over one disk cache (12 "
               "whole entries, all reused): all checks passed\n");
   return 0;
 }
