@@ -93,6 +93,7 @@ struct TuneReport {
   std::map<std::string, int> pruned; ///< reason -> count
   int wrong = 0;                     ///< candidates that failed the check
   double compileMs = 0, timingMs = 0, totalMs = 0;
+  double setupMs = 0; ///< heuristic compile + inputs on the GPU (Harness::create)
   TuningEntry entry;
 };
 

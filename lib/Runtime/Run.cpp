@@ -7,6 +7,8 @@
 #include "CudaDriver.h"
 
 #include <algorithm>
+#include <atomic>
+#include <thread>
 #include <mutex>
 #include <cmath>
 #include <cstring>
@@ -16,36 +18,58 @@ using namespace rkc;
 
 namespace {
 
+/// Runs fn(begin, end) over [0, n) in chunks on every core: the harness
+/// fills and encodes tensors of up to 2^27 elements for every tuned shape.
+template <typename Fn> void parallelChunks(size_t n, size_t chunk, Fn fn) {
+  size_t chunks = (n + chunk - 1) / chunk;
+  unsigned width = std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(),
+                                                   (unsigned)std::min<size_t>(chunks, 64)));
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t c; (c = next++) < chunks;)
+      fn(c, c * chunk, std::min(n, (c + 1) * chunk));
+  };
+  std::vector<std::thread> pool;
+  for (unsigned i = 1; i < width; ++i)
+    pool.emplace_back(work);
+  work();
+  for (std::thread &t : pool)
+    t.join();
+}
+
 /// Host values -> storage bytes of `dtype`.
 std::vector<char> encode(const std::vector<double> &v, const std::string &dtype) {
-  std::vector<char> out;
-  auto put = [&](const void *p, size_t n) {
-    out.insert(out.end(), (const char *)p, (const char *)p + n);
-  };
-  for (double x : v) {
-    if (dtype == "f32") {
-      float f = (float)x;
-      put(&f, 4);
-    } else if (dtype == "bf16") {
-      float f = (float)roundTo(x, "bf16");
-      uint32_t bits;
-      std::memcpy(&bits, &f, 4);
-      uint16_t h = bits >> 16;
-      put(&h, 2);
-    } else if (dtype == "f16") {
-      _Float16 h = (_Float16)(float)x;
-      put(&h, 2);
-    } else if (dtype == "i64") {
-      int64_t i = (int64_t)x;
-      put(&i, 8);
-    } else if (dtype == "i32") {
-      int32_t i = (int32_t)x;
-      put(&i, 4);
-    } else if (dtype == "i8") {
-      int8_t i = (int8_t)x;
-      put(&i, 1);
+  enum { F32, BF16, F16, I64, I32, I8 } kind;
+  size_t width;
+  if (dtype == "f32") kind = F32, width = 4;
+  else if (dtype == "bf16") kind = BF16, width = 2;
+  else if (dtype == "f16") kind = F16, width = 2;
+  else if (dtype == "i64") kind = I64, width = 8;
+  else if (dtype == "i32") kind = I32, width = 4;
+  else if (dtype == "i8") kind = I8, width = 1;
+  else return {};
+  std::vector<char> out(v.size() * width);
+  parallelChunks(v.size(), size_t(1) << 20, [&](size_t, size_t begin, size_t end) {
+    for (size_t i = begin; i < end; ++i) {
+      char *o = out.data() + i * width;
+      double x = v[i];
+      switch (kind) {
+      case F32: { float f = (float)x; std::memcpy(o, &f, 4); break; }
+      case BF16: {
+        float f = (float)roundTo(x, "bf16");
+        uint32_t bits;
+        std::memcpy(&bits, &f, 4);
+        uint16_t h = bits >> 16;
+        std::memcpy(o, &h, 2);
+        break;
+      }
+      case F16: { _Float16 h = (_Float16)(float)x; std::memcpy(o, &h, 2); break; }
+      case I64: { int64_t i64 = (int64_t)x; std::memcpy(o, &i64, 8); break; }
+      case I32: { int32_t i32 = (int32_t)x; std::memcpy(o, &i32, 4); break; }
+      case I8: { int8_t i8 = (int8_t)x; std::memcpy(o, &i8, 1); break; }
+      }
     }
-  }
+  });
   return out;
 }
 
@@ -130,9 +154,8 @@ llvm::Expected<std::unique_ptr<Harness>> Harness::create(const KernelInfo &info,
   impl->info = info;
   impl->rkIR = rkIR;
   const cuda::Driver &d = **drv;
-  std::mt19937_64 rng(seed);
-  std::normal_distribution<double> normal(0.0, 1.0);
   double bytes = 0;
+  unsigned argIndex = 0;
   for (const KernelArg &a : info.args) {
     size_t n = (size_t)numel(a.shape);
     CUdeviceptr p;
@@ -149,9 +172,17 @@ llvm::Expected<std::unique_ptr<Harness>> Harness::create(const KernelInfo &info,
       continue;
     HostTensor t{a.shape, std::vector<double>(n)};
     bool isInt = a.dtype[0] == 'i';
-    for (size_t i = 0; i < n; ++i)
-      t.data[i] = isInt ? ((i % 8 == 7) ? -100.0 : (double)(rng() % info.cols))
-                        : roundTo(2.0 * normal(rng), a.dtype);
+    // Chunks of 2^16 values, each from its own generator seeded by (seed,
+    // argument, chunk): the same values whatever the thread count.
+    ++argIndex;
+    parallelChunks(n, size_t(1) << 16, [&](size_t c, size_t begin, size_t end) {
+      std::seed_seq seq{seed, argIndex, (unsigned)c, (unsigned)(c >> 32)};
+      std::mt19937_64 rng(seq);
+      std::normal_distribution<double> normal(0.0, 1.0);
+      for (size_t i = begin; i < end; ++i)
+        t.data[i] = isInt ? ((i % 8 == 7) ? -100.0 : (double)(rng() % info.cols))
+                          : roundTo(2.0 * normal(rng), a.dtype);
+    });
     if (!isInt && a.shape.size() == 2)
       impl->dataType = a.dtype;
     std::vector<char> b = encode(t.data, a.dtype);

@@ -108,6 +108,7 @@ llvm::Expected<TuneReport> rkc::tune(CompileRequest req, const TuneOptions &opt)
   if (!harness)
     return harness.takeError();
   Harness &h = **harness;
+  rep.setupMs = msSince(start);
   int64_t checkRows = std::min<int64_t>(p.rows, 64);
 
   auto measure = [&](Kernel &k, TuneCandidate &c) -> llvm::Error {

@@ -379,7 +379,8 @@ int tuneCommand(std::vector<std::string> args) {
                  << " pruned";
     for (auto &kv : rep->pruned)
       llvm::outs() << " [" << kv.second << " " << StringRef(kv.first).trim() << "]";
-    llvm::outs() << ", " << rep->wrong << " wrong (discarded); compile "
+    llvm::outs() << ", " << rep->wrong << " wrong (discarded); set-up "
+                 << llvm::format("%.0f", rep->setupMs) << " ms, compile "
                  << llvm::format("%.0f", rep->compileMs) << " ms, timing "
                  << llvm::format("%.0f", rep->timingMs) << " ms\n";
   }
