@@ -29,6 +29,7 @@ static constexpr int64_t kTargetChunks = 4;     // vector loads in flight
 static constexpr int64_t kRegisterValues = 64;  // fp32 row values per thread
 static constexpr int64_t kMinCtaThreads = 128;
 static constexpr int64_t kClusterThreads = 256;  // threads per CTA of a cluster
+static constexpr int64_t kWideClusterThreads = 512; // ... of a cluster of >= 8 such CTAs
 static constexpr int64_t kClusterValues = 32;    // row values per thread in a cluster
 
 const char *stagingName(Staging s) {
@@ -131,8 +132,8 @@ int64_t registerBudget(const RowProblem &p, int64_t threads) {
   // (65536 registers, at most 255 per thread), less ~16 for addresses,
   // loop state and the reduction; shared by the live fragments.
   int64_t regs = std::min<int64_t>(255, 65536 / std::max<int64_t>(threads, 128));
-  int64_t live = std::max(p.liveFrags, 1);
-  int64_t v = std::max<int64_t>((regs - 16) / live, 1);
+  double live = std::max(p.liveFrags, 1.0);
+  int64_t v = std::max<int64_t>((int64_t)((regs - 16) / live), 1);
   return std::min<int64_t>((int64_t)llvm::bit_floor((uint64_t)v), kRegisterValues);
 }
 
@@ -180,11 +181,15 @@ std::string checkPlan(const RowPlan &pl, const RowProblem &p, const Target &t) {
                          "cover the row of {3} elements",
                          pl.threads, pl.cluster, pl.values, p.cols);
   int64_t regs = std::min<int64_t>(255, 65536 / std::max<int64_t>(pl.ctaThreads(), 128));
-  int64_t regValues = pl.values * std::max(p.liveFrags, 1);
+  double regValues = pl.values * std::max(p.liveFrags, 1.0);
   if (pl.staging == Staging::Registers && regValues > regs)
     return llvm::formatv("values per thread x live fragments ({0} x {1}) would "
                          "spill: a CTA of {2} threads has {3} registers per thread",
-                         pl.values, p.liveFrags, pl.ctaThreads(), regs);
+                         pl.values,
+                         p.liveFrags == (double)(int64_t)p.liveFrags
+                             ? std::to_string((int64_t)p.liveFrags)
+                             : llvm::formatv("{0:f2}", p.liveFrags).str(),
+                         pl.ctaThreads(), regs);
   if (pl.unroll < 1)
     return "unroll must be at least 1";
   int64_t smem = (int64_t)p.reductions * p.stateWords * 4 *
@@ -246,11 +251,25 @@ Expected<RowPlan> planRow(const RowProblem &p, const Target &t,
     // each keep two or more CTAs per SM in different phases (one loading
     // while another reduces through DSMEM); one 1024-thread CTA per SM
     // serialises them (measured on the H100: 1.70 -> 2.33 TB/s for bf16
-    // RMSNorm at N = 65536, see docs/performance-notes.md).
-    if (o.threads <= 0)
+    // RMSNorm at N = 65536, docs/performance-notes.md). Where that takes
+    // a cluster of 8 or more, CTAs of 512 threads and half the cluster
+    // are faster: the tuner's best at N >= 65536 since the cluster
+    // reduction is one barrier (0845380; RMSNorm bf16 65536 1.05x,
+    // LayerNorm bf16 131072 1.09x, LayerNorm f32 262144 1.30x,
+    // docs/tuning.md); at N = 32768 it kept 256 threads and 4 CTAs.
+    auto clusterFor = [&](int64_t th) {
+      int64_t k = std::min<int64_t>(kmaxFor(th), std::max<int64_t>(kClusterValues / pl.vector, 1));
+      return std::min<int64_t>(pow2Ceil(ceilDiv(nvec, th * k)), t.maxCluster);
+    };
+    if (o.threads <= 0) {
       threads = kClusterThreads;
-    int64_t k = std::min<int64_t>(kmaxFor(threads), std::max<int64_t>(kClusterValues / pl.vector, 1));
-    cluster = std::min<int64_t>(pow2Ceil(ceilDiv(nvec, threads * k)), t.maxCluster);
+      // (Rows that stream keep 256: measured that way, docs/planner.md.)
+      int64_t wide = kWideClusterThreads;
+      if (clusterFor(threads) >= 8 && wide <= t.maxThreadsPerCta &&
+          ceilDiv(nvec, wide * clusterFor(wide)) <= kmaxFor(wide))
+        threads = wide;
+    }
+    cluster = clusterFor(threads);
   }
   if (o.cluster > 0)
     cluster = o.cluster;

@@ -9,6 +9,7 @@
 
 // RUN: split-file %s %t
 // RUN: rk-opt %t/sm90a.mlir --rk-plan-tiers=arch=sm_90a -verify-diagnostics -mlir-print-op-on-diagnostic=false | FileCheck %s --check-prefix=SM90 --enable-var-scope
+// RUN: rk-opt %t/rmsnorm.mlir --rk-plan-tiers=arch=sm_90a -verify-diagnostics -mlir-print-op-on-diagnostic=false | FileCheck %s --check-prefix=RMS --enable-var-scope
 // RUN: rk-opt %t/sm80.mlir --rk-plan-tiers=arch=sm_80 -verify-diagnostics -mlir-print-op-on-diagnostic=false | FileCheck %s --check-prefix=SM80 --enable-var-scope
 // RUN: rk-opt %t/softmax.mlir --rk-plan-tiers=arch=sm_90a -verify-diagnostics -mlir-print-op-on-diagnostic=false | FileCheck %s --check-prefix=SOFTMAX --enable-var-scope
 // RUN: rk-opt %t/override.mlir --rk-plan-tiers="arch=sm_90a schedule=threads=512,vector=4,rows=1,unroll=1,min_blocks=2" -verify-diagnostics -mlir-print-op-on-diagnostic=false | FileCheck %s --check-prefix=OVERRIDE
@@ -97,12 +98,14 @@ func.func @bf16_n4096(%x: tensor<64x4096xbf16>) -> tensor<64xf32> {
 
 // N = 65536 bf16: 8192 vectors. 1024 threads hold at most 4 vectors each
 // (a CTA of 1024 threads has 64 registers per thread: (64 - 16) -> 32
-// values), 4096 vectors: the row needs a cluster. Cluster CTAs have 256
-// threads with at most 32 values (4 vectors) each: 8192 / (256 x 4) = 8.
+// values), 4096 vectors: the row needs a cluster. Cluster CTAs of 256
+// threads with at most 32 values (4 vectors) each would need 8192 /
+// (256 x 4) = 8 CTAs: a cluster of 8 or more takes CTAs of 512 threads
+// and half the CTAs, 8192 / (512 x 4) = 4.
 // expected-remark@below {{plan: vector = 8: 16-byte accesses of 2-byte elements}}
-// expected-remark@below {{plan: 256 threads per row, 32 values per thread (4 vector loads in flight)}}
-// expected-remark@below {{plan: cluster = 8: the row is split over the CTAs of a cluster and reduced through DSMEM}}
-// expected-remark@below {{plan: rows per CTA: 1 (256 threads)}}
+// expected-remark@below {{plan: 512 threads per row, 32 values per thread (4 vector loads in flight)}}
+// expected-remark@below {{plan: cluster = 4: the row is split over the CTAs of a cluster and reduced through DSMEM}}
+// expected-remark@below {{plan: rows per CTA: 1 (512 threads)}}
 // expected-remark@below {{plan: reductions climb to the cluster tier}}
 // expected-remark@below {{plan: staging = registers: the row stays in registers and is read from global memory once}}
 func.func @bf16_n65536(%x: tensor<8x65536xbf16>) -> tensor<8xf32> {
@@ -110,15 +113,15 @@ func.func @bf16_n65536(%x: tensor<8x65536xbf16>) -> tensor<8xf32> {
   return %s : tensor<8xf32>
 }
 // SM90-LABEL: func.func @bf16_n65536
-// SM90-SAME:    attributes {tier.arch = "sm_90a", tier.layout = #tier.tv_layout<threads = 256, values = 32, vector = 8, rows = 1>, tier.schedule = #tier.schedule<reduce = cluster, cluster = 8, staging = registers, unroll = 4, min_blocks = 0>}
+// SM90-SAME:    attributes {tier.arch = "sm_90a", tier.layout = #tier.tv_layout<threads = 512, values = 32, vector = 8, rows = 1>, tier.schedule = #tier.schedule<reduce = cluster, cluster = 4, staging = registers, unroll = 4, min_blocks = 0>}
 
 // N = 262144 f32: 65536 vectors of 4; 256-thread cluster CTAs of 8 vectors
-// (32 values) would need 32 CTAs: capped at 16, each thread then holds
-// 65536 / (256 x 16) = 16 vectors (64 values, within its 239 registers).
+// (32 values) would need 32 CTAs: CTAs of 512 threads, 65536 / (512 x 8) =
+// 16 CTAs of 32 values each.
 // expected-remark@below {{plan: vector = 4: 16-byte accesses of 4-byte elements}}
-// expected-remark@below {{plan: 256 threads per row, 64 values per thread (16 vector loads in flight)}}
+// expected-remark@below {{plan: 512 threads per row, 32 values per thread (8 vector loads in flight)}}
 // expected-remark@below {{plan: cluster = 16: the row is split over the CTAs of a cluster and reduced through DSMEM}}
-// expected-remark@below {{plan: rows per CTA: 1 (256 threads)}}
+// expected-remark@below {{plan: rows per CTA: 1 (512 threads)}}
 // expected-remark@below {{plan: reductions climb to the cluster tier}}
 // expected-remark@below {{plan: staging = registers: the row stays in registers and is read from global memory once}}
 func.func @f32_n262144(%x: tensor<8x262144xf32>) -> tensor<8xf32> {
@@ -126,7 +129,7 @@ func.func @f32_n262144(%x: tensor<8x262144xf32>) -> tensor<8xf32> {
   return %s : tensor<8xf32>
 }
 // SM90-LABEL: func.func @f32_n262144
-// SM90-SAME:    attributes {tier.arch = "sm_90a", tier.layout = #tier.tv_layout<threads = 256, values = 64, vector = 4, rows = 1>, tier.schedule = #tier.schedule<reduce = cluster, cluster = 16, staging = registers, unroll = 16, min_blocks = 0>}
+// SM90-SAME:    attributes {tier.arch = "sm_90a", tier.layout = #tier.tv_layout<threads = 512, values = 32, vector = 4, rows = 1>, tier.schedule = #tier.schedule<reduce = cluster, cluster = 16, staging = registers, unroll = 8, min_blocks = 0>}
 
 // N = 1048576 f32: 262144 vectors > 16 CTAs x 256 threads x 16 vectors:
 // no cluster holds the row, it is streamed with the largest cluster (16)
@@ -228,6 +231,86 @@ func.func @softmax(%arg0: tensor<16x32768xbf16> {rk.name = "x"}) -> tensor<16x32
 // SOFTMAX-LABEL: func.func @softmax
 // SOFTMAX-SAME:    attributes {tier.arch = "sm_90a", tier.layout = #tier.tv_layout<threads = 1024, values = 32, vector = 8, rows = 1>, tier.schedule = #tier.schedule<reduce = block, cluster = 1, staging = registers, unroll = 4, min_blocks = 0>}
 
+//--- rmsnorm.mlir
+// A decomposed RMSNorm, N = 32768. The weight w is first used after the
+// last reduction: it is loaded there and consumed element by element, so
+// its 16-bit values wait packed, two per register: x (1) + w (1/2) = 1.5
+// live fragments at the last map. bf16: 1024 threads have (64 - 16) / 1.5
+// = 32 values for the 4096 vectors (4 each): one CTA, no cluster.
+// expected-remark@below {{plan: vector = 8: 16-byte accesses of 2-byte elements}}
+// expected-remark@below {{plan: 1024 threads per row, 32 values per thread (4 vector loads in flight)}}
+// expected-remark@below {{plan: cluster = 1}}
+// expected-remark@below {{plan: rows per CTA: 1 (1024 threads)}}
+// expected-remark@below {{plan: reductions climb to the block tier}}
+// expected-remark@below {{plan: staging = registers: the row stays in registers and is read from global memory once}}
+func.func @rms_bf16(%x: tensor<8x32768xbf16> {rk.name = "x"}, %w: tensor<32768xbf16> {rk.name = "w"}) -> tensor<8x32768xbf16> {
+  %eps = arith.constant 9.99999997E-7 : f32
+  %n = arith.constant 3.276800e+04 : f32
+  %0 = rk.map %x {
+  ^bb0(%a: f32):
+    %6 = arith.mulf %a, %a : f32
+    rk.yield %6 : f32
+  } : tensor<8x32768xbf16> -> tensor<8x32768xf32>
+  %1 = rk.reduce add %0 : tensor<8x32768xf32> -> tensor<8xf32>
+  %2 = rk.map %1, %n, %eps {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %6 = arith.divf %a, %b : f32
+    %7 = arith.addf %6, %c : f32
+    %8 = math.rsqrt %7 : f32
+    rk.yield %8 : f32
+  } : tensor<8xf32>, f32, f32 -> tensor<8xf32>
+  %3 = rk.broadcast %2 dims [0] : tensor<8xf32> -> tensor<8x32768xf32>
+  %4 = rk.broadcast %w dims [1] : tensor<32768xbf16> -> tensor<8x32768xbf16>
+  %5 = rk.map %x, %3, %4 {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %6 = arith.mulf %a, %b : f32
+    %7 = arith.mulf %6, %c : f32
+    rk.yield %7 : f32
+  } : tensor<8x32768xbf16>, tensor<8x32768xf32>, tensor<8x32768xbf16> -> tensor<8x32768xbf16>
+  return %5 : tensor<8x32768xbf16>
+}
+// RMS-LABEL: func.func @rms_bf16
+// RMS-SAME:    tier.tv_layout<threads = 1024, values = 32, vector = 8, rows = 1>, tier.schedule = #tier.schedule<reduce = block, cluster = 1,
+
+// The same in f32: w's values take a register each, 2 live fragments;
+// 1024 threads have (64 - 16) / 2 = 24 -> 16 values, too few for the 8192
+// vectors of 4: a cluster of 256-thread CTAs holding 32 values, 8192 /
+// (256 x 8) = 4 CTAs (fewer than 8: no 512-thread CTAs).
+// expected-remark@below {{plan: vector = 4: 16-byte accesses of 4-byte elements}}
+// expected-remark@below {{plan: 256 threads per row, 32 values per thread (8 vector loads in flight)}}
+// expected-remark@below {{plan: cluster = 4: the row is split over the CTAs of a cluster and reduced through DSMEM}}
+// expected-remark@below {{plan: rows per CTA: 1 (256 threads)}}
+// expected-remark@below {{plan: reductions climb to the cluster tier}}
+// expected-remark@below {{plan: staging = registers: the row stays in registers and is read from global memory once}}
+func.func @rms_f32(%x: tensor<8x32768xf32> {rk.name = "x"}, %w: tensor<32768xf32> {rk.name = "w"}) -> tensor<8x32768xf32> {
+  %eps = arith.constant 9.99999997E-7 : f32
+  %n = arith.constant 3.276800e+04 : f32
+  %0 = rk.map %x {
+  ^bb0(%a: f32):
+    %6 = arith.mulf %a, %a : f32
+    rk.yield %6 : f32
+  } : tensor<8x32768xf32> -> tensor<8x32768xf32>
+  %1 = rk.reduce add %0 : tensor<8x32768xf32> -> tensor<8xf32>
+  %2 = rk.map %1, %n, %eps {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %6 = arith.divf %a, %b : f32
+    %7 = arith.addf %6, %c : f32
+    %8 = math.rsqrt %7 : f32
+    rk.yield %8 : f32
+  } : tensor<8xf32>, f32, f32 -> tensor<8xf32>
+  %3 = rk.broadcast %2 dims [0] : tensor<8xf32> -> tensor<8x32768xf32>
+  %4 = rk.broadcast %w dims [1] : tensor<32768xf32> -> tensor<8x32768xf32>
+  %5 = rk.map %x, %3, %4 {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %6 = arith.mulf %a, %b : f32
+    %7 = arith.mulf %6, %c : f32
+    rk.yield %7 : f32
+  } : tensor<8x32768xf32>, tensor<8x32768xf32>, tensor<8x32768xf32> -> tensor<8x32768xf32>
+  return %5 : tensor<8x32768xf32>
+}
+// RMS-LABEL: func.func @rms_f32
+// RMS-SAME:    tier.tv_layout<threads = 256, values = 32, vector = 4, rows = 1>, tier.schedule = #tier.schedule<reduce = cluster, cluster = 4,
+
 //--- override.mlir
 // The override replaces the heuristic field by field: 8-byte vectors, 512
 // threads -> 4096 / 512 = 8 values; unroll and min_blocks as given.
@@ -245,12 +328,14 @@ func.func @override(%x: tensor<64x4096xbf16>) -> tensor<64xf32> {
 // OVERRIDE-SAME:    attributes {tier.arch = "sm_90a", tier.layout = #tier.tv_layout<threads = 512, values = 8, vector = 4, rows = 1>, tier.schedule = #tier.schedule<reduce = block, cluster = 1, staging = registers, unroll = 1, min_blocks = 2>}
 
 //--- override_cluster.mlir
-// Only the cluster is overridden: the row still needs a cluster, so CTAs of
-// 256 threads; 8192 vectors / (4 x 256) = 8 vectors, 64 values per thread.
+// Only the cluster is overridden: the row still needs a cluster, so the
+// heuristic's cluster CTAs (512 threads, as the heuristic's own cluster
+// would have 8 CTAs of 256); 8192 vectors / (4 x 512) = 4 vectors, 32
+// values per thread.
 // expected-remark@below {{plan: vector = 8: 16-byte accesses of 2-byte elements}}
-// expected-remark@below {{plan: 256 threads per row, 64 values per thread (8 vector loads in flight)}}
+// expected-remark@below {{plan: 512 threads per row, 32 values per thread (4 vector loads in flight)}}
 // expected-remark@below {{plan: cluster = 4: the row is split over the CTAs of a cluster and reduced through DSMEM}}
-// expected-remark@below {{plan: rows per CTA: 1 (256 threads)}}
+// expected-remark@below {{plan: rows per CTA: 1 (512 threads)}}
 // expected-remark@below {{plan: reductions climb to the cluster tier}}
 // expected-remark@below {{plan: staging = registers: the row stays in registers and is read from global memory once}}
 func.func @override_cluster(%x: tensor<8x65536xbf16>) -> tensor<8xf32> {
@@ -258,7 +343,7 @@ func.func @override_cluster(%x: tensor<8x65536xbf16>) -> tensor<8xf32> {
   return %s : tensor<8xf32>
 }
 // OVERRIDE-CLUSTER-LABEL: func.func @override_cluster
-// OVERRIDE-CLUSTER-SAME:    attributes {tier.arch = "sm_90a", tier.layout = #tier.tv_layout<threads = 256, values = 64, vector = 8, rows = 1>, tier.schedule = #tier.schedule<reduce = cluster, cluster = 4, staging = registers, unroll = 8, min_blocks = 0>}
+// OVERRIDE-CLUSTER-SAME:    attributes {tier.arch = "sm_90a", tier.layout = #tier.tv_layout<threads = 512, values = 32, vector = 8, rows = 1>, tier.schedule = #tier.schedule<reduce = cluster, cluster = 4, staging = registers, unroll = 4, min_blocks = 0>}
 
 //--- bad_arch.mlir
 // expected-error@below {{unsupported arch 'sm_70' (supported: sm_80, sm_86, sm_89, sm_90, sm_90a, sm_100a)}}

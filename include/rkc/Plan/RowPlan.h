@@ -29,7 +29,10 @@ struct RowProblem {
   int64_t cols = 1;        ///< N, the reduced (row) length
   int elemBytes = 4;       ///< storage bytes of the widest [M, N] operand
   int minElemBytes = 4;    ///< storage bytes of the narrowest [M, N] operand
-  int liveFrags = 1;       ///< row fragments live at once (register pressure)
+  /// Row fragments live at once, in fp32-register units (register
+  /// pressure): a 16-bit row input first loaded after the last reduction
+  /// is held packed and counts half a fragment.
+  double liveFrags = 1;
   int reductions = 1;      ///< reductions per row (each owns smem buffers)
   int stateWords = 1;      ///< largest reduction state, in 32-bit words
   int inputRowBytes = 0;   ///< bytes per column of all [M, N] inputs together
