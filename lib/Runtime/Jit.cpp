@@ -195,7 +195,7 @@ llvm::Error Kernel::launch(void *const *ptrs, const int64_t *strides, int64_t ro
     if (vectorised && k.vector > 1) {
       uintptr_t align = (uintptr_t)(k.vector * a.elemBytes);
       if ((uintptr_t)ptrs[i] % std::min<uintptr_t>(align, 16) != 0 ||
-          (a.shape.size() == 2 && stride % k.vector != 0))
+          (a.shape.size() == 2 && rows > 1 && stride % k.vector != 0)) // one row: no stride
         return llvm::createStringError(llvm::formatv(
             "'{0}' is not aligned for this kernel's {1}-element vector accesses "
             "(pointer {2}, row stride {3}); compile with schedule vector=1 for "

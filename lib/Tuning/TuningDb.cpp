@@ -168,6 +168,13 @@ std::optional<std::string> TuningDb::lookup(const CompileRequest &r) const {
   std::string gpu = cuda::deviceSignature();
   const TuningEntry *exact = nullptr, *near = nullptr;
   double bestDist = 1e30;
+  int64_t n = 0; // the request's row length
+  for (const std::string &s : r.options.shapes) {
+    llvm::SmallVector<llvm::StringRef> parts;
+    llvm::StringRef(s).split('=').second.split(parts, 'x');
+    if (parts.size() == 2)
+      parts.back().getAsInteger(10, n);
+  }
   // Later rows win (the user's over the built-in ones, newer over older).
   for (const TuningEntry &e : entries_) {
     if (e.key == key)
@@ -175,14 +182,6 @@ std::optional<std::string> TuningDb::lookup(const CompileRequest &r) const {
     if (e.op != op || e.dtype != r.options.dtype || e.gpu != gpu || e.arch != r.options.arch)
       continue;
     // Nearest row length: the shape bucket.
-    int64_t n = 0;
-    for (const std::string &s : r.options.shapes) {
-      llvm::StringRef dims = llvm::StringRef(s).split('=').second;
-      llvm::SmallVector<llvm::StringRef> parts;
-      dims.split(parts, 'x');
-      if (parts.size() == 2)
-        parts.back().getAsInteger(10, n);
-    }
     if (n <= 0)
       continue;
     double dist = std::fabs(std::log2((double)n) - std::log2((double)e.cols));
@@ -195,13 +194,20 @@ std::optional<std::string> TuningDb::lookup(const CompileRequest &r) const {
     return exact->schedule;
   if (near && bestDist <= 1.0) { // within a factor of two of a tuned N
     // The layout choices carry over; values and unroll follow from the new
-    // row length, so the planner recomputes them.
+    // row length, so the planner recomputes them. So does the vector width
+    // where the tuned one does not divide the new N (an odd N takes
+    // scalar accesses, whatever its neighbour was tuned to).
     llvm::SmallVector<llvm::StringRef> fields;
     llvm::StringRef(near->schedule).split(fields, ',', -1, false);
     std::string s;
-    for (llvm::StringRef f : fields)
-      if (!f.starts_with("values=") && !f.starts_with("unroll="))
-        s += (s.empty() ? "" : ",") + f.str();
+    for (llvm::StringRef f : fields) {
+      int64_t w = 0;
+      if (f.starts_with("values=") || f.starts_with("unroll=") ||
+          (f.starts_with("vector=") &&
+           (f.drop_front(7).getAsInteger(10, w) || w <= 0 || n % w != 0)))
+        continue;
+      s += (s.empty() ? "" : ",") + f.str();
+    }
     return s;
   }
   return std::nullopt;

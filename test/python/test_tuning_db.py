@@ -158,6 +158,10 @@ def test_nearest_shape_bucket(tmp_path):
     assert near.startswith("threads=64,values=128,vector=8,rows=2,cluster=1")
     far, _ = plan_of(cache, "x=64x65536")
     assert not far.startswith("threads=64,")
+    # An odd N near the tuned one keeps the layout but not the 8-wide
+    # vectors (they do not divide it): scalar accesses, as the heuristic.
+    odd, _ = plan_of(cache, "x=1x4095")
+    assert odd.startswith("threads=64,") and ",vector=1," in odd
 
 
 def test_corrupt_database_is_ignored_with_a_warning(tmp_path):
