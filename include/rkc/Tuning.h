@@ -94,6 +94,7 @@ struct TuneReport {
   int wrong = 0;                     ///< candidates that failed the check
   double compileMs = 0, timingMs = 0, totalMs = 0;
   double setupMs = 0; ///< heuristic compile + inputs on the GPU (Harness::create)
+  double checkMs = 0; ///< of timingMs: the candidates' reference checks
   TuningEntry entry;
 };
 

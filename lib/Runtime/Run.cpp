@@ -75,36 +75,33 @@ std::vector<char> encode(const std::vector<double> &v, const std::string &dtype)
 
 std::vector<double> decode(const std::vector<char> &b, const std::string &dtype, size_t n) {
   std::vector<double> out(n);
-  for (size_t i = 0; i < n; ++i) {
-    if (dtype == "f32") {
-      float f;
-      std::memcpy(&f, &b[i * 4], 4);
-      out[i] = f;
-    } else if (dtype == "bf16") {
-      uint16_t h;
-      std::memcpy(&h, &b[i * 2], 2);
+  auto each = [&](auto width, auto convert) {
+    parallelChunks(n, size_t(1) << 20, [&](size_t, size_t begin, size_t end) {
+      for (size_t i = begin; i < end; ++i) {
+        decltype(width) v;
+        std::memcpy(&v, &b[i * sizeof(v)], sizeof(v));
+        out[i] = convert(v);
+      }
+    });
+  };
+  auto same = [](auto v) { return (double)v; };
+  if (dtype == "f32")
+    each(float(), same);
+  else if (dtype == "bf16")
+    each(uint16_t(), [](uint16_t h) {
       uint32_t bits = (uint32_t)h << 16;
       float f;
       std::memcpy(&f, &bits, 4);
-      out[i] = f;
-    } else if (dtype == "f16") {
-      _Float16 h;
-      std::memcpy(&h, &b[i * 2], 2);
-      out[i] = (double)h;
-    } else if (dtype == "i64") {
-      int64_t v;
-      std::memcpy(&v, &b[i * 8], 8);
-      out[i] = (double)v;
-    } else if (dtype == "i32") {
-      int32_t v;
-      std::memcpy(&v, &b[i * 4], 4);
-      out[i] = v;
-    } else if (dtype == "i8") {
-      int8_t v;
-      std::memcpy(&v, &b[i], 1);
-      out[i] = v;
-    }
-  }
+      return (double)f;
+    });
+  else if (dtype == "f16")
+    each(_Float16(), same);
+  else if (dtype == "i64")
+    each(int64_t(), same);
+  else if (dtype == "i32")
+    each(int32_t(), same);
+  else if (dtype == "i8")
+    each(int8_t(), same);
   return out;
 }
 

@@ -114,6 +114,7 @@ llvm::Expected<TuneReport> rkc::tune(CompileRequest req, const TuneOptions &opt)
   auto measure = [&](Kernel &k, TuneCandidate &c) -> llvm::Error {
     auto t0 = Clock::now();
     auto chk = h.check(k, checkRows);
+    rep.checkMs += msSince(t0);
     if (!chk)
       return chk.takeError();
     if (!chk->passed) {

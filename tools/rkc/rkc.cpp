@@ -382,7 +382,8 @@ int tuneCommand(std::vector<std::string> args) {
     llvm::outs() << ", " << rep->wrong << " wrong (discarded); set-up "
                  << llvm::format("%.0f", rep->setupMs) << " ms, compile "
                  << llvm::format("%.0f", rep->compileMs) << " ms, timing "
-                 << llvm::format("%.0f", rep->timingMs) << " ms\n";
+                 << llvm::format("%.0f", rep->timingMs) << " ms (checks "
+                 << llvm::format("%.0f", rep->checkMs) << " ms)\n";
   }
   return failures ? 1 : 0;
 }
