@@ -223,9 +223,14 @@ rkc::evaluateRowProgram(const std::string &rkIR, const std::vector<HostTensor> &
 
   llvm::DenseMap<Value, Tensor> tensors;
   llvm::DenseMap<Value, double> scalars;
+  // The run-time row count (the inputs may hold fewer rows than the
+  // program's static M: the tuner checks the first 64).
+  int64_t rows = -1;
   for (auto [arg, in] : llvm::zip(func.getArguments(), inputs)) {
     auto t = cast<RankedTensorType>(arg.getType());
     tensors[arg] = Tensor{in.shape, in.data, typeName(t.getElementType())};
+    if (rows < 0 && t.getRank() == 2 && !in.shape.empty())
+      rows = in.shape[0];
   }
   auto elemName = [](Value v) {
     return typeName(cast<RankedTensorType>(v.getType()).getElementType());
@@ -247,13 +252,17 @@ rkc::evaluateRowProgram(const std::string &rkIR, const std::vector<HostTensor> &
       const Tensor &src = tensors[bc.getInput()];
       std::vector<int64_t> shape = shapeOf(bc.getResult());
       ArrayRef<int64_t> dims = bc.getDims();
+      // A row vector broadcast over the rows ([N] -> [M, N]) takes the
+      // run-time row count, not the static M.
+      if (shape.size() == 2 && rows > 0 && !llvm::is_contained(dims, 0))
+        shape[0] = rows;
       for (size_t k = 0; k < dims.size(); ++k)
         shape[dims[k]] = src.shape[k]; // the operand's run-time sizes
       Tensor out{shape, std::vector<double>(numel(shape)), src.dtype};
+      std::vector<int64_t> idx(shape.size());
       for (int64_t i = 0; i < numel(shape); ++i) {
         // Unravel i over the result, pick the operand's dims.
         int64_t rem = i, srcIdx = 0;
-        std::vector<int64_t> idx(shape.size());
         for (int64_t d = (int64_t)shape.size() - 1; d >= 0; --d) {
           idx[d] = rem % shape[d];
           rem /= shape[d];

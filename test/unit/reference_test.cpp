@@ -8,6 +8,7 @@
 
 #include "llvm/Support/MemoryBuffer.h"
 
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <random>
@@ -89,6 +90,43 @@ int main(int argc, char **argv) {
                              std::to_string(worst));
   } else {
     llvm::consumeError(out.takeError());
+  }
+
+  // RMSNorm on 2 of a static 2^18 rows: the weight's [N] -> [M, N]
+  // broadcast takes the run-time rows (it once built all 2^27 static
+  // elements, seconds per tuned shape).
+  {
+    const int64_t bigM = int64_t(1) << 18, rn = 512, rows = 2;
+    std::string rms = rowProgram(examples + "/rms_norm.mlir", bigM, rn, "f32");
+    rkc::HostTensor xr{{rows, rn}, std::vector<double>(rows * rn)}, w{{rn}, std::vector<double>(rn)};
+    for (double &v : xr.data)
+      v = normal(rng);
+    for (double &v : w.data)
+      v = normal(rng);
+    auto t0 = std::chrono::steady_clock::now();
+    auto y = rkc::evaluateRowProgram(rms, {xr, w});
+    double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    expect((bool)y && (*y)[0].shape == std::vector<int64_t>{rows, rn},
+           "rms_norm evaluates 2 of 2^18 rows into [2, 512]");
+    if (y) {
+      double worst = 0;
+      for (int64_t r = 0; r < rows; ++r) {
+        double ss = 0;
+        for (int64_t c = 0; c < rn; ++c) ss += xr.data[r * rn + c] * xr.data[r * rn + c];
+        double inv = 1.0 / std::sqrt(ss / rn + 1e-6);
+        for (int64_t c = 0; c < rn; ++c) {
+          double want = xr.data[r * rn + c] * inv * w.data[c];
+          worst = std::fmax(worst, std::fabs((*y)[0].data[r * rn + c] - want) /
+                                       std::fmax(std::fabs(want), 1e-3));
+        }
+      }
+      expect(worst < 1e-5, "rms_norm matches x / sqrt(mean(x^2) + eps) * w, worst rel. error " +
+                               std::to_string(worst));
+    } else {
+      llvm::consumeError(y.takeError());
+    }
+    expect(secs < 2.0, "rms_norm on 2 rows takes " + std::to_string(secs) +
+                           " s (the broadcast follows the run-time rows)");
   }
 
   // Per-token int8: scale = f16(fl32(max|x| * fl32(1/127))) (exactly the
