@@ -77,6 +77,10 @@ struct TuneOptions {
   double budgetMs = 20000; ///< wall time for one shape
   int reps = 25;
   bool progress = true;
+  /// Measure exactly these schedules (override syntax; unset fields as the
+  /// search sets them) next to the heuristic, without searching and without
+  /// writing the database: an A/B of layout rules (`rkc tune --try`).
+  std::vector<std::string> trySchedules;
 };
 
 struct TuneCandidate {

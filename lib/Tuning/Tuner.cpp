@@ -226,6 +226,35 @@ llvm::Expected<TuneReport> rkc::tune(CompileRequest req, const TuneOptions &opt)
     return llvm::Error::success();
   };
 
+  if (!opt.trySchedules.empty()) {
+    // An A/B of given schedules: measured as the search's candidates are.
+    std::vector<plan::RowPlan> batch;
+    for (const std::string &text : opt.trySchedules) {
+      auto o = plan::parseOverride(text);
+      if (!o)
+        return o.takeError();
+      int64_t threads = o->threads > 0 ? o->threads : 256;
+      int64_t cluster = o->cluster > 0 ? o->cluster : 1;
+      int64_t rows = o->rows > 0 ? o->rows : (cluster > 1 ? 1 : std::max<int64_t>(1, 128 / threads));
+      auto [pl, why] = space.make(threads, cluster, rows, std::max<int64_t>(o->minBlocks, 0),
+                                  o->vector > 0 ? o->vector : w0);
+      if (!pl) {
+        TuneCandidate c;
+        c.schedule = text;
+        c.why = "rejected: " + why;
+        rep.tried.push_back(c);
+        continue;
+      }
+      batch.push_back(*pl);
+    }
+    if (llvm::Error e = runBatch(batch))
+      return std::move(e);
+    if (opt.progress)
+      llvm::errs() << "\n";
+    rep.totalMs = msSince(start);
+    return rep;
+  }
+
   // Phase 1: the cost model's favourites.
   size_t first = std::min<size_t>(cands.size(), std::max<size_t>(width, 8));
   std::vector<plan::RowPlan> batch(cands.begin(), cands.begin() + first);

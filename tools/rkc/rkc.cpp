@@ -41,6 +41,8 @@ int usage(llvm::raw_ostream &os, int code) {
         "[--budget-ms N]\n"
         "       rkc tune --report | --export FILE | --import FILE\n"
         "       rkc tune SPEC --print-key [--dtype ...] --shape ...\n"
+        "       rkc tune SPEC [--dtype ...] --shape ... --try 'SCHEDULE;SCHEDULE...'\n"
+        "                   (those schedules against the heuristic: no search, no database)\n"
         "       rkc version\n";
   return code;
 }
@@ -290,6 +292,12 @@ int tuneCommand(std::vector<std::string> args) {
     } else if (a == "--shape") {
       if (!next(v)) return error("error: --shape needs NAME=D0xD1...");
       shapes.push_back(v);
+    } else if (a == "--try") {
+      if (!next(v)) return error("error: --try needs schedules separated by ';'");
+      llvm::SmallVector<StringRef> items;
+      StringRef(v).split(items, ';', -1, false);
+      for (StringRef i : items)
+        opt.trySchedules.push_back(i.trim().str());
     } else if (a == "--print-key") {
       printKey = true;
     } else if (a == "--shapes") {
@@ -364,6 +372,21 @@ int tuneCommand(std::vector<std::string> args) {
     if (!rep) {
       llvm::errs() << "error: " << shapeText << ": " << llvm::toString(rep.takeError()) << "\n";
       ++failures;
+      continue;
+    }
+    if (!opt.trySchedules.empty()) {
+      // The A/B table: the heuristic, then each schedule as given.
+      llvm::outs() << shapeText << "\n";
+      auto line = [&](const char *tag, const rkc::TuneCandidate &c) {
+        if (c.ok)
+          llvm::outs() << llvm::format("  %-9s %10.2f us %7.3f TB/s %6.3fx  %s\n", tag, c.ms * 1e3,
+                                       c.tbps, rep->heuristic.ms / c.ms, c.schedule.c_str());
+        else
+          llvm::outs() << "  " << tag << "  " << c.schedule << ": " << c.why << "\n";
+      };
+      line("heuristic", rep->heuristic);
+      for (const rkc::TuneCandidate &c : rep->tried)
+        line("try", c);
       continue;
     }
     int pruned = 0;
