@@ -29,7 +29,6 @@ static constexpr int64_t kTargetChunks = 4;     // vector loads in flight
 static constexpr int64_t kRegisterValues = 64;  // fp32 row values per thread
 static constexpr int64_t kMinCtaThreads = 128;
 static constexpr int64_t kClusterThreads = 256;  // threads per CTA of a cluster
-static constexpr int64_t kWideClusterThreads = 512; // ... of a cluster of >= 8 such CTAs
 static constexpr int64_t kClusterValues = 32;    // row values per thread in a cluster
 
 const char *stagingName(Staging s) {
@@ -251,25 +250,16 @@ Expected<RowPlan> planRow(const RowProblem &p, const Target &t,
     // each keep two or more CTAs per SM in different phases (one loading
     // while another reduces through DSMEM); one 1024-thread CTA per SM
     // serialises them (measured on the H100: 1.70 -> 2.33 TB/s for bf16
-    // RMSNorm at N = 65536, docs/performance-notes.md). Where that takes
-    // a cluster of 8 or more, CTAs of 512 threads and half the cluster
-    // are faster: the tuner's best at N >= 65536 since the cluster
-    // reduction is one barrier (0845380; RMSNorm bf16 65536 1.05x,
-    // LayerNorm bf16 131072 1.09x, LayerNorm f32 262144 1.30x,
-    // docs/tuning.md); at N = 32768 it kept 256 threads and 4 CTAs.
-    auto clusterFor = [&](int64_t th) {
-      int64_t k = std::min<int64_t>(kmaxFor(th), std::max<int64_t>(kClusterValues / pl.vector, 1));
-      return std::min<int64_t>(pow2Ceil(ceilDiv(nvec, th * k)), t.maxCluster);
-    };
-    if (o.threads <= 0) {
+    // RMSNorm at N = 65536, see docs/performance-notes.md). CTAs of 512
+    // threads and half the cluster were tried as the default (A/B of 30
+    // op x dtype x N cases, docs/tuning.md): faster for the norms and
+    // log-softmax, slower for softmax (-3..-15%) and f32 LayerNorm (76
+    // registers: one CTA per SM), a wash over all (0.922 vs 0.918 of the
+    // best); the tuning database carries the per-shape choice.
+    if (o.threads <= 0)
       threads = kClusterThreads;
-      // (Rows that stream keep 256: measured that way, docs/planner.md.)
-      int64_t wide = kWideClusterThreads;
-      if (clusterFor(threads) >= 8 && wide <= t.maxThreadsPerCta &&
-          ceilDiv(nvec, wide * clusterFor(wide)) <= kmaxFor(wide))
-        threads = wide;
-    }
-    cluster = clusterFor(threads);
+    int64_t k = std::min<int64_t>(kmaxFor(threads), std::max<int64_t>(kClusterValues / pl.vector, 1));
+    cluster = std::min<int64_t>(pow2Ceil(ceilDiv(nvec, threads * k)), t.maxCluster);
   }
   if (o.cluster > 0)
     cluster = o.cluster;

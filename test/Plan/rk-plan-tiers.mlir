@@ -98,14 +98,12 @@ func.func @bf16_n4096(%x: tensor<64x4096xbf16>) -> tensor<64xf32> {
 
 // N = 65536 bf16: 8192 vectors. 1024 threads hold at most 4 vectors each
 // (a CTA of 1024 threads has 64 registers per thread: (64 - 16) -> 32
-// values), 4096 vectors: the row needs a cluster. Cluster CTAs of 256
-// threads with at most 32 values (4 vectors) each would need 8192 /
-// (256 x 4) = 8 CTAs: a cluster of 8 or more takes CTAs of 512 threads
-// and half the CTAs, 8192 / (512 x 4) = 4.
+// values), 4096 vectors: the row needs a cluster. Cluster CTAs have 256
+// threads with at most 32 values (4 vectors) each: 8192 / (256 x 4) = 8.
 // expected-remark@below {{plan: vector = 8: 16-byte accesses of 2-byte elements}}
-// expected-remark@below {{plan: 512 threads per row, 32 values per thread (4 vector loads in flight)}}
-// expected-remark@below {{plan: cluster = 4: the row is split over the CTAs of a cluster and reduced through DSMEM}}
-// expected-remark@below {{plan: rows per CTA: 1 (512 threads)}}
+// expected-remark@below {{plan: 256 threads per row, 32 values per thread (4 vector loads in flight)}}
+// expected-remark@below {{plan: cluster = 8: the row is split over the CTAs of a cluster and reduced through DSMEM}}
+// expected-remark@below {{plan: rows per CTA: 1 (256 threads)}}
 // expected-remark@below {{plan: reductions climb to the cluster tier}}
 // expected-remark@below {{plan: staging = registers: the row stays in registers and is read from global memory once}}
 func.func @bf16_n65536(%x: tensor<8x65536xbf16>) -> tensor<8xf32> {
@@ -113,15 +111,15 @@ func.func @bf16_n65536(%x: tensor<8x65536xbf16>) -> tensor<8xf32> {
   return %s : tensor<8xf32>
 }
 // SM90-LABEL: func.func @bf16_n65536
-// SM90-SAME:    attributes {tier.arch = "sm_90a", tier.layout = #tier.tv_layout<threads = 512, values = 32, vector = 8, rows = 1>, tier.schedule = #tier.schedule<reduce = cluster, cluster = 4, staging = registers, unroll = 4, min_blocks = 0>}
+// SM90-SAME:    attributes {tier.arch = "sm_90a", tier.layout = #tier.tv_layout<threads = 256, values = 32, vector = 8, rows = 1>, tier.schedule = #tier.schedule<reduce = cluster, cluster = 8, staging = registers, unroll = 4, min_blocks = 0>}
 
 // N = 262144 f32: 65536 vectors of 4; 256-thread cluster CTAs of 8 vectors
-// (32 values) would need 32 CTAs: CTAs of 512 threads, 65536 / (512 x 8) =
-// 16 CTAs of 32 values each.
+// (32 values) would need 32 CTAs: capped at 16, each thread then holds
+// 65536 / (256 x 16) = 16 vectors (64 values, within its 239 registers).
 // expected-remark@below {{plan: vector = 4: 16-byte accesses of 4-byte elements}}
-// expected-remark@below {{plan: 512 threads per row, 32 values per thread (8 vector loads in flight)}}
+// expected-remark@below {{plan: 256 threads per row, 64 values per thread (16 vector loads in flight)}}
 // expected-remark@below {{plan: cluster = 16: the row is split over the CTAs of a cluster and reduced through DSMEM}}
-// expected-remark@below {{plan: rows per CTA: 1 (512 threads)}}
+// expected-remark@below {{plan: rows per CTA: 1 (256 threads)}}
 // expected-remark@below {{plan: reductions climb to the cluster tier}}
 // expected-remark@below {{plan: staging = registers: the row stays in registers and is read from global memory once}}
 func.func @f32_n262144(%x: tensor<8x262144xf32>) -> tensor<8xf32> {
@@ -129,7 +127,7 @@ func.func @f32_n262144(%x: tensor<8x262144xf32>) -> tensor<8xf32> {
   return %s : tensor<8xf32>
 }
 // SM90-LABEL: func.func @f32_n262144
-// SM90-SAME:    attributes {tier.arch = "sm_90a", tier.layout = #tier.tv_layout<threads = 512, values = 32, vector = 4, rows = 1>, tier.schedule = #tier.schedule<reduce = cluster, cluster = 16, staging = registers, unroll = 8, min_blocks = 0>}
+// SM90-SAME:    attributes {tier.arch = "sm_90a", tier.layout = #tier.tv_layout<threads = 256, values = 64, vector = 4, rows = 1>, tier.schedule = #tier.schedule<reduce = cluster, cluster = 16, staging = registers, unroll = 16, min_blocks = 0>}
 
 // N = 1048576 f32: 262144 vectors > 16 CTAs x 256 threads x 16 vectors:
 // no cluster holds the row, it is streamed with the largest cluster (16)
@@ -275,7 +273,7 @@ func.func @rms_bf16(%x: tensor<8x32768xbf16> {rk.name = "x"}, %w: tensor<32768xb
 // The same in f32: w's values take a register each, 2 live fragments;
 // 1024 threads have (64 - 16) / 2 = 24 -> 16 values, too few for the 8192
 // vectors of 4: a cluster of 256-thread CTAs holding 32 values, 8192 /
-// (256 x 8) = 4 CTAs (fewer than 8: no 512-thread CTAs).
+// (256 x 8) = 4 CTAs.
 // expected-remark@below {{plan: vector = 4: 16-byte accesses of 4-byte elements}}
 // expected-remark@below {{plan: 256 threads per row, 32 values per thread (8 vector loads in flight)}}
 // expected-remark@below {{plan: cluster = 4: the row is split over the CTAs of a cluster and reduced through DSMEM}}
@@ -328,14 +326,12 @@ func.func @override(%x: tensor<64x4096xbf16>) -> tensor<64xf32> {
 // OVERRIDE-SAME:    attributes {tier.arch = "sm_90a", tier.layout = #tier.tv_layout<threads = 512, values = 8, vector = 4, rows = 1>, tier.schedule = #tier.schedule<reduce = block, cluster = 1, staging = registers, unroll = 1, min_blocks = 2>}
 
 //--- override_cluster.mlir
-// Only the cluster is overridden: the row still needs a cluster, so the
-// heuristic's cluster CTAs (512 threads, as the heuristic's own cluster
-// would have 8 CTAs of 256); 8192 vectors / (4 x 512) = 4 vectors, 32
-// values per thread.
+// Only the cluster is overridden: the row still needs a cluster, so CTAs of
+// 256 threads; 8192 vectors / (4 x 256) = 8 vectors, 64 values per thread.
 // expected-remark@below {{plan: vector = 8: 16-byte accesses of 2-byte elements}}
-// expected-remark@below {{plan: 512 threads per row, 32 values per thread (4 vector loads in flight)}}
+// expected-remark@below {{plan: 256 threads per row, 64 values per thread (8 vector loads in flight)}}
 // expected-remark@below {{plan: cluster = 4: the row is split over the CTAs of a cluster and reduced through DSMEM}}
-// expected-remark@below {{plan: rows per CTA: 1 (512 threads)}}
+// expected-remark@below {{plan: rows per CTA: 1 (256 threads)}}
 // expected-remark@below {{plan: reductions climb to the cluster tier}}
 // expected-remark@below {{plan: staging = registers: the row stays in registers and is read from global memory once}}
 func.func @override_cluster(%x: tensor<8x65536xbf16>) -> tensor<8xf32> {
@@ -343,7 +339,7 @@ func.func @override_cluster(%x: tensor<8x65536xbf16>) -> tensor<8xf32> {
   return %s : tensor<8xf32>
 }
 // OVERRIDE-CLUSTER-LABEL: func.func @override_cluster
-// OVERRIDE-CLUSTER-SAME:    attributes {tier.arch = "sm_90a", tier.layout = #tier.tv_layout<threads = 512, values = 32, vector = 8, rows = 1>, tier.schedule = #tier.schedule<reduce = cluster, cluster = 4, staging = registers, unroll = 4, min_blocks = 0>}
+// OVERRIDE-CLUSTER-SAME:    attributes {tier.arch = "sm_90a", tier.layout = #tier.tv_layout<threads = 256, values = 64, vector = 8, rows = 1>, tier.schedule = #tier.schedule<reduce = cluster, cluster = 4, staging = registers, unroll = 8, min_blocks = 0>}
 
 //--- bad_arch.mlir
 // expected-error@below {{unsupported arch 'sm_70' (supported: sm_80, sm_86, sm_89, sm_90, sm_90a, sm_100a)}}
