@@ -21,6 +21,9 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
+#include <chrono>
+
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -353,6 +356,20 @@ int tuneCommand(std::vector<std::string> args) {
     req.options.arch = arch.empty() ? "sm_90a" : arch;
     llvm::outs() << "key " << rkc::tuningKey(req) << "\nop " << rkc::specSignature(req.specText)
                  << "\nmachine " << rkc::machineSignature() << "\n";
+    // What the database answers this request, and what the answer costs
+    // (the lookup a compile makes before it compiles; median of 200).
+    auto found = db.lookup(req);
+    std::vector<double> us;
+    for (int i = 0; i < 200; ++i) {
+      auto t0 = std::chrono::steady_clock::now();
+      (void)db.lookup(req);
+      us.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0)
+                       .count());
+    }
+    std::sort(us.begin(), us.end());
+    llvm::outs() << "lookup " << (found ? *found : std::string("miss")) << "\n"
+                 << llvm::format("lookup_us %.2f (median of 200, %zu rows)\n", us[us.size() / 2],
+                                 db.entries().size());
     return 0;
   }
   llvm::outs() << llvm::format("%-24s %10s %8s %6s %9s %10s %8s  %s\n", "shapes", "us", "TB/s",
