@@ -66,3 +66,28 @@ for r in json.loads(sys.stdin.read()):
              for r in rows if plans.get(r["key"]) != r["schedule"]]
     assert not wrong, "%d of %d shipped rows not applied:\n%s" % (len(wrong), len(rows),
                                                                   "\n".join(wrong[:10]))
+
+
+def test_try_measures_given_schedules(tmp_path):
+    """`rkc tune --try`: the heuristic and each given schedule measured with
+    the tuner's harness (reference check included); an invalid schedule is
+    reported as rejected, not measured; nothing is written to the database."""
+    lib = os.environ.get("RKC_LIBRARY", os.path.join(REPO, "build", "lib", "librkc.so"))
+    exe = os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(lib))), "bin", "rkc")
+    if not os.path.exists(exe):
+        pytest.skip("no rkc driver next to %s" % lib)
+    env = dict(os.environ, RKC_CACHE_DIR=str(tmp_path / "cache"), RKC_DISABLE_TUNING_DB="1")
+    out = subprocess.run([exe, "tune", os.path.join(REPO, "examples", "softmax.mlir"),
+                          "--dtype", "bf16", "--shape", "x=64x4096",
+                          "--try", "threads=128,cluster=1;threads=256,cluster=1,min_blocks=2;"
+                                   "threads=2048,cluster=1"],
+                         env=env, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    lines = [l.strip() for l in out.stdout.splitlines() if l.startswith("  ")]
+    assert lines[0].startswith("heuristic") and "TB/s" in lines[0], out.stdout
+    measured = [l for l in lines[1:] if "TB/s" in l]
+    assert len(measured) == 2, out.stdout
+    assert any("threads=128," in l for l in measured) and \
+        any("threads=256," in l and "min_blocks=2" in l for l in measured), out.stdout
+    assert any("threads=2048" in l and "rejected" in l for l in lines[1:]), out.stdout
+    assert not (tmp_path / "cache" / "tuning.jsonl").exists()
