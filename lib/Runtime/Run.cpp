@@ -6,9 +6,9 @@
 
 #include "CudaDriver.h"
 
+#include "llvm/Support/Parallel.h"
+
 #include <algorithm>
-#include <atomic>
-#include <thread>
 #include <mutex>
 #include <cmath>
 #include <cstring>
@@ -18,23 +18,12 @@ using namespace rkc;
 
 namespace {
 
-/// Runs fn(begin, end) over [0, n) in chunks on every core: the harness
-/// fills and encodes tensors of up to 2^27 elements for every tuned shape.
+/// Runs fn(chunk, begin, end) over [0, n) in chunks of `chunk` on LLVM's
+/// thread pool: the harness fills and encodes tensors of up to 2^27
+/// elements for every tuned shape.
 template <typename Fn> void parallelChunks(size_t n, size_t chunk, Fn fn) {
-  size_t chunks = (n + chunk - 1) / chunk;
-  unsigned width = std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(),
-                                                   (unsigned)std::min<size_t>(chunks, 64)));
-  std::atomic<size_t> next{0};
-  auto work = [&] {
-    for (size_t c; (c = next++) < chunks;)
-      fn(c, c * chunk, std::min(n, (c + 1) * chunk));
-  };
-  std::vector<std::thread> pool;
-  for (unsigned i = 1; i < width; ++i)
-    pool.emplace_back(work);
-  work();
-  for (std::thread &t : pool)
-    t.join();
+  llvm::parallelFor(0, (n + chunk - 1) / chunk,
+                    [&](size_t c) { fn(c, c * chunk, std::min(n, (c + 1) * chunk)); });
 }
 
 /// Host values -> storage bytes of `dtype`.

@@ -73,6 +73,12 @@ struct Space {
     return {pl, ""};
   }
 
+  /// Rows per CTA of the search's layouts: one row per cluster, else CTAs
+  /// of at least 128 threads.
+  static int64_t rowsFor(int64_t threads, int64_t cluster) {
+    return cluster > 1 ? 1 : std::max<int64_t>(1, 128 / threads);
+  }
+
   /// Cost-model preference: lower is better.
   static double score(const plan::RowPlan &pl) {
     double k = (double)pl.values / pl.vector;
@@ -162,7 +168,7 @@ llvm::Expected<TuneReport> rkc::tune(CompileRequest req, const TuneOptions &opt)
     for (int64_t threads = 1; threads <= 1024; threads *= 2)
       for (int64_t cluster = 1; cluster <= target->maxCluster; cluster *= 2)
         for (int64_t minBlocks : {0, 2}) {
-          int64_t rows = cluster > 1 ? 1 : std::max<int64_t>(1, 128 / threads);
+          int64_t rows = Space::rowsFor(threads, cluster);
           consider(threads, cluster, rows, minBlocks, vector, cands);
           if (cluster == 1 && threads < 512)
             consider(threads, cluster, rows * 2, minBlocks, vector, cands);
@@ -235,7 +241,7 @@ llvm::Expected<TuneReport> rkc::tune(CompileRequest req, const TuneOptions &opt)
         return o.takeError();
       int64_t threads = o->threads > 0 ? o->threads : 256;
       int64_t cluster = o->cluster > 0 ? o->cluster : 1;
-      int64_t rows = o->rows > 0 ? o->rows : (cluster > 1 ? 1 : std::max<int64_t>(1, 128 / threads));
+      int64_t rows = o->rows > 0 ? o->rows : Space::rowsFor(threads, cluster);
       auto [pl, why] = space.make(threads, cluster, rows, std::max<int64_t>(o->minBlocks, 0),
                                   o->vector > 0 ? o->vector : w0);
       if (!pl) {
@@ -270,7 +276,7 @@ llvm::Expected<TuneReport> rkc::tune(CompileRequest req, const TuneOptions &opt)
             B = parsed->minBlocks, W = parsed->vector;
     for (int64_t t2 : {T / 2, T * 2})
       if (t2 >= 1)
-        consider(t2, C, C > 1 ? 1 : std::max<int64_t>(1, 128 / t2), B, W, next);
+        consider(t2, C, Space::rowsFor(t2, C), B, W, next);
     for (int64_t c2 : {C / 2, C * 2})
       if (c2 >= 1)
         consider(T, c2, c2 > 1 ? 1 : R, B, W, next);

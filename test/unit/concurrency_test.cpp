@@ -95,6 +95,22 @@ static Answer compileOnce(const std::string &spec, const std::string &shape, std
   return a;
 }
 
+/// Runs body(t) for t = 0 .. n-1 on n threads that start together (each
+/// waits until all have started), then joins them.
+template <typename Body> static void together(int n, Body body) {
+  std::vector<std::thread> threads;
+  std::atomic<int> ready{0};
+  for (int t = 0; t < n; ++t)
+    threads.emplace_back([&, t] {
+      ++ready;
+      while (ready.load() < n)
+        std::this_thread::yield();
+      body(t);
+    });
+  for (std::thread &t : threads)
+    t.join();
+}
+
 /// The shapes the processes of part 2 compile.
 static std::vector<std::string> childShapes() {
   std::vector<std::string> shapes;
@@ -256,27 +272,19 @@ int main(int argc, char **argv) {
   std::vector<std::string> errors;
   int answers = 0;
   for (int wave = 0; wave < 2; ++wave) {
-    std::vector<std::thread> threads;
-    std::atomic<int> ready{0};
-    for (int t = 0; t < 16; ++t)
-      threads.emplace_back([&, t] {
-        const Request &r = requests[t % nreq];
-        ++ready;
-        while (ready.load() < 16) // start together
-          std::this_thread::yield();
-        std::string err;
-        Answer a = compileOnce(*r.spec, r.shape, &err);
-        std::lock_guard<std::mutex> lock(mu);
-        if (!err.empty()) {
-          errors.push_back(r.shape + ": " + err);
-          return;
-        }
-        ++answers;
-        texts[t % nreq].insert(a.text);
-        objects[t % nreq].insert(a.identity);
-      });
-    for (std::thread &t : threads)
-      t.join();
+    together(16, [&](int t) {
+      const Request &r = requests[t % nreq];
+      std::string err;
+      Answer a = compileOnce(*r.spec, r.shape, &err);
+      std::lock_guard<std::mutex> lock(mu);
+      if (!err.empty()) {
+        errors.push_back(r.shape + ": " + err);
+        return;
+      }
+      ++answers;
+      texts[t % nreq].insert(a.text);
+      objects[t % nreq].insert(a.identity);
+    });
     if (wave == 0) {
       std::vector<std::string> others;
       auto entries = listCache(tmp / "cache1" / "kernels", &others);
@@ -321,23 +329,14 @@ int main(int argc, char **argv) {
   const char *wanted[] = {"spec.mlir:2:8: error: custom op 'rk.bogus' is unknown",
                           "spec.mlir:2:1: error: dimension #1 of 'x' must be positive, got 0"};
   std::map<int, std::set<std::string>> messages;
-  for (int wave = 0; wave < 2; ++wave) {
-    std::vector<std::thread> threads;
-    std::atomic<int> ready{0};
-    for (int t = 0; t < 16; ++t)
-      threads.emplace_back([&, t] {
-        const Request &r = failing[t % 2];
-        ++ready;
-        while (ready.load() < 16)
-          std::this_thread::yield();
-        std::string err;
-        Answer a = compileOnce(*r.spec, r.shape, &err);
-        std::lock_guard<std::mutex> lock(mu);
-        messages[t % 2].insert(a.text.empty() ? err.substr(0, err.find('\n')) : "succeeded");
-      });
-    for (std::thread &t : threads)
-      t.join();
-  }
+  for (int wave = 0; wave < 2; ++wave)
+    together(16, [&](int t) {
+      const Request &r = failing[t % 2];
+      std::string err;
+      Answer a = compileOnce(*r.spec, r.shape, &err);
+      std::lock_guard<std::mutex> lock(mu);
+      messages[t % 2].insert(a.text.empty() ? err.substr(0, err.find('\n')) : "succeeded");
+    });
   for (int i = 0; i < 2; ++i)
     CHECK(messages[i].size() == 1 && *messages[i].begin() == wanted[i],
           "failing request %d: %zu different answers, first: '%s'", i, messages[i].size(),
@@ -353,31 +352,19 @@ int main(int argc, char **argv) {
   std::map<int, std::set<std::string>> mixedMessages;
   std::map<int, std::set<const void *>> freshObjects;
   std::vector<std::string> freshErrors;
-  {
-    std::vector<std::thread> threads;
-    std::atomic<int> ready{0};
-    for (int t = 0; t < 16; ++t)
-      threads.emplace_back([&, t] {
-        bool failingRequest = t % 4 < 2;
-        const Request &r = failingRequest ? failing[t % 2] : fresh[t % 2];
-        ++ready;
-        while (ready.load() < 16)
-          std::this_thread::yield();
-        std::string err;
-        Answer a = compileOnce(*r.spec, r.shape, &err);
-        std::lock_guard<std::mutex> lock(mu);
-        if (failingRequest) {
-          mixedMessages[t % 2].insert(a.text.empty() ? err.substr(0, err.find('\n'))
-                                                     : "succeeded");
-        } else if (!err.empty()) {
-          freshErrors.push_back(r.shape + ": " + err);
-        } else {
-          freshObjects[t % 2].insert(a.identity);
-        }
-      });
-    for (std::thread &t : threads)
-      t.join();
-  }
+  together(16, [&](int t) {
+    bool failingRequest = t % 4 < 2;
+    const Request &r = failingRequest ? failing[t % 2] : fresh[t % 2];
+    std::string err;
+    Answer a = compileOnce(*r.spec, r.shape, &err);
+    std::lock_guard<std::mutex> lock(mu);
+    if (failingRequest)
+      mixedMessages[t % 2].insert(a.text.empty() ? err.substr(0, err.find('\n')) : "succeeded");
+    else if (!err.empty())
+      freshErrors.push_back(r.shape + ": " + err);
+    else
+      freshObjects[t % 2].insert(a.identity);
+  });
   for (int i = 0; i < 2; ++i) {
     CHECK(mixedMessages[i].size() == 1 && *mixedMessages[i].begin() == wanted[i],
           "mixed wave, failing request %d: %zu different answers, first: '%s'", i,
