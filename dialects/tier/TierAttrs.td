@@ -23,7 +23,7 @@ def Tier_LevelAttr : EnumAttr<Tier_Dialect, Tier_Level, "level"> {
 
 def Tier_Staging : I32EnumAttr<"Staging", "where a row is staged", [
     I32EnumAttrCase<"registers", 0>, I32EnumAttrCase<"smem", 1>,
-    I32EnumAttrCase<"stream", 2>]> {
+    I32EnumAttrCase<"stream", 2>, I32EnumAttrCase<"async", 3>]> {
   let cppNamespace = "::mlir::tier";
   let genSpecializedAttr = 0;
 }
@@ -33,7 +33,11 @@ def Tier_StagingAttr : EnumAttr<Tier_Dialect, Tier_Staging, "staging"> {
     `registers`: the row is loaded once into registers and stays there;
     `smem`: it is copied to shared memory (cp.async) and re-read from there;
     `stream`: the row is streamed in chunks with online combiners and read
-    again from global memory where a later phase needs it.
+    again from global memory where a later phase needs it;
+    `async`: as `registers` (the row is held in registers, read from global
+    memory once), but every `[M, N]` input is first copied into
+    thread-private shared-memory slots with `cp.async` (16-byte chunks that
+    occupy no registers while in flight) and the loads read those slots.
   }];
 }
 

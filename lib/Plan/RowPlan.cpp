@@ -36,6 +36,7 @@ const char *stagingName(Staging s) {
   case Staging::Registers: return "registers";
   case Staging::Smem: return "smem";
   case Staging::Stream: return "stream";
+  case Staging::Async: return "async";
   }
   return "?";
 }
@@ -82,9 +83,10 @@ Expected<PlanOverride> parseOverride(StringRef text) {
       if (val == "registers") o.staging = (int)Staging::Registers;
       else if (val == "smem") o.staging = (int)Staging::Smem;
       else if (val == "stream") o.staging = (int)Staging::Stream;
+      else if (val == "async") o.staging = (int)Staging::Async;
       else
         return llvm::createStringError(
-            "schedule: staging must be registers, smem or stream, got '" +
+            "schedule: staging must be registers, async, smem or stream, got '" +
             val.str() + "'");
       continue;
     }
@@ -174,14 +176,14 @@ std::string checkPlan(const RowPlan &pl, const RowProblem &p, const Target &t) {
                      .str();
   if (pl.cluster > 1 && pl.rows != 1)
     return "a cluster works on one row at a time: rows must be 1";
-  if (pl.threads * pl.cluster * pl.values < p.cols &&
-      pl.staging == Staging::Registers)
+  bool inRegisters = pl.staging == Staging::Registers || pl.staging == Staging::Async;
+  if (pl.threads * pl.cluster * pl.values < p.cols && inRegisters)
     return llvm::formatv("threads x cluster x values ({0} x {1} x {2}) does not "
                          "cover the row of {3} elements",
                          pl.threads, pl.cluster, pl.values, p.cols);
   int64_t regs = std::min<int64_t>(255, 65536 / std::max<int64_t>(pl.ctaThreads(), 128));
   double regValues = pl.values * std::max(p.liveFrags, 1.0);
-  if (pl.staging == Staging::Registers && regValues > regs)
+  if (inRegisters && regValues > regs)
     return llvm::formatv("values per thread x live fragments ({0} x {1}) would "
                          "spill: a CTA of {2} threads has {3} registers per thread",
                          pl.values,
@@ -198,6 +200,11 @@ std::string checkPlan(const RowPlan &pl, const RowProblem &p, const Target &t) {
       return "staging = smem copies 16-byte chunks of one element size, one row per CTA";
     int64_t passes = ceilDiv(p.cols, pl.threads * pl.cluster * pl.values);
     smem += passes * pl.values * pl.threads * p.inputRowBytes;
+  }
+  if (pl.staging == Staging::Async) {
+    if (pl.vector * p.minElemBytes != 16 || !p.uniformInputs || p.inputRowBytes <= 0)
+      return "staging = async copies 16-byte chunks of [M, N] inputs of one element size";
+    smem += pl.values * pl.ctaThreads() * p.inputRowBytes;
   }
   if (smem > t.maxSmemPerCta)
     return llvm::formatv("reduction buffers need {0} bytes of shared memory, "
@@ -314,9 +321,27 @@ Expected<RowPlan> planRow(const RowProblem &p, const Target &t,
                        : (pl.cluster > 1 ? 1 : std::max<int64_t>(1, kMinCtaThreads / pl.threads));
   note(llvm::formatv("rows per CTA: {0} ({1} threads)", pl.rows, pl.ctaThreads()));
   note(llvm::formatv("reductions climb to the {0} tier", levelName(pl.reduceLevel())));
+  pl.unroll = o.unroll > 0 ? o.unroll : pl.values / pl.vector;
+  pl.minBlocks = o.minBlocks >= 0 ? o.minBlocks : 0;
+  // Asynchronous staging, measured on the H100 (docs/performance-notes.md,
+  // session 5): rows of 16-bit data split over a cluster with two or more
+  // reductions (softmax, log-softmax, cross-entropy, LayerNorm) run faster
+  // when the row reaches registers through cp.async copies into
+  // shared-memory slots (softmax bf16 1.09x at N = 65536, 1.29x at 262144);
+  // with one reduction (RMSNorm) it gained nothing, and f32 rows lost.
+  if (o.staging < 0 && pl.staging == Staging::Registers && pl.cluster > 1 &&
+      p.minElemBytes == 2 && p.reductions >= 2) {
+    RowPlan async = pl;
+    async.staging = Staging::Async;
+    if (checkPlan(async, p, t).empty())
+      pl = async;
+  }
   note(llvm::formatv("staging = {0}: {1}", stagingName(pl.staging),
                      pl.staging == Staging::Registers
                          ? std::string("the row stays in registers and is read from global memory once")
+                     : pl.staging == Staging::Async
+                         ? std::string("the row is copied to shared memory with cp.async, then held "
+                                       "in registers; global memory is read once")
                      : pl.staging == Staging::Smem
                          ? llvm::formatv("the row is staged in shared memory (cp.async) and swept "
                                          "in passes ({0}) of {1} elements; global memory is read once",
@@ -326,8 +351,6 @@ Expected<RowPlan> planRow(const RowProblem &p, const Target &t,
                                          "passes ({0}) of {1} elements, with online combiners",
                                          ceilDiv(p.cols, pl.threads * pl.cluster * pl.values),
                                          pl.threads * pl.cluster * pl.values).str()));
-  pl.unroll = o.unroll > 0 ? o.unroll : pl.values / pl.vector;
-  pl.minBlocks = o.minBlocks >= 0 ? o.minBlocks : 0;
 
   std::string why = checkPlan(pl, p, t);
   if (!why.empty())

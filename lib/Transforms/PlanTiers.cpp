@@ -36,6 +36,7 @@ static tier::Staging toStaging(::rkc::plan::Staging s) {
   case ::rkc::plan::Staging::Registers: return tier::Staging::registers;
   case ::rkc::plan::Staging::Smem: return tier::Staging::smem;
   case ::rkc::plan::Staging::Stream: return tier::Staging::stream;
+  case ::rkc::plan::Staging::Async: return tier::Staging::async;
   }
   return tier::Staging::registers;
 }

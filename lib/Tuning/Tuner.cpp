@@ -45,10 +45,12 @@ struct Space {
   const plan::RowProblem &p;
   const plan::Target &t;
 
-  /// The full plan for (threads, cluster, rows, minBlocks, vector), or the
-  /// reason it is invalid.
+  /// The full plan for (threads, cluster, rows, minBlocks, vector, staging),
+  /// or the reason it is invalid. Staging is registers or async (both hold
+  /// the row in registers; async copies it in through shared memory).
   std::pair<std::optional<plan::RowPlan>, std::string>
-  make(int64_t threads, int64_t cluster, int64_t rows, int64_t minBlocks, int64_t vector) const {
+  make(int64_t threads, int64_t cluster, int64_t rows, int64_t minBlocks, int64_t vector,
+       plan::Staging staging = plan::Staging::Registers) const {
     plan::RowPlan pl;
     pl.threads = threads;
     pl.cluster = cluster;
@@ -59,7 +61,7 @@ struct Space {
     int64_t chunks = (nvec + threads * cluster - 1) / (threads * cluster);
     pl.values = chunks * vector;
     pl.unroll = chunks;
-    pl.staging = plan::Staging::Registers;
+    pl.staging = staging;
     if (chunks > 16)
       return {std::nullopt, "too many values per thread"};
     if (threads * cluster * vector > 2 * std::max<int64_t>(p.cols, vector * 32) && threads > 32)
@@ -155,8 +157,9 @@ llvm::Expected<TuneReport> rkc::tune(CompileRequest req, const TuneOptions &opt)
   std::set<std::string> seen{rep.heuristic.schedule};
   int64_t w0 = plan::pickVector(p.cols, p.minElemBytes);
   auto consider = [&](int64_t threads, int64_t cluster, int64_t rows, int64_t minBlocks,
-                      int64_t vector, std::vector<plan::RowPlan> &out) {
-    auto [pl, why] = space.make(threads, cluster, rows, minBlocks, vector);
+                      int64_t vector, std::vector<plan::RowPlan> &out,
+                      plan::Staging staging = plan::Staging::Registers) {
+    auto [pl, why] = space.make(threads, cluster, rows, minBlocks, vector, staging);
     if (!pl) {
       ++rep.pruned[why];
       return;
@@ -243,7 +246,10 @@ llvm::Expected<TuneReport> rkc::tune(CompileRequest req, const TuneOptions &opt)
       int64_t cluster = o->cluster > 0 ? o->cluster : 1;
       int64_t rows = o->rows > 0 ? o->rows : Space::rowsFor(threads, cluster);
       auto [pl, why] = space.make(threads, cluster, rows, std::max<int64_t>(o->minBlocks, 0),
-                                  o->vector > 0 ? o->vector : w0);
+                                  o->vector > 0 ? o->vector : w0,
+                                  o->staging == (int)plan::Staging::Async
+                                      ? plan::Staging::Async
+                                      : plan::Staging::Registers);
       if (!pl) {
         TuneCandidate c;
         c.schedule = text;
@@ -261,9 +267,16 @@ llvm::Expected<TuneReport> rkc::tune(CompileRequest req, const TuneOptions &opt)
     return rep;
   }
 
-  // Phase 1: the cost model's favourites.
+  // Phase 1: the cost model's favourites, and the asynchronously staged
+  // form of the first four of them (the same layout through cp.async).
   size_t first = std::min<size_t>(cands.size(), std::max<size_t>(width, 8));
   std::vector<plan::RowPlan> batch(cands.begin(), cands.begin() + first);
+  for (size_t i = 0; i < std::min<size_t>(first, 4); ++i) {
+    const plan::RowPlan &c = cands[i];
+    consider(c.threads, c.cluster, c.rows, c.minBlocks, c.vector, batch,
+             c.staging == plan::Staging::Async ? plan::Staging::Registers
+                                               : plan::Staging::Async);
+  }
   if (llvm::Error e = runBatch(batch))
     return std::move(e);
   // Phase 2: local refinement around the best until no gain or no budget.
@@ -274,17 +287,21 @@ llvm::Expected<TuneReport> rkc::tune(CompileRequest req, const TuneOptions &opt)
     std::vector<plan::RowPlan> next;
     int64_t T = parsed->threads, C = parsed->cluster, R = parsed->rows,
             B = parsed->minBlocks, W = parsed->vector;
+    auto S = parsed->staging == (int)plan::Staging::Async ? plan::Staging::Async
+                                                           : plan::Staging::Registers;
     for (int64_t t2 : {T / 2, T * 2})
       if (t2 >= 1)
-        consider(t2, C, Space::rowsFor(t2, C), B, W, next);
+        consider(t2, C, Space::rowsFor(t2, C), B, W, next, S);
     for (int64_t c2 : {C / 2, C * 2})
       if (c2 >= 1)
-        consider(T, c2, c2 > 1 ? 1 : R, B, W, next);
+        consider(T, c2, c2 > 1 ? 1 : R, B, W, next, S);
     for (int64_t r2 : {R / 2, R * 2})
       if (r2 >= 1 && C == 1)
-        consider(T, C, r2, B, W, next);
+        consider(T, C, r2, B, W, next, S);
     for (int64_t b2 : {int64_t(0), int64_t(1), int64_t(2), int64_t(4)})
-      consider(T, C, R, b2, W, next);
+      consider(T, C, R, b2, W, next, S);
+    consider(T, C, R, B, W, next,
+             S == plan::Staging::Async ? plan::Staging::Registers : plan::Staging::Async);
     if (next.empty())
       break;
     double before = rep.best.ms;

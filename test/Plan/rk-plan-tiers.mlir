@@ -22,6 +22,9 @@
 // RUN: rk-opt %t/columns_unsupported.mlir --rk-plan-tiers=arch=sm_90a -split-input-file -verify-diagnostics -mlir-print-op-on-diagnostic=false
 
 // Errors.
+// RUN: rk-opt %t/async.mlir --rk-plan-tiers=arch=sm_90a -verify-diagnostics -mlir-print-op-on-diagnostic=false | FileCheck %s --check-prefix=ASYNC --enable-var-scope
+// RUN: rk-opt %t/async_override.mlir --rk-plan-tiers="arch=sm_90a schedule=staging=async" -verify-diagnostics -mlir-print-op-on-diagnostic=false | FileCheck %s --check-prefix=ASYNC-OVERRIDE
+// RUN: rk-opt %t/async_bad.mlir --rk-plan-tiers="arch=sm_90a schedule=staging=async,vector=2" -verify-diagnostics -mlir-print-op-on-diagnostic=false
 // RUN: rk-opt %t/bad_arch.mlir --rk-plan-tiers="arch=sm_70" -verify-diagnostics -mlir-print-op-on-diagnostic=false
 // RUN: rk-opt %t/bad_integer.mlir --rk-plan-tiers="arch=sm_90a schedule=threads=abc" -verify-diagnostics -mlir-print-op-on-diagnostic=false
 // RUN: rk-opt %t/bad_field.mlir --rk-plan-tiers="arch=sm_90a schedule=foo=1" -verify-diagnostics -mlir-print-op-on-diagnostic=false
@@ -341,6 +344,118 @@ func.func @override_cluster(%x: tensor<8x65536xbf16>) -> tensor<8xf32> {
 // OVERRIDE-CLUSTER-LABEL: func.func @override_cluster
 // OVERRIDE-CLUSTER-SAME:    attributes {tier.arch = "sm_90a", tier.layout = #tier.tv_layout<threads = 256, values = 64, vector = 8, rows = 1>, tier.schedule = #tier.schedule<reduce = cluster, cluster = 4, staging = registers, unroll = 8, min_blocks = 0>}
 
+//--- async.mlir
+// staging = async (rule in RowPlan.cpp, measured in docs/performance-notes.md):
+// a row of 16-bit data split over a cluster, with two reductions (max, sum),
+// reaches registers through cp.async copies into shared memory.
+// N = 65536 bf16: 8192 vectors; 256-thread CTAs of 4 vectors: cluster 8.
+// expected-remark@below {{plan: vector = 8: 16-byte accesses of 2-byte elements}}
+// expected-remark@below {{plan: 256 threads per row, 32 values per thread (4 vector loads in flight)}}
+// expected-remark@below {{plan: cluster = 8: the row is split over the CTAs of a cluster and reduced through DSMEM}}
+// expected-remark@below {{plan: rows per CTA: 1 (256 threads)}}
+// expected-remark@below {{plan: reductions climb to the cluster tier}}
+// expected-remark@below {{plan: staging = async: the row is copied to shared memory with cp.async, then held in registers; global memory is read once}}
+func.func @softmax_bf16_cluster(%arg0: tensor<8x65536xbf16> {rk.name = "x"}) -> tensor<8x65536xbf16> {
+  %cst = arith.constant 1.000000e+00 : f32
+  %0 = rk.reduce max %arg0 : tensor<8x65536xbf16> -> tensor<8xf32>
+  %1 = rk.broadcast %0 dims [0] : tensor<8xf32> -> tensor<8x65536xf32>
+  %2 = rk.map %arg0, %1 {
+  ^bb0(%arg1: f32, %arg2: f32):
+    %7 = arith.subf %arg1, %arg2 : f32
+    %8 = math.exp %7 : f32
+    rk.yield %8 : f32
+  } : tensor<8x65536xbf16>, tensor<8x65536xf32> -> tensor<8x65536xf32>
+  %3 = rk.reduce add %2 : tensor<8x65536xf32> -> tensor<8xf32>
+  %4 = rk.map %3 {
+  ^bb0(%arg1: f32):
+    %7 = arith.divf %cst, %arg1 : f32
+    rk.yield %7 : f32
+  } : tensor<8xf32> -> tensor<8xf32>
+  %5 = rk.broadcast %4 dims [0] : tensor<8xf32> -> tensor<8x65536xf32>
+  %6 = rk.map %2, %5 {
+  ^bb0(%arg1: f32, %arg2: f32):
+    %7 = arith.mulf %arg1, %arg2 : f32
+    rk.yield %7 : f32
+  } : tensor<8x65536xf32>, tensor<8x65536xf32> -> tensor<8x65536xbf16>
+  return %6 : tensor<8x65536xbf16>
+}
+// ASYNC-LABEL: func.func @softmax_bf16_cluster
+// ASYNC-SAME:    tier.schedule = #tier.schedule<reduce = cluster, cluster = 8, staging = async, unroll = 4, min_blocks = 0>
+
+// The same row in f32 (the slots would double the shared memory per CTA;
+// measured slower): registers. 16384 vectors of 4; 256-thread CTAs of 32
+// values (8 vectors): cluster 8.
+// expected-remark@below {{plan: vector = 4: 16-byte accesses of 4-byte elements}}
+// expected-remark@below {{plan: 256 threads per row, 32 values per thread (8 vector loads in flight)}}
+// expected-remark@below {{plan: cluster = 8: the row is split over the CTAs of a cluster and reduced through DSMEM}}
+// expected-remark@below {{plan: rows per CTA: 1 (256 threads)}}
+// expected-remark@below {{plan: reductions climb to the cluster tier}}
+// expected-remark@below {{plan: staging = registers: the row stays in registers and is read from global memory once}}
+func.func @softmax_f32_cluster(%arg0: tensor<8x65536xf32> {rk.name = "x"}) -> tensor<8x65536xf32> {
+  %cst = arith.constant 1.000000e+00 : f32
+  %0 = rk.reduce max %arg0 : tensor<8x65536xf32> -> tensor<8xf32>
+  %1 = rk.broadcast %0 dims [0] : tensor<8xf32> -> tensor<8x65536xf32>
+  %2 = rk.map %arg0, %1 {
+  ^bb0(%arg1: f32, %arg2: f32):
+    %7 = arith.subf %arg1, %arg2 : f32
+    %8 = math.exp %7 : f32
+    rk.yield %8 : f32
+  } : tensor<8x65536xf32>, tensor<8x65536xf32> -> tensor<8x65536xf32>
+  %3 = rk.reduce add %2 : tensor<8x65536xf32> -> tensor<8xf32>
+  %4 = rk.map %3 {
+  ^bb0(%arg1: f32):
+    %7 = arith.divf %cst, %arg1 : f32
+    rk.yield %7 : f32
+  } : tensor<8xf32> -> tensor<8xf32>
+  %5 = rk.broadcast %4 dims [0] : tensor<8xf32> -> tensor<8x65536xf32>
+  %6 = rk.map %2, %5 {
+  ^bb0(%arg1: f32, %arg2: f32):
+    %7 = arith.mulf %arg1, %arg2 : f32
+    rk.yield %7 : f32
+  } : tensor<8x65536xf32>, tensor<8x65536xf32> -> tensor<8x65536xf32>
+  return %6 : tensor<8x65536xf32>
+}
+// ASYNC-LABEL: func.func @softmax_f32_cluster
+// ASYNC-SAME:    staging = registers
+
+// One reduction (a row sum) over the same bf16 row: registers.
+// expected-remark@below {{plan: vector = 8: 16-byte accesses of 2-byte elements}}
+// expected-remark@below {{plan: 256 threads per row, 32 values per thread (4 vector loads in flight)}}
+// expected-remark@below {{plan: cluster = 8: the row is split over the CTAs of a cluster and reduced through DSMEM}}
+// expected-remark@below {{plan: rows per CTA: 1 (256 threads)}}
+// expected-remark@below {{plan: reductions climb to the cluster tier}}
+// expected-remark@below {{plan: staging = registers: the row stays in registers and is read from global memory once}}
+func.func @sum_bf16_cluster(%x: tensor<8x65536xbf16>) -> tensor<8xf32> {
+  %s = rk.reduce add %x : tensor<8x65536xbf16> -> tensor<8xf32>
+  return %s : tensor<8xf32>
+}
+// ASYNC-LABEL: func.func @sum_bf16_cluster
+// ASYNC-SAME:    staging = registers
+
+//--- async_override.mlir
+// staging=async by override on a short row: sub-warp rows, 16 per CTA, each
+// with its own slots (16 rows x 8 threads x 8 values x 2 bytes = 2 KiB).
+// expected-remark@below {{plan: vector = 8: 16-byte accesses of 2-byte elements}}
+// expected-remark@below {{plan: 8 threads per row (sub-warp), 8 values per thread (1 vector loads in flight)}}
+// expected-remark@below {{plan: cluster = 1}}
+// expected-remark@below {{plan: rows per CTA: 16 (128 threads)}}
+// expected-remark@below {{plan: reductions climb to the warp tier}}
+// expected-remark@below {{plan: staging = async: the row is copied to shared memory with cp.async, then held in registers; global memory is read once}}
+func.func @sum_short(%x: tensor<64x64xbf16>) -> tensor<64xf32> {
+  %s = rk.reduce add %x : tensor<64x64xbf16> -> tensor<64xf32>
+  return %s : tensor<64xf32>
+}
+// ASYNC-OVERRIDE-LABEL: func.func @sum_short
+// ASYNC-OVERRIDE-SAME:    tier.layout = #tier.tv_layout<threads = 8, values = 8, vector = 8, rows = 16>, tier.schedule = #tier.schedule<reduce = warp, cluster = 1, staging = async, unroll = 1, min_blocks = 0>
+
+//--- async_bad.mlir
+// cp.async moves 16-byte chunks: 2-element bf16 vectors cannot be staged.
+// expected-error@below {{invalid schedule override: staging = async copies 16-byte chunks of [M, N] inputs of one element size}}
+func.func @async_bad(%x: tensor<64x4096xbf16>) -> tensor<64xf32> {
+  %s = rk.reduce add %x : tensor<64x4096xbf16> -> tensor<64xf32>
+  return %s : tensor<64xf32>
+}
+
 //--- bad_arch.mlir
 // expected-error@below {{unsupported arch 'sm_70' (supported: sm_80, sm_86, sm_89, sm_90, sm_90a, sm_100a)}}
 func.func @bad_arch(%x: tensor<64x4096xbf16>) -> tensor<64xf32> {
@@ -363,7 +478,7 @@ func.func @bad_field(%x: tensor<64x4096xbf16>) -> tensor<64xf32> {
 }
 
 //--- bad_staging.mlir
-// expected-error@below {{schedule: staging must be registers, smem or stream, got 'disk'}}
+// expected-error@below {{schedule: staging must be registers, async, smem or stream, got 'disk'}}
 func.func @bad_staging(%x: tensor<64x4096xbf16>) -> tensor<64xf32> {
   %s = rk.reduce add %x : tensor<64x4096xbf16> -> tensor<64xf32>
   return %s : tensor<64xf32>

@@ -17,7 +17,7 @@
 
 namespace rkc::plan {
 
-enum class Staging { Registers, Smem, Stream };
+enum class Staging { Registers, Smem, Stream, Async };
 enum class Level { Thread, Warp, Block, Cluster };
 
 const char *stagingName(Staging s);

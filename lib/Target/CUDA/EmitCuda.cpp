@@ -118,6 +118,9 @@ private:
   bool streaming = false;
   /// staging = smem: [M, N] inputs are copied to shared memory once.
   bool staged = false;
+  /// staging = async: [M, N] inputs reach registers through cp.async copies
+  /// into thread-private shared-memory slots (registers semantics).
+  bool asyncStaged = false;
   /// bf16/f16 data: exp and log use the hardware approximations (relative
   /// error ~2^-21, far below the storage precision); f32 data keeps the
   /// accurate libdevice functions.
@@ -377,6 +380,11 @@ LogicalResult KernelEmitter::emitOp(Operation *op) {
     if (staged && isRow) {
       b << formatv("  float {0}[V];\n  rkc::load_frag_staged<{1}, V, W, TPR>(st{2} + pass * V * TPR, "
                    "t, {0});\n",
+                   n, *st, i);
+      return success();
+    }
+    if (asyncStaged && isRow) {
+      b << formatv("  float {0}[V];\n  rkc::load_frag_staged<{1}, V, W, TPR>(st{2}, t, {0});\n",
                    n, *st, i);
       return success();
     }
@@ -714,6 +722,7 @@ LogicalResult KernelEmitter::emit(rkc::KernelInfo &info) {
   streaming = sched.getStaging() == tier::Staging::stream ||
               sched.getStaging() == tier::Staging::smem;
   staged = sched.getStaging() == tier::Staging::smem;
+  asyncStaged = sched.getStaging() == tier::Staging::async;
   fastMath = llvm::all_of(func.getArgumentTypes(), [](Type t) {
     auto r = cast<RankedTensorType>(t);
     Type e = r.getElementType();
@@ -757,9 +766,12 @@ LogicalResult KernelEmitter::emit(rkc::KernelInfo &info) {
         "  const int col0 = col0_base;\n  (void)col0;\n";
   if (anyCluster)
     os << setup << "  rkc::cluster_arrive_relaxed();\n";
-  if (staged) {
+  if (staged || asyncStaged) {
     // Each [M, N] input the kernel loads is copied, once, into this
-    // thread's slots of the dynamic shared memory (rkc/stage.cuh).
+    // thread's slots of the dynamic shared memory (rkc/stage.cuh): all
+    // passes of a swept row (smem), or the whole fragment of each row of the
+    // CTA (async), issued before the cluster barrier so that the copies are
+    // in flight while it completes.
     llvm::SetVector<unsigned> args;
     func.walk([&](tier::LoadOp ld) {
       if (ld.getSource().getType().getRank() == 2)
@@ -767,17 +779,27 @@ LogicalResult KernelEmitter::emit(rkc::KernelInfo &info) {
     });
     os << "  extern __shared__ __align__(16) unsigned char rkc_smem[];\n";
     int64_t offset = 0;
+    int64_t rowsPerCta = layout.getRows();
     for (unsigned i : args) {
       auto t = cast<RankedTensorType>(func.getArgument(i).getType());
       auto st = storageType(t.getElementType(), func);
       if (failed(st))
         return failure();
-      os << formatv("  {0} *st{1} = reinterpret_cast<{0} *>(rkc_smem + {2});\n"
-                    "  for (int pass = 0; pass < PASSES; ++pass)\n"
-                    "    rkc::stage_frag<{0}, V, W, TPR>(st{1} + pass * V * TPR, a{1} + row * s{1}, "
-                    "col0_base + pass * PASS_COLS, COL_STEP, N, t);\n",
-                    *st, i, offset);
-      offset += passes * V * T * (t.getElementTypeBitWidth() / 8);
+      int64_t elemBytes = t.getElementTypeBitWidth() / 8;
+      if (staged) {
+        os << formatv("  {0} *st{1} = reinterpret_cast<{0} *>(rkc_smem + {2});\n"
+                      "  for (int pass = 0; pass < PASSES; ++pass)\n"
+                      "    rkc::stage_frag<{0}, V, W, TPR>(st{1} + pass * V * TPR, a{1} + row * s{1}, "
+                      "col0_base + pass * PASS_COLS, COL_STEP, N, t);\n",
+                      *st, i, offset);
+        offset += passes * V * T * elemBytes;
+      } else {
+        // One region of V * TPR elements per row of the CTA.
+        os << formatv("  {0} *st{1} = reinterpret_cast<{0} *>(rkc_smem + {2}) + row_in_cta * (V * TPR);\n"
+                      "  rkc::stage_frag<{0}, V, W, TPR>(st{1}, a{1} + row * s{1}, col0_base, COL_STEP, N, t);\n",
+                      *st, i, offset);
+        offset += rowsPerCta * V * T * elemBytes;
+      }
     }
     os << "  rkc::cp_async_commit();\n  rkc::cp_async_wait_all();\n";
     info.smemBytes = offset;

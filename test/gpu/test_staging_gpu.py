@@ -1,0 +1,142 @@
+"""staging = async on the GPU.
+
+An async plan holds the row in registers exactly like a registers plan of
+the same layout; only the way the row gets there differs (cp.async copies
+into thread-private shared-memory slots, then 128-bit shared loads). So the
+two kernels must agree bit for bit on the same inputs, and both must match
+the float64 reference. The cases cover the planner's own async choice
+(16-bit cluster rows with two reductions), overrides on f32 rows, rows with
+two [M, N] inputs, partial rows (N not a multiple of the layout), several
+rows per CTA, sub-warp rows and rows past M in the last CTA.
+"""
+
+import os
+import zlib
+
+import pytest
+
+torch = pytest.importorskip("torch")
+import torch.nn.functional as F  # noqa: E402
+
+import rkc  # noqa: E402
+from conftest import gpu_unavailable  # noqa: E402
+
+SPECS = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+                     "python", "rkc", "specs")
+DT = {"f32": torch.float32, "bf16": torch.bfloat16, "f16": torch.float16}
+TOL = {"f32": 1e-5, "bf16": 8e-3, "f16": 8e-3}
+
+# op, dtype, M, N, layout fields of the schedule ("" = the heuristic's).
+CASES = [
+    ("softmax", "bf16", 3, 65536, ""),
+    ("softmax", "f16", 2, 262144, ""),
+    ("softmax", "f32", 3, 65536, ""),
+    ("log_softmax", "bf16", 5, 131072, ""),
+    ("layer_norm", "bf16", 3, 65536, ""),
+    ("layer_norm", "f32", 2, 262144, ""),
+    ("cross_entropy", "bf16", 4, 262144, ""),
+    ("cross_entropy", "f32", 33, 50000, "cluster=2"),
+    ("rms_norm", "bf16", 3, 65536, ""),
+    ("rms_norm_residual", "bf16", 3, 32768, "threads=256,cluster=4"),
+    ("rms_norm_residual", "f32", 7, 4096, ""),
+    ("softmax", "bf16", 4097, 1000, ""),
+    ("rms_norm", "f32", 4097, 64, ""),
+    ("softmax", "bf16", 130, 4096, "threads=128,rows=2"),
+    ("layer_norm", "f16", 129, 16384, ""),
+]
+
+
+def _skip():
+    reason = gpu_unavailable()
+    if reason:
+        pytest.skip(reason)
+
+
+def _spec(op):
+    with open(os.path.join(SPECS, op + ".mlir")) as f:
+        return f.read()
+
+
+def _inputs(op, dt, M, N, gen):
+    d = DT[dt]
+
+    def randn(*shape, scale=1.0):
+        return (torch.randn(shape, generator=gen, device="cuda") * scale).to(d)
+
+    if op in ("softmax", "log_softmax"):
+        return [randn(M, N, scale=3.0)]
+    if op == "cross_entropy":
+        t = torch.randint(0, N, (M,), generator=gen, device="cuda")
+        t[::5] = -100
+        return [randn(M, N, scale=3.0), t]
+    if op == "layer_norm":
+        return [randn(M, N, scale=2.0) + 0.5, randn(N), randn(N)]
+    if op == "rms_norm":
+        return [randn(M, N, scale=2.0), randn(N)]
+    if op == "rms_norm_residual":
+        return [randn(M, N, scale=2.0), randn(N), randn(M, N)]
+    raise AssertionError(op)
+
+
+def _reference(op, ins):
+    x = ins[0].double()
+    if op == "softmax":
+        return [torch.softmax(x, -1)]
+    if op == "log_softmax":
+        return [torch.log_softmax(x, -1)]
+    if op == "cross_entropy":
+        t = ins[1]
+        loss = F.cross_entropy(x, t, ignore_index=-100, reduction="none")
+        return [loss, torch.logsumexp(x, -1)]
+    if op == "layer_norm":
+        return [F.layer_norm(x, (x.shape[-1],), ins[1].double(), ins[2].double(), 1e-5)]
+    if op == "rms_norm":
+        return [x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6) * ins[1].double()]
+    if op == "rms_norm_residual":
+        h = x + ins[2].double()
+        return [h * torch.rsqrt(h.pow(2).mean(-1, keepdim=True) + 1e-6) * ins[1].double(), h]
+    raise AssertionError(op)
+
+
+def _as_list(out):
+    return list(out) if isinstance(out, tuple) else [out]
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("op,dt,M,N,layout", CASES,
+                         ids=["%s-%s-M%d-N%d%s" % (c[0], c[1], c[2], c[3], "-" + c[4] if c[4] else "")
+                              for c in CASES])
+def test_async_equals_registers(op, dt, M, N, layout):
+    _skip()
+    gen = torch.Generator(device="cuda")
+    gen.manual_seed(zlib.crc32(("%s-%s-%d-%d" % (op, dt, M, N)).encode()))
+    text = _spec(op)
+    sched = (layout + "," if layout else "")
+    f_async = rkc.compile(text, schedule=sched + "staging=async")
+    f_regs = rkc.compile(text, schedule=sched + "staging=registers")
+    ins = _inputs(op, dt, M, N, gen)
+    a = _as_list(f_async(*ins))
+    r = _as_list(f_regs(*ins))
+    torch.cuda.synchronize()
+    refs = _reference(op, ins)
+    assert len(a) == len(r) == len(refs)
+    for i, (oa, orr, ref) in enumerate(zip(a, r, refs)):
+        assert not torch.isnan(oa).any(), "output %d: NaN (unwritten?)" % i
+        assert torch.equal(oa, orr), (
+            "output %d: async and registers plans differ (max |diff| %g)"
+            % (i, (oa.double() - orr.double()).abs().max().item()))
+        tol = TOL[dt] if oa.dtype != torch.float32 or dt != "f32" else TOL["f32"]
+        if op == "cross_entropy":
+            tol = 1e-5 if dt == "f32" else 1e-4
+        err = ((oa.double() - ref).norm() / ref.norm()).item()
+        assert err <= tol, "output %d: relative error %.3e > %.0e" % (i, err, tol)
+
+
+@pytest.mark.gpu
+def test_heuristic_picks_async_for_bf16_cluster_softmax():
+    """The planner's rule, seen through the Python binding's kernel object:
+    a bf16 softmax row over a cluster is async, the f32 one registers."""
+    _skip()
+    f = rkc.compile(_spec("softmax"))
+    assert "staging=async" in f.kernel("x=4x65536", "bf16").plan
+    assert "staging=registers" in f.kernel("x=4x65536", "f32").plan
