@@ -324,13 +324,17 @@ Expected<RowPlan> planRow(const RowProblem &p, const Target &t,
   pl.unroll = o.unroll > 0 ? o.unroll : pl.values / pl.vector;
   pl.minBlocks = o.minBlocks >= 0 ? o.minBlocks : 0;
   // Asynchronous staging, measured on the H100 (docs/performance-notes.md,
-  // session 5): rows of 16-bit data split over a cluster with two or more
-  // reductions (softmax, log-softmax, cross-entropy, LayerNorm) run faster
-  // when the row reaches registers through cp.async copies into
-  // shared-memory slots (softmax bf16 1.09x at N = 65536, 1.29x at 262144);
-  // with one reduction (RMSNorm) it gained nothing, and f32 rows lost.
+  // session 5): a row of 16-bit data split over a cluster, with two or more
+  // reductions and an [M, N] result, and no [N] operand (softmax,
+  // log-softmax), runs faster when it reaches registers through cp.async
+  // copies into shared-memory slots (softmax bf16 1.05x / 1.15x at N =
+  // 65536 / 262144, f16 1.05x / 1.18x, log-softmax bf16 1.09x / 1.05x).
+  // Measured no better or worse: one reduction (RMSNorm), f32 rows,
+  // LayerNorm (weight and bias; 0.96x / 1.01x) and cross-entropy (no row
+  // result; 1.03x / 0.86x). The tuner measures it for every shape.
   if (o.staging < 0 && pl.staging == Staging::Registers && pl.cluster > 1 &&
-      p.minElemBytes == 2 && p.reductions >= 2) {
+      p.minElemBytes == 2 && p.reductions >= 2 && p.outputRowBytes > 0 &&
+      p.rowVectorInputs == 0) {
     RowPlan async = pl;
     async.staging = Staging::Async;
     if (checkPlan(async, p, t).empty())

@@ -111,6 +111,14 @@ rkc::analyzeRowProgram(func::FuncOp func) {
         p.uniformInputs = false;
       firstIn = b;
     }
+  for (Type t : func.getResultTypes())
+    if (auto rt = dyn_cast<RankedTensorType>(t);
+        rt && rt.getRank() == 2 && !isPerRowColumn(rt, rowType))
+      p.outputRowBytes += storageBytes(rt.getElementType());
+  for (Type t : func.getArgumentTypes())
+    if (auto rt = dyn_cast<RankedTensorType>(t);
+        rt && rt.getRank() == 1 && rt.getDimSize(0) == p.cols && p.cols != p.rows)
+      ++p.rowVectorInputs;
   p.elemBytes = maxB;
   p.minElemBytes = minB;
 

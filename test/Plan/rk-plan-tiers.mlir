@@ -432,6 +432,58 @@ func.func @sum_bf16_cluster(%x: tensor<8x65536xbf16>) -> tensor<8xf32> {
 // ASYNC-LABEL: func.func @sum_bf16_cluster
 // ASYNC-SAME:    staging = registers
 
+// Two reductions but no [M, N] result (a row logsumexp, as cross-entropy):
+// measured no faster through shared memory, registers.
+// expected-remark@below {{plan: vector = 8: 16-byte accesses of 2-byte elements}}
+// expected-remark@below {{plan: 256 threads per row, 32 values per thread (4 vector loads in flight)}}
+// expected-remark@below {{plan: cluster = 8: the row is split over the CTAs of a cluster and reduced through DSMEM}}
+// expected-remark@below {{plan: rows per CTA: 1 (256 threads)}}
+// expected-remark@below {{plan: reductions climb to the cluster tier}}
+// expected-remark@below {{plan: staging = registers: the row stays in registers and is read from global memory once}}
+func.func @lse_bf16_cluster(%x: tensor<8x65536xbf16>) -> tensor<8xf32> {
+  %m = rk.reduce max %x : tensor<8x65536xbf16> -> tensor<8xf32>
+  %mb = rk.broadcast %m dims [0] : tensor<8xf32> -> tensor<8x65536xf32>
+  %e = rk.map %x, %mb {
+  ^bb0(%a: f32, %b: f32):
+    %d = arith.subf %a, %b : f32
+    %v = math.exp %d : f32
+    rk.yield %v : f32
+  } : tensor<8x65536xbf16>, tensor<8x65536xf32> -> tensor<8x65536xf32>
+  %s = rk.reduce add %e : tensor<8x65536xf32> -> tensor<8xf32>
+  return %s : tensor<8xf32>
+}
+// ASYNC-LABEL: func.func @lse_bf16_cluster
+// ASYNC-SAME:    staging = registers
+
+// Two reductions and a row result, but an [N] operand (a LayerNorm-like
+// scale): registers.
+// expected-remark@below {{plan: vector = 8: 16-byte accesses of 2-byte elements}}
+// expected-remark@below {{plan: 256 threads per row, 32 values per thread (4 vector loads in flight)}}
+// expected-remark@below {{plan: cluster = 8: the row is split over the CTAs of a cluster and reduced through DSMEM}}
+// expected-remark@below {{plan: rows per CTA: 1 (256 threads)}}
+// expected-remark@below {{plan: reductions climb to the cluster tier}}
+// expected-remark@below {{plan: staging = registers: the row stays in registers and is read from global memory once}}
+func.func @scaled_bf16_cluster(%x: tensor<8x65536xbf16>, %w: tensor<65536xbf16>) -> tensor<8x65536xbf16> {
+  %m = rk.reduce max %x : tensor<8x65536xbf16> -> tensor<8xf32>
+  %s = rk.reduce add %x : tensor<8x65536xbf16> -> tensor<8xf32>
+  %t = rk.map %m, %s {
+  ^bb0(%a: f32, %b: f32):
+    %v = arith.addf %a, %b : f32
+    rk.yield %v : f32
+  } : tensor<8xf32>, tensor<8xf32> -> tensor<8xf32>
+  %tb = rk.broadcast %t dims [0] : tensor<8xf32> -> tensor<8x65536xf32>
+  %wb = rk.broadcast %w dims [1] : tensor<65536xbf16> -> tensor<8x65536xbf16>
+  %y = rk.map %x, %tb, %wb {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %d = arith.mulf %a, %b : f32
+    %v = arith.mulf %d, %c : f32
+    rk.yield %v : f32
+  } : tensor<8x65536xbf16>, tensor<8x65536xf32>, tensor<8x65536xbf16> -> tensor<8x65536xbf16>
+  return %y : tensor<8x65536xbf16>
+}
+// ASYNC-LABEL: func.func @scaled_bf16_cluster
+// ASYNC-SAME:    staging = registers
+
 //--- async_override.mlir
 // staging=async by override on a short row: sub-warp rows, 16 per CTA, each
 // with its own slots (16 rows x 8 threads x 8 values x 2 bytes = 2 KiB).

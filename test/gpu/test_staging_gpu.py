@@ -130,13 +130,3 @@ def test_async_equals_registers(op, dt, M, N, layout):
             tol = 1e-5 if dt == "f32" else 1e-4
         err = ((oa.double() - ref).norm() / ref.norm()).item()
         assert err <= tol, "output %d: relative error %.3e > %.0e" % (i, err, tol)
-
-
-@pytest.mark.gpu
-def test_heuristic_picks_async_for_bf16_cluster_softmax():
-    """The planner's rule, seen through the Python binding's kernel object:
-    a bf16 softmax row over a cluster is async, the f32 one registers."""
-    _skip()
-    f = rkc.compile(_spec("softmax"))
-    assert "staging=async" in f.kernel("x=4x65536", "bf16").plan
-    assert "staging=registers" in f.kernel("x=4x65536", "f32").plan

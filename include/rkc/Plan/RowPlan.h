@@ -36,6 +36,8 @@ struct RowProblem {
   int reductions = 1;      ///< reductions per row (each owns smem buffers)
   int stateWords = 1;      ///< largest reduction state, in 32-bit words
   int inputRowBytes = 0;   ///< bytes per column of all [M, N] inputs together
+  int outputRowBytes = 0;  ///< bytes per column of all [M, N] results together
+  int rowVectorInputs = 0; ///< [N] inputs shared by every row (weights, biases)
   bool uniformInputs = true; ///< all [M, N] inputs have the same element size
 };
 
