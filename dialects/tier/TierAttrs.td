@@ -84,6 +84,11 @@ def Tier_ScheduleAttr : AttrDef<Tier_Dialect, "Schedule"> {
     * `staging`: `registers`, `smem` or `stream`.
     * `unroll`: independent vector loads each thread keeps in flight.
     * `min_blocks`: the `__launch_bounds__` minimum CTAs per SM (0: none).
+    * `prefetch` (optional, default 0): 1 loads the `[N]` operands shared
+      by every row (weights, biases) at the start of the kernel, with the
+      row, instead of where they are first used (after the reductions):
+      for grids of about one wave, where that second memory round trip is
+      on the critical path.
 
     ```mlir
     #tier.schedule<reduce = cluster, cluster = 4, staging = registers,
@@ -92,10 +97,12 @@ def Tier_ScheduleAttr : AttrDef<Tier_Dialect, "Schedule"> {
   }];
   let parameters = (ins "::mlir::tier::Level":$reduce, "int64_t":$cluster,
                         "::mlir::tier::Staging":$staging, "int64_t":$unroll,
-                        "int64_t":$minBlocks);
+                        "int64_t":$minBlocks,
+                        DefaultValuedParameter<"int64_t", "0">:$prefetch);
   let assemblyFormat = [{
     `<` `reduce` `=` $reduce `,` `cluster` `=` $cluster `,` `staging` `=` $staging
-    `,` `unroll` `=` $unroll `,` `min_blocks` `=` $minBlocks `>`
+    `,` `unroll` `=` $unroll `,` `min_blocks` `=` $minBlocks
+    (`,` `prefetch` `=` $prefetch^)? `>`
   }];
   let genVerifyDecl = 1;
 }

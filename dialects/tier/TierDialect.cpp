@@ -69,7 +69,7 @@ LogicalResult TvLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 LogicalResult ScheduleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                    Level reduce, int64_t cluster,
                                    Staging staging, int64_t unroll,
-                                   int64_t minBlocks) {
+                                   int64_t minBlocks, int64_t prefetch) {
   if (cluster < 1 || cluster > 16 || (cluster & (cluster - 1)))
     return emitError() << "schedule cluster must be a power of two in [1, 16], got "
                        << cluster;
@@ -83,7 +83,12 @@ LogicalResult ScheduleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   if (minBlocks < 0)
     return emitError() << "schedule min_blocks must be non-negative, got "
                        << minBlocks;
-  (void)staging;
+  if (prefetch != 0 && prefetch != 1)
+    return emitError() << "schedule prefetch must be 0 or 1, got " << prefetch;
+  if (prefetch && staging != Staging::registers && staging != Staging::async)
+    return emitError() << "schedule prefetch = 1 needs a row held in registers "
+                          "(staging = registers or async), got staging = "
+                       << stringifyStaging(staging);
   return success();
 }
 

@@ -158,7 +158,8 @@ Expected<KSplitPlan> planKSplit(const KSplitProblem &p, const Target &t,
     if (remarks)
       remarks->push_back(s.str());
   };
-  if (ovr.values > 0 || ovr.rows > 0 || ovr.minBlocks >= 0 || ovr.staging >= 0)
+  if (ovr.values > 0 || ovr.rows > 0 || ovr.minBlocks >= 0 || ovr.staging >= 0 ||
+      ovr.prefetch >= 0)
     return createStringError("schedule: column kernels take only vector (columns "
                              "per thread), threads, cluster, unroll and mma");
   if (ovr.threads > 0 && ovr.threads % 32 != 0)

@@ -30,6 +30,7 @@ static constexpr int64_t kRegisterValues = 64;  // fp32 row values per thread
 static constexpr int64_t kMinCtaThreads = 128;
 static constexpr int64_t kClusterThreads = 256;  // threads per CTA of a cluster
 static constexpr int64_t kClusterValues = 32;    // row values per thread in a cluster
+static constexpr int64_t kOneWaveCtas = 108;     // one CTA per SM of the smallest target (A100)
 
 const char *stagingName(Staging s) {
   switch (s) {
@@ -60,15 +61,16 @@ Level RowPlan::reduceLevel() const {
 
 std::string RowPlan::str() const {
   return llvm::formatv("threads={0},values={1},vector={2},rows={3},cluster={4},"
-                       "staging={5},unroll={6},min_blocks={7}",
+                       "staging={5},unroll={6},min_blocks={7}{8}",
                        threads, values, vector, rows, cluster,
-                       stagingName(staging), unroll, minBlocks)
+                       stagingName(staging), unroll, minBlocks,
+                       prefetch ? ",prefetch=1" : "")
       .str();
 }
 
 bool PlanOverride::empty() const {
   return threads < 0 && values < 0 && vector < 0 && rows < 0 && cluster < 0 &&
-         unroll < 0 && minBlocks < 0 && staging < 0 && mma < 0;
+         unroll < 0 && minBlocks < 0 && staging < 0 && mma < 0 && prefetch < 0;
 }
 
 Expected<PlanOverride> parseOverride(StringRef text) {
@@ -91,7 +93,7 @@ Expected<PlanOverride> parseOverride(StringRef text) {
       continue;
     }
     int64_t v;
-    bool zeroOk = key == "min_blocks" || key == "mma";
+    bool zeroOk = key == "min_blocks" || key == "mma" || key == "prefetch";
     if (val.getAsInteger(10, v) || v < 0 || (v == 0 && !zeroOk))
       return llvm::createStringError(
           "schedule: '" + key.str() + "' needs a " +
@@ -103,16 +105,17 @@ Expected<PlanOverride> parseOverride(StringRef text) {
     else if (key == "cluster") o.cluster = v;
     else if (key == "unroll") o.unroll = v;
     else if (key == "min_blocks") o.minBlocks = v;
-    else if (key == "mma") {
+    else if (key == "mma" || key == "prefetch") {
       if (v > 1)
-        return llvm::createStringError("schedule: 'mma' is 0 or 1, got '" + val.str() + "'");
-      o.mma = (int)v;
+        return llvm::createStringError("schedule: '" + key.str() + "' is 0 or 1, got '" +
+                                       val.str() + "'");
+      (key == "mma" ? o.mma : o.prefetch) = (int)v;
     }
     else
       return llvm::createStringError(
           "schedule: unknown field '" + key.str() +
           "' (threads, values, vector, rows, cluster, staging, unroll, "
-          "min_blocks; column kernels: mma = 0 or 1)");
+          "min_blocks, prefetch; column kernels: mma = 0 or 1)");
   }
   return o;
 }
@@ -182,15 +185,21 @@ std::string checkPlan(const RowPlan &pl, const RowProblem &p, const Target &t) {
                          "cover the row of {3} elements",
                          pl.threads, pl.cluster, pl.values, p.cols);
   int64_t regs = std::min<int64_t>(255, 65536 / std::max<int64_t>(pl.ctaThreads(), 128));
-  double regValues = pl.values * std::max(p.liveFrags, 1.0);
-  if (inRegisters && regValues > regs)
+  if (pl.prefetch && !inRegisters)
+    return "prefetch = 1 needs a row held in registers (staging = registers or async)";
+  // Prefetched [N] operands are held from the start: a whole fragment each.
+  double regValues =
+      pl.values * (std::max(p.liveFrags, 1.0) + (pl.prefetch ? p.rowVectorInputs : 0));
+  if (inRegisters && regValues > regs) {
+    double frags = regValues / pl.values;
     return llvm::formatv("values per thread x live fragments ({0} x {1}) would "
                          "spill: a CTA of {2} threads has {3} registers per thread",
                          pl.values,
-                         p.liveFrags == (double)(int64_t)p.liveFrags
-                             ? std::to_string((int64_t)p.liveFrags)
-                             : llvm::formatv("{0:f2}", p.liveFrags).str(),
+                         frags == (double)(int64_t)frags
+                             ? std::to_string((int64_t)frags)
+                             : llvm::formatv("{0:f2}", frags).str(),
                          pl.ctaThreads(), regs);
+  }
   if (pl.unroll < 1)
     return "unroll must be at least 1";
   int64_t smem = (int64_t)p.reductions * p.stateWords * 4 *
@@ -211,6 +220,19 @@ std::string checkPlan(const RowPlan &pl, const RowProblem &p, const Target &t) {
                          "over the {1} bytes of {2}",
                          smem, t.maxSmemPerCta, t.arch);
   return "";
+}
+
+void choosePrefetch(RowPlan &pl, const RowProblem &p, const Target &t) {
+  pl.prefetch = 0;
+  int64_t ctas = ceilDiv(p.rows, pl.rows) * pl.cluster;
+  int64_t wave = t.numSms > 0 ? t.numSms : kOneWaveCtas;
+  if (p.rowVectorInputs == 0 || ctas > wave ||
+      (pl.staging != Staging::Registers && pl.staging != Staging::Async))
+    return;
+  RowPlan pre = pl;
+  pre.prefetch = 1;
+  if (checkPlan(pre, p, t).empty())
+    pl.prefetch = 1;
 }
 
 Expected<RowPlan> planRow(const RowProblem &p, const Target &t,
@@ -340,6 +362,21 @@ Expected<RowPlan> planRow(const RowProblem &p, const Target &t,
     if (checkPlan(async, p, t).empty())
       pl = async;
   }
+  // Prefetch of the [N] operands (weights, biases): by default they are
+  // loaded where first used, after the reductions, where 16-bit ones wait
+  // packed (fewer registers, more CTAs per SM for large M). When the grid
+  // is about one wave, each CTA's time is its latency chain, and that
+  // second memory round trip after the reductions is on it: load them with
+  // the row instead, if the registers allow.
+  int64_t ctas = ceilDiv(p.rows, pl.rows) * pl.cluster;
+  if (o.prefetch >= 0)
+    pl.prefetch = o.prefetch;
+  else
+    choosePrefetch(pl, p, t);
+  if (pl.prefetch)
+    note(llvm::formatv("prefetch: the [N] operands are loaded with the row ({0} CTA{1}, "
+                       "about one wave: the kernel is latency-bound)",
+                       ctas, ctas == 1 ? "" : "s"));
   note(llvm::formatv("staging = {0}: {1}", stagingName(pl.staging),
                      pl.staging == Staging::Registers
                          ? std::string("the row stays in registers and is read from global memory once")

@@ -75,7 +75,8 @@ struct PlanTiers : public ::rkc::impl::RkPlanTiersPassBase<PlanTiers> {
     func->setAttr(tier::kScheduleAttr,
                   tier::ScheduleAttr::get(ctx, toLevel(plan->reduceLevel()),
                                           plan->cluster, toStaging(plan->staging),
-                                          plan->unroll, plan->minBlocks));
+                                          plan->unroll, plan->minBlocks,
+                                          plan->prefetch));
   }
 
   /// Reports a planner's remarks (or its error, failing the pass) on `func`

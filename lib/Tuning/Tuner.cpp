@@ -62,6 +62,7 @@ struct Space {
     pl.values = chunks * vector;
     pl.unroll = chunks;
     pl.staging = staging;
+    plan::choosePrefetch(pl, p, t); // the planner's rule, for the layout at hand
     if (chunks > 16)
       return {std::nullopt, "too many values per thread"};
     if (threads * cluster * vector > 2 * std::max<int64_t>(p.cols, vector * 32) && threads > 32)

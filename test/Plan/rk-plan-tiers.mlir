@@ -238,6 +238,8 @@ func.func @softmax(%arg0: tensor<16x32768xbf16> {rk.name = "x"}) -> tensor<16x32
 // its 16-bit values wait packed, two per register: x (1) + w (1/2) = 1.5
 // live fragments at the last map. bf16: 1024 threads have (64 - 16) / 1.5
 // = 32 values for the 4096 vectors (4 each): one CTA, no cluster.
+// 8 CTAs are far less than a wave, but prefetching w (a whole fragment
+// from the start: 1 + 1 + 1/2 -> 2.5 x 32 = 80 > 64 registers) does not fit.
 // expected-remark@below {{plan: vector = 8: 16-byte accesses of 2-byte elements}}
 // expected-remark@below {{plan: 1024 threads per row, 32 values per thread (4 vector loads in flight)}}
 // expected-remark@below {{plan: cluster = 1}}
@@ -271,17 +273,20 @@ func.func @rms_bf16(%x: tensor<8x32768xbf16> {rk.name = "x"}, %w: tensor<32768xb
   return %5 : tensor<8x32768xbf16>
 }
 // RMS-LABEL: func.func @rms_bf16
-// RMS-SAME:    tier.tv_layout<threads = 1024, values = 32, vector = 8, rows = 1>, tier.schedule = #tier.schedule<reduce = block, cluster = 1,
+// RMS-SAME:    tier.tv_layout<threads = 1024, values = 32, vector = 8, rows = 1>, tier.schedule = #tier.schedule<reduce = block, cluster = 1, staging = registers, unroll = 4, min_blocks = 0>}
 
 // The same in f32: w's values take a register each, 2 live fragments;
 // 1024 threads have (64 - 16) / 2 = 24 -> 16 values, too few for the 8192
 // vectors of 4: a cluster of 256-thread CTAs holding 32 values, 8192 /
-// (256 x 8) = 4 CTAs.
+// (256 x 8) = 4 CTAs. 8 rows x 4 = 32 CTAs, less than a wave (108, the
+// smallest target's SM count when the GPU is unknown): w is loaded with the
+// row (32 x (2 + 1) = 96 of 255 registers).
 // expected-remark@below {{plan: vector = 4: 16-byte accesses of 4-byte elements}}
 // expected-remark@below {{plan: 256 threads per row, 32 values per thread (8 vector loads in flight)}}
 // expected-remark@below {{plan: cluster = 4: the row is split over the CTAs of a cluster and reduced through DSMEM}}
 // expected-remark@below {{plan: rows per CTA: 1 (256 threads)}}
 // expected-remark@below {{plan: reductions climb to the cluster tier}}
+// expected-remark@below {{plan: prefetch: the [N] operands are loaded with the row (32 CTAs, about one wave: the kernel is latency-bound)}}
 // expected-remark@below {{plan: staging = registers: the row stays in registers and is read from global memory once}}
 func.func @rms_f32(%x: tensor<8x32768xf32> {rk.name = "x"}, %w: tensor<32768xf32> {rk.name = "w"}) -> tensor<8x32768xf32> {
   %eps = arith.constant 9.99999997E-7 : f32
@@ -310,7 +315,44 @@ func.func @rms_f32(%x: tensor<8x32768xf32> {rk.name = "x"}, %w: tensor<32768xf32
   return %5 : tensor<8x32768xf32>
 }
 // RMS-LABEL: func.func @rms_f32
-// RMS-SAME:    tier.tv_layout<threads = 256, values = 32, vector = 4, rows = 1>, tier.schedule = #tier.schedule<reduce = cluster, cluster = 4,
+// RMS-SAME:    tier.tv_layout<threads = 256, values = 32, vector = 4, rows = 1>, tier.schedule = #tier.schedule<reduce = cluster, cluster = 4, staging = registers, unroll = 8, min_blocks = 0, prefetch = 1>}
+
+// The same f32 row with 4096 rows: 16384 CTAs, many waves; w stays where
+// it is first used.
+// expected-remark@below {{plan: vector = 4: 16-byte accesses of 4-byte elements}}
+// expected-remark@below {{plan: 256 threads per row, 32 values per thread (8 vector loads in flight)}}
+// expected-remark@below {{plan: cluster = 4: the row is split over the CTAs of a cluster and reduced through DSMEM}}
+// expected-remark@below {{plan: rows per CTA: 1 (256 threads)}}
+// expected-remark@below {{plan: reductions climb to the cluster tier}}
+// expected-remark@below {{plan: staging = registers: the row stays in registers and is read from global memory once}}
+func.func @rms_f32_many(%x: tensor<4096x32768xf32> {rk.name = "x"}, %w: tensor<32768xf32> {rk.name = "w"}) -> tensor<4096x32768xf32> {
+  %eps = arith.constant 9.99999997E-7 : f32
+  %n = arith.constant 3.276800e+04 : f32
+  %0 = rk.map %x {
+  ^bb0(%a: f32):
+    %6 = arith.mulf %a, %a : f32
+    rk.yield %6 : f32
+  } : tensor<4096x32768xf32> -> tensor<4096x32768xf32>
+  %1 = rk.reduce add %0 : tensor<4096x32768xf32> -> tensor<4096xf32>
+  %2 = rk.map %1, %n, %eps {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %6 = arith.divf %a, %b : f32
+    %7 = arith.addf %6, %c : f32
+    %8 = math.rsqrt %7 : f32
+    rk.yield %8 : f32
+  } : tensor<4096xf32>, f32, f32 -> tensor<4096xf32>
+  %3 = rk.broadcast %2 dims [0] : tensor<4096xf32> -> tensor<4096x32768xf32>
+  %4 = rk.broadcast %w dims [1] : tensor<32768xf32> -> tensor<4096x32768xf32>
+  %5 = rk.map %x, %3, %4 {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %6 = arith.mulf %a, %b : f32
+    %7 = arith.mulf %6, %c : f32
+    rk.yield %7 : f32
+  } : tensor<4096x32768xf32>, tensor<4096x32768xf32>, tensor<4096x32768xf32> -> tensor<4096x32768xf32>
+  return %5 : tensor<4096x32768xf32>
+}
+// RMS-LABEL: func.func @rms_f32_many
+// RMS-SAME:    tier.schedule = #tier.schedule<reduce = cluster, cluster = 4, staging = registers, unroll = 8, min_blocks = 0>}
 
 //--- override.mlir
 // The override replaces the heuristic field by field: 8-byte vectors, 512
@@ -456,12 +498,13 @@ func.func @lse_bf16_cluster(%x: tensor<8x65536xbf16>) -> tensor<8xf32> {
 // ASYNC-SAME:    staging = registers
 
 // Two reductions and a row result, but an [N] operand (a LayerNorm-like
-// scale): registers.
+// scale): registers. 8 rows x 8 CTAs: w is prefetched.
 // expected-remark@below {{plan: vector = 8: 16-byte accesses of 2-byte elements}}
 // expected-remark@below {{plan: 256 threads per row, 32 values per thread (4 vector loads in flight)}}
 // expected-remark@below {{plan: cluster = 8: the row is split over the CTAs of a cluster and reduced through DSMEM}}
 // expected-remark@below {{plan: rows per CTA: 1 (256 threads)}}
 // expected-remark@below {{plan: reductions climb to the cluster tier}}
+// expected-remark@below {{plan: prefetch: the [N] operands are loaded with the row (64 CTAs, about one wave: the kernel is latency-bound)}}
 // expected-remark@below {{plan: staging = registers: the row stays in registers and is read from global memory once}}
 func.func @scaled_bf16_cluster(%x: tensor<8x65536xbf16>, %w: tensor<65536xbf16>) -> tensor<8x65536xbf16> {
   %m = rk.reduce max %x : tensor<8x65536xbf16> -> tensor<8xf32>
@@ -523,7 +566,7 @@ func.func @bad_integer(%x: tensor<64x4096xbf16>) -> tensor<64xf32> {
 }
 
 //--- bad_field.mlir
-// expected-error@below {{schedule: unknown field 'foo' (threads, values, vector, rows, cluster, staging, unroll, min_blocks; column kernels: mma = 0 or 1)}}
+// expected-error@below {{schedule: unknown field 'foo' (threads, values, vector, rows, cluster, staging, unroll, min_blocks, prefetch; column kernels: mma = 0 or 1)}}
 func.func @bad_field(%x: tensor<64x4096xbf16>) -> tensor<64xf32> {
   %s = rk.reduce add %x : tensor<64x4096xbf16> -> tensor<64xf32>
   return %s : tensor<64xf32>

@@ -51,6 +51,7 @@ struct RowPlan {
   Staging staging = Staging::Registers;
   int64_t unroll = 1;      ///< vector loads in flight per thread
   int64_t minBlocks = 0;   ///< __launch_bounds__ min blocks (0: none)
+  int64_t prefetch = 0;    ///< 1: [N] operands loaded at the kernel start
 
   Level reduceLevel() const;
   int64_t ctaThreads() const { return threads * rows; }
@@ -66,6 +67,7 @@ struct PlanOverride {
           unroll = -1, minBlocks = -1;
   int staging = -1;
   int mma = -1;            ///< column kernels: 1 tensor cores, 0 CUDA cores
+  int prefetch = -1;       ///< row kernels: 1 loads [N] operands at the start
   bool empty() const;
 };
 llvm::Expected<PlanOverride> parseOverride(llvm::StringRef text);
@@ -81,6 +83,11 @@ int64_t registerBudget(const RowProblem &p, int64_t threads);
 
 /// True if no register-staged schedule (clusters included) can hold a row.
 bool needsStreaming(const RowProblem &p, const Target &t);
+
+/// Sets `pl.prefetch` by the planner's rule: 1 when the row has [N]
+/// operands, the grid is about one wave (at most one CTA per SM) and the
+/// registers hold them from the start; else 0.
+void choosePrefetch(RowPlan &pl, const RowProblem &p, const Target &t);
 
 /// The heuristic plan, with `ovr` applied on top; the reasons for each
 /// decision are appended to `remarks`. Fails with a message when the

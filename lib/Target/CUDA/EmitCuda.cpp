@@ -591,8 +591,19 @@ LogicalResult KernelEmitter::emitOp(Operation *op) {
 LogicalResult KernelEmitter::emitBody() {
   Block &block = func.getBody().front();
   if (!streaming) {
+    // prefetch = 1: the loads of [N] operands go first, so that they are in
+    // flight with the row's instead of after the reductions.
+    llvm::SmallPtrSet<Operation *, 4> hoisted;
+    if (sched.getPrefetch())
+      for (Operation &op : block)
+        if (auto ld = dyn_cast<tier::LoadOp>(op);
+            ld && ld.getSource().getType().getRank() == 1) {
+          if (failed(emitOp(&op)))
+            return failure();
+          hoisted.insert(&op);
+        }
     for (Operation &op : block)
-      if (failed(emitOp(&op)))
+      if (!hoisted.contains(&op) && failed(emitOp(&op)))
         return failure();
     return success();
   }
@@ -735,10 +746,10 @@ LogicalResult KernelEmitter::emit(rkc::KernelInfo &info) {
   int64_t C = sched.getCluster();
   int64_t passes = (cols + T * C * V - 1) / (T * C * V);
   bool fullRow = (T * C * V * passes == cols) && cols % (W * T * C) == 0;
-  info.plan = formatv("threads={0},values={1},vector={2},rows={3},cluster={4},staging={5},unroll={6},min_blocks={7}",
+  info.plan = formatv("threads={0},values={1},vector={2},rows={3},cluster={4},staging={5},unroll={6},min_blocks={7}{8}",
                       T, V, W, layout.getRows(), C,
                       tier::stringifyStaging(sched.getStaging()), sched.getUnroll(),
-                      sched.getMinBlocks()).str();
+                      sched.getMinBlocks(), sched.getPrefetch() ? ",prefetch=1" : "").str();
   os << "// kernel " << info.name << ": " << info.plan << "\n";
   os << decls;
   os << "extern \"C\" __global__ void ";

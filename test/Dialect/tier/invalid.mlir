@@ -76,6 +76,16 @@ func.func private @min_blocks() attributes {s = #tier.schedule<reduce = warp, cl
 
 // -----
 
+// expected-error @+1 {{schedule prefetch must be 0 or 1, got 2}}
+func.func private @prefetch_value() attributes {s = #tier.schedule<reduce = warp, cluster = 1, staging = registers, unroll = 1, min_blocks = 0, prefetch = 2>}
+
+// -----
+
+// expected-error @+1 {{schedule prefetch = 1 needs a row held in registers (staging = registers or async), got staging = stream}}
+func.func private @prefetch_stream() attributes {s = #tier.schedule<reduce = block, cluster = 1, staging = stream, unroll = 1, min_blocks = 0, prefetch = 1>}
+
+// -----
+
 //===----------------------------------------------------------------------===//
 // tier.load / tier.store and the fragment size of the plan
 //===----------------------------------------------------------------------===//

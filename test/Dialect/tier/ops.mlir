@@ -184,6 +184,16 @@ func.func private @decl(!tier.frag<8 x f32>, !tier.frag<1 x i64>) -> !tier.frag<
 
 // -----
 
+// The optional prefetch field round-trips; 0 (the default) is not printed.
+// CHECK-LABEL: func.func private @prefetch
+// CHECK-SAME:    a = #tier.schedule<reduce = block, cluster = 1, staging = async, unroll = 4, min_blocks = 0, prefetch = 1>
+// CHECK-SAME:    b = #tier.schedule<reduce = block, cluster = 1, staging = registers, unroll = 4, min_blocks = 0>}
+func.func private @prefetch()
+    attributes {a = #tier.schedule<reduce = block, cluster = 1, staging = async, unroll = 4, min_blocks = 0, prefetch = 1>,
+                b = #tier.schedule<reduce = block, cluster = 1, staging = registers, unroll = 4, min_blocks = 0, prefetch = 0>}
+
+// -----
+
 // Column (K-split) ops under #tier.ksplit_layout.
 // CHECK-LABEL: func.func @column_ops
 // CHECK-SAME:    tier.layout = #tier.ksplit_layout<rows = 2, cols = 4, warps = 4, cluster = 2, unroll = 8>
