@@ -265,8 +265,16 @@ Expected<RowPlan> planRow(const RowProblem &p, const Target &t,
   int64_t threads = o.threads > 0 ? o.threads : 32;
   int64_t cluster = 1;
   if (o.threads <= 0) {
-    if (nvec <= 32) {
-      threads = pow2Ceil(nvec);
+    bool readOnly = p.outputRowBytes == 0 && p.minElemBytes == 2;
+    if (nvec <= (readOnly ? 32 * kTargetChunks : 32)) {
+      // A short row: a sub-warp group, one vector per thread. A read-only
+      // row of 16-bit data (no [M, N] result, e.g. cross-entropy,
+      // logsumexp) has no stores to keep the memory system busy while its
+      // loads wait, and half the bytes per element: it needs more loads in
+      // flight per thread, up to kTargetChunks vectors each (the tuner's
+      // choice for cross-entropy bf16 at N = 256 and 512 on the H100: 1.40x
+      // over one vector per thread).
+      threads = readOnly ? pow2Ceil(ceilDiv(nvec, kTargetChunks)) : pow2Ceil(nvec);
     } else {
       // Widen the row group until each thread has a few loads in flight.
       while (threads < t.maxThreadsPerCta &&
@@ -354,9 +362,16 @@ Expected<RowPlan> planRow(const RowProblem &p, const Target &t,
   // Measured no better or worse: one reduction (RMSNorm), f32 rows,
   // LayerNorm (weight and bias; 0.96x / 1.01x) and cross-entropy (no row
   // result; 1.03x / 0.86x). The tuner measures it for every shape.
-  if (o.staging < 0 && pl.staging == Staging::Registers && pl.cluster > 1 &&
-      p.minElemBytes == 2 && p.reductions >= 2 && p.outputRowBytes > 0 &&
-      p.rowVectorInputs == 0) {
+  // Read-only rows of 16-bit data in one CTA (cross-entropy bf16, N <= 16384;
+  // Hopper and later, where it was measured):
+  // async measured best for every bench shape after re-tuning (1.08x /
+  // 1.05x at N = 4096 / 8192 with the heuristic's threads and values); in
+  // clusters it lost (0.86x at N = 262144).
+  bool softmaxLike = pl.cluster > 1 && p.reductions >= 2 && p.outputRowBytes > 0 &&
+                     p.rowVectorInputs == 0;
+  bool readOnlyRow = pl.cluster == 1 && p.outputRowBytes == 0 && t.hasClusters();
+  if (o.staging < 0 && pl.staging == Staging::Registers && p.minElemBytes == 2 &&
+      (softmaxLike || readOnlyRow)) {
     RowPlan async = pl;
     async.staging = Staging::Async;
     if (checkPlan(async, p, t).empty())

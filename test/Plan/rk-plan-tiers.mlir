@@ -71,33 +71,71 @@ func.func @unaligned_f32(%x: tensor<4x3xf32>) -> tensor<4xf32> {
 
 // N = 1000 = 125 x 8: 8-element vectors; 125 vectors at 4 in flight -> 32
 // threads (one warp: no block tier), 4 x 8 = 32 values; 128 / 32 = 4 rows.
+// A read-only row of 16-bit data in one CTA (a sum, like cross-entropy):
+// staging = async.
 // expected-remark@below {{plan: vector = 8: 16-byte accesses of 2-byte elements}}
 // expected-remark@below {{plan: 32 threads per row, 32 values per thread (4 vector loads in flight)}}
 // expected-remark@below {{plan: cluster = 1}}
 // expected-remark@below {{plan: rows per CTA: 4 (128 threads)}}
 // expected-remark@below {{plan: reductions climb to the warp tier}}
-// expected-remark@below {{plan: staging = registers: the row stays in registers and is read from global memory once}}
+// expected-remark@below {{plan: staging = async: the row is copied to shared memory with cp.async, then held in registers; global memory is read once}}
 func.func @f16_n1000(%x: tensor<4x1000xf16>) -> tensor<4xf32> {
   %s = rk.reduce add %x : tensor<4x1000xf16> -> tensor<4xf32>
   return %s : tensor<4xf32>
 }
 // SM90-LABEL: func.func @f16_n1000
-// SM90-SAME:    attributes {tier.arch = "sm_90a", tier.layout = #tier.tv_layout<threads = 32, values = 32, vector = 8, rows = 4>, tier.schedule = #tier.schedule<reduce = warp, cluster = 1, staging = registers, unroll = 4, min_blocks = 0>}
+// SM90-SAME:    attributes {tier.arch = "sm_90a", tier.layout = #tier.tv_layout<threads = 32, values = 32, vector = 8, rows = 4>, tier.schedule = #tier.schedule<reduce = warp, cluster = 1, staging = async, unroll = 4, min_blocks = 0>}
 
 // N = 4096 bf16: 4096 / 8 = 512 vectors at 4 in flight -> 128 threads (4
-// warps: block tier), 32 values per thread; one row per CTA.
+// warps: block tier), 32 values per thread; one row per CTA; read-only
+// 16-bit: async.
 // expected-remark@below {{plan: vector = 8: 16-byte accesses of 2-byte elements}}
 // expected-remark@below {{plan: 128 threads per row, 32 values per thread (4 vector loads in flight)}}
 // expected-remark@below {{plan: cluster = 1}}
 // expected-remark@below {{plan: rows per CTA: 1 (128 threads)}}
 // expected-remark@below {{plan: reductions climb to the block tier}}
-// expected-remark@below {{plan: staging = registers: the row stays in registers and is read from global memory once}}
+// expected-remark@below {{plan: staging = async: the row is copied to shared memory with cp.async, then held in registers; global memory is read once}}
 func.func @bf16_n4096(%x: tensor<64x4096xbf16>) -> tensor<64xf32> {
   %s = rk.reduce add %x : tensor<64x4096xbf16> -> tensor<64xf32>
   return %s : tensor<64xf32>
 }
 // SM90-LABEL: func.func @bf16_n4096
-// SM90-SAME:    attributes {tier.arch = "sm_90a", tier.layout = #tier.tv_layout<threads = 128, values = 32, vector = 8, rows = 1>, tier.schedule = #tier.schedule<reduce = block, cluster = 1, staging = registers, unroll = 4, min_blocks = 0>}
+// SM90-SAME:    attributes {tier.arch = "sm_90a", tier.layout = #tier.tv_layout<threads = 128, values = 32, vector = 8, rows = 1>, tier.schedule = #tier.schedule<reduce = block, cluster = 1, staging = async, unroll = 4, min_blocks = 0>}
+
+// N = 256 bf16, read-only: 32 vectors, 4 per thread -> 8 threads (not 32
+// threads of one vector: a row without stores needs more loads in flight);
+// 128 / 8 = 16 rows per CTA; async.
+// expected-remark@below {{plan: vector = 8: 16-byte accesses of 2-byte elements}}
+// expected-remark@below {{plan: 8 threads per row (sub-warp), 32 values per thread (4 vector loads in flight)}}
+// expected-remark@below {{plan: cluster = 1}}
+// expected-remark@below {{plan: rows per CTA: 16 (128 threads)}}
+// expected-remark@below {{plan: reductions climb to the warp tier}}
+// expected-remark@below {{plan: staging = async: the row is copied to shared memory with cp.async, then held in registers; global memory is read once}}
+func.func @bf16_n256_read_only(%x: tensor<64x256xbf16>) -> tensor<64xf32> {
+  %s = rk.reduce add %x : tensor<64x256xbf16> -> tensor<64xf32>
+  return %s : tensor<64xf32>
+}
+// SM90-LABEL: func.func @bf16_n256_read_only
+// SM90-SAME:    tier.layout = #tier.tv_layout<threads = 8, values = 32, vector = 8, rows = 16>
+
+// The same row with an [M, N] result (x * 2): one vector per thread, 32
+// threads, registers.
+// expected-remark@below {{plan: vector = 8: 16-byte accesses of 2-byte elements}}
+// expected-remark@below {{plan: 32 threads per row, 8 values per thread (1 vector loads in flight)}}
+// expected-remark@below {{plan: cluster = 1}}
+// expected-remark@below {{plan: rows per CTA: 4 (128 threads)}}
+// expected-remark@below {{plan: reductions climb to the warp tier}}
+// expected-remark@below {{plan: staging = registers: the row stays in registers and is read from global memory once}}
+func.func @bf16_n256_map(%x: tensor<64x256xbf16>) -> tensor<64x256xbf16> {
+  %y = rk.map %x {
+  ^bb0(%a: f32):
+    %v = arith.addf %a, %a : f32
+    rk.yield %v : f32
+  } : tensor<64x256xbf16> -> tensor<64x256xbf16>
+  return %y : tensor<64x256xbf16>
+}
+// SM90-LABEL: func.func @bf16_n256_map
+// SM90-SAME:    tier.layout = #tier.tv_layout<threads = 32, values = 8, vector = 8, rows = 4>
 
 // N = 65536 bf16: 8192 vectors. 1024 threads hold at most 4 vectors each
 // (a CTA of 1024 threads has 64 registers per thread: (64 - 16) -> 32
@@ -528,17 +566,22 @@ func.func @scaled_bf16_cluster(%x: tensor<8x65536xbf16>, %w: tensor<65536xbf16>)
 // ASYNC-SAME:    staging = registers
 
 //--- async_override.mlir
-// staging=async by override on a short row: sub-warp rows, 16 per CTA, each
-// with its own slots (16 rows x 8 threads x 8 values x 2 bytes = 2 KiB).
+// staging=async by override on a short row (x * 2, a row result, so not
+// read-only): sub-warp rows, 16 per CTA, each with its own slots (16 rows x
+// 8 threads x 8 values x 2 bytes = 2 KiB).
 // expected-remark@below {{plan: vector = 8: 16-byte accesses of 2-byte elements}}
 // expected-remark@below {{plan: 8 threads per row (sub-warp), 8 values per thread (1 vector loads in flight)}}
 // expected-remark@below {{plan: cluster = 1}}
 // expected-remark@below {{plan: rows per CTA: 16 (128 threads)}}
 // expected-remark@below {{plan: reductions climb to the warp tier}}
 // expected-remark@below {{plan: staging = async: the row is copied to shared memory with cp.async, then held in registers; global memory is read once}}
-func.func @sum_short(%x: tensor<64x64xbf16>) -> tensor<64xf32> {
-  %s = rk.reduce add %x : tensor<64x64xbf16> -> tensor<64xf32>
-  return %s : tensor<64xf32>
+func.func @sum_short(%x: tensor<64x64xbf16>) -> tensor<64x64xbf16> {
+  %y = rk.map %x {
+  ^bb0(%a: f32):
+    %v = arith.addf %a, %a : f32
+    rk.yield %v : f32
+  } : tensor<64x64xbf16> -> tensor<64x64xbf16>
+  return %y : tensor<64x64xbf16>
 }
 // ASYNC-OVERRIDE-LABEL: func.func @sum_short
 // ASYNC-OVERRIDE-SAME:    tier.layout = #tier.tv_layout<threads = 8, values = 8, vector = 8, rows = 16>, tier.schedule = #tier.schedule<reduce = warp, cluster = 1, staging = async, unroll = 1, min_blocks = 0>

@@ -78,10 +78,12 @@
 // RUN: rk-opt %S/../../examples/argmax.mlir --rkc-pipeline="shapes=x=128x4096 dtype=bf16" --tier-emit-cuda=print=true -mlir-print-op-on-diagnostic=false -o /dev/null 2>/dev/null | FileCheck %s --check-prefixes=CUDA,ARGMAX-CUDA
 
 // CUDA:       #include "rkc/rkc.cuh"
-// CUDA:       // kernel rkc_{{[a-z_0-9]+}}: threads=128,values=32,vector=8,rows=1,cluster=1,staging=registers,unroll=4,min_blocks=0
+// (read-only rows of 16-bit data, cross-entropy and argmax here, are
+// staged with cp.async: planner rule 5)
+// CUDA:       // kernel rkc_{{[a-z_0-9]+}}: threads=128,values=32,vector=8,rows=1,cluster=1,staging={{registers|async}},unroll=4,min_blocks=0
 // CUDA:       extern "C" __global__ void __launch_bounds__(128)
 // CUDA:       constexpr int N = 4096;
-// CUDA:       rkc::load_frag<rkc::bf16, V, W>(a0 + row * s0, col0, COL_STEP, N,
+// CUDA:       rkc::{{load_frag<rkc::bf16, V, W>\(a0 \+ row \* s0, col0, COL_STEP, N,|stage_frag<rkc::bf16, V, W, TPR>\(st0, a0 \+ row \* s0, col0_base, COL_STEP, N, t\);}}
 // CUDA-NOT:   __cluster_dims__
 
 // y = x * rsqrt(sum(x^2) / N + eps) * w: one sum, then w is loaded.
@@ -123,8 +125,11 @@
 // RUN: rk-opt %S/../../examples/cross_entropy.mlir --rkc-pipeline="shapes=x=128x4096 dtype=bf16" --tier-emit-cuda=print=true -mlir-print-op-on-diagnostic=false -o /dev/null 2>/dev/null | FileCheck %s --check-prefix=CE-GATHER
 // CE-GATHER:        const long long [[T:sv[0-9]+]] = (long long)a1[row];
 // CE-GATHER-NEXT:   const float {{sv[0-9]+}} = ([[T]] >= 0 && [[T]] < N) ? rkc::to_f32(a0[row * s0 + [[T]]]) : 0.0f;
+// (the row of bf16 logits is staged with cp.async, issued before the
+// gather; the first staged load waits for the copies)
+// CE-GATHER-NEXT:   rkc::cp_async_wait_all();
 // CE-GATHER-NEXT:   float {{f[0-9]+}}[V];
-// CE-GATHER-NEXT:   rkc::load_frag<rkc::bf16, V, W>(a0 + row * s0,
+// CE-GATHER-NEXT:   rkc::load_frag_staged<rkc::bf16, V, W, TPR>(st0, t,
 // CE-CUDA-DAG:      if (row_ok && t == 0 && rank == 0) a2[row] = rkc::from_f32<float>(
 // CE-CUDA-DAG:      if (row_ok && t == 0 && rank == 0) a3[row] = rkc::from_f32<float>(
 
@@ -143,7 +148,9 @@
 // LSE-CUDA:           const float [[NINF:v[0-9]+]] = __int_as_float(0xff800000);
 // LSE-CUDA:           const bool {{v[0-9]+}} = ({{v[0-9]+}} == [[NINF]]);
 // LSE-CUDA:         extern "C" __global__ void __launch_bounds__(128)
-// LSE-CUDA:         rkc::load_frag<rkc::bf16, V, W>(a0 + row * s0, col0, COL_STEP, N,
+// (a read-only row of bf16: staged with cp.async, planner rule 5)
+// LSE-CUDA:         rkc::stage_frag<rkc::bf16, V, W, TPR>(st0, a0 + row * s0, col0_base, COL_STEP, N, t);
+// LSE-CUDA:         rkc::load_frag_staged<rkc::bf16, V, W, TPR>(st0, t,
 // LSE-CUDA:         [[STATE]] [[T:r[0-9]+]] = [[STATE]]{__int_as_float(0xff800000), 0.0f};
 // LSE-CUDA:           [[T]] = [[COMB]]()([[T]], [[STATE]]{
 // LSE-CUDA:         rkc::warp_reduce<32>([[T]], Combine{{[0-9]+}}());

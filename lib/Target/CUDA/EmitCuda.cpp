@@ -121,6 +121,7 @@ private:
   /// staging = async: [M, N] inputs reach registers through cp.async copies
   /// into thread-private shared-memory slots (registers semantics).
   bool asyncStaged = false;
+  bool asyncWaited = false;
   /// bf16/f16 data: exp and log use the hardware approximations (relative
   /// error ~2^-21, far below the storage precision); f32 data keeps the
   /// accurate libdevice functions.
@@ -384,6 +385,12 @@ LogicalResult KernelEmitter::emitOp(Operation *op) {
       return success();
     }
     if (asyncStaged && isRow) {
+      // The copies were issued at the start; the first staged load waits
+      // for them, so whatever comes before (a gathered element, [N]
+      // operands, constants) is in flight with them.
+      if (!asyncWaited)
+        b << "  rkc::cp_async_wait_all();\n";
+      asyncWaited = true;
       b << formatv("  float {0}[V];\n  rkc::load_frag_staged<{1}, V, W, TPR>(st{2}, t, {0});\n",
                    n, *st, i);
       return success();
@@ -812,7 +819,9 @@ LogicalResult KernelEmitter::emit(rkc::KernelInfo &info) {
         offset += rowsPerCta * V * T * elemBytes;
       }
     }
-    os << "  rkc::cp_async_commit();\n  rkc::cp_async_wait_all();\n";
+    os << "  rkc::cp_async_commit();\n";
+    if (staged)
+      os << "  rkc::cp_async_wait_all();\n";
     info.smemBytes = offset;
   }
   // No barrier before exit: each cluster_reduce ends with a cluster
