@@ -1,3 +1,8 @@
+// Generated, not written: rkc's own kernels (commit a2f6492) for the baseline
+// of pipelined_rows.cu, from
+//   rkc compile examples/{rms_norm,softmax}.mlir --dtype {bf16,f32} \
+//       --shape x=MxN --emit cuda   (N = 65536, 262144; M = 2^27 / N)
+// with each kernel renamed base_<op>_<dtype>_<N>.
 // kernel rkc_rms_norm: threads=256,values=32,vector=8,rows=1,cluster=8,staging=registers,unroll=4,min_blocks=0
 extern "C" __global__ void __cluster_dims__(8, 1, 1) __launch_bounds__(256)
 base_rms_norm_bf16_65536(
