@@ -179,7 +179,7 @@ std::string checkPlan(const RowPlan &pl, const RowProblem &p, const Target &t) {
                      .str();
   if (pl.cluster > 1 && pl.rows != 1)
     return "a cluster works on one row at a time: rows must be 1";
-  bool inRegisters = pl.staging == Staging::Registers || pl.staging == Staging::Async;
+  bool inRegisters = pl.inRegisters();
   if (pl.threads * pl.cluster * pl.values < p.cols && inRegisters)
     return llvm::formatv("threads x cluster x values ({0} x {1} x {2}) does not "
                          "cover the row of {3} elements",
@@ -226,8 +226,7 @@ void choosePrefetch(RowPlan &pl, const RowProblem &p, const Target &t) {
   pl.prefetch = 0;
   int64_t ctas = ceilDiv(p.rows, pl.rows) * pl.cluster;
   int64_t wave = t.numSms > 0 ? t.numSms : kOneWaveCtas;
-  if (p.rowVectorInputs == 0 || ctas > wave ||
-      (pl.staging != Staging::Registers && pl.staging != Staging::Async))
+  if (p.rowVectorInputs == 0 || ctas > wave || !pl.inRegisters())
     return;
   RowPlan pre = pl;
   pre.prefetch = 1;
@@ -353,20 +352,18 @@ Expected<RowPlan> planRow(const RowProblem &p, const Target &t,
   note(llvm::formatv("reductions climb to the {0} tier", levelName(pl.reduceLevel())));
   pl.unroll = o.unroll > 0 ? o.unroll : pl.values / pl.vector;
   pl.minBlocks = o.minBlocks >= 0 ? o.minBlocks : 0;
-  // Asynchronous staging, measured on the H100 (docs/performance-notes.md,
-  // session 5): a row of 16-bit data split over a cluster, with two or more
-  // reductions and an [M, N] result, and no [N] operand (softmax,
-  // log-softmax), runs faster when it reaches registers through cp.async
-  // copies into shared-memory slots (softmax bf16 1.05x / 1.15x at N =
-  // 65536 / 262144, f16 1.05x / 1.18x, log-softmax bf16 1.09x / 1.05x).
-  // Measured no better or worse: one reduction (RMSNorm), f32 rows,
-  // LayerNorm (weight and bias; 0.96x / 1.01x) and cross-entropy (no row
-  // result; 1.03x / 0.86x). The tuner measures it for every shape.
-  // Read-only rows of 16-bit data in one CTA (cross-entropy bf16, N <= 16384;
-  // Hopper and later, where it was measured):
-  // async measured best for every bench shape after re-tuning (1.08x /
-  // 1.05x at N = 4096 / 8192 with the heuristic's threads and values); in
-  // clusters it lost (0.86x at N = 262144).
+  // Asynchronous staging of 16-bit rows, where it was measured faster on
+  // the H100 (docs/performance-notes.md, session 5); the tuner measures it
+  // for every shape.
+  //  - softmax-like: split over a cluster, two or more reductions, an
+  //    [M, N] result and no [N] operand (softmax bf16 1.05x / 1.15x at N =
+  //    65536 / 262144, f16 1.05x / 1.18x, log-softmax bf16 1.09x / 1.05x).
+  //    Not: one reduction (RMSNorm, unchanged), f32 rows (slower), LayerNorm
+  //    (weight and bias; 0.96x / 1.01x), cross-entropy in a cluster (no row
+  //    result; 1.03x / 0.86x).
+  //  - read-only in one CTA, on Hopper (cross-entropy bf16 up to N = 16384:
+  //    best for every bench shape after re-tuning; 1.08x / 1.05x at N =
+  //    4096 / 8192 with the heuristic's threads and values).
   bool softmaxLike = pl.cluster > 1 && p.reductions >= 2 && p.outputRowBytes > 0 &&
                      p.rowVectorInputs == 0;
   bool readOnlyRow = pl.cluster == 1 && p.outputRowBytes == 0 && t.hasClusters();

@@ -101,24 +101,29 @@ rkc::analyzeRowProgram(func::FuncOp func) {
     storage(t);
   if (maxB == 0)
     maxB = minB = 4;
+  // [M, N] tensors (not per-row [M, 1] columns) and [N] row vectors.
+  auto rowTensor = [&](Type t) {
+    auto rt = dyn_cast<RankedTensorType>(t);
+    return rt && rt.getRank() == 2 && !isPerRowColumn(rt, rowType) ? rt : RankedTensorType();
+  };
+  auto rowVector = [&](Type t) {
+    auto rt = dyn_cast<RankedTensorType>(t);
+    return rt && rt.getRank() == 1 && rt.getDimSize(0) == p.cols && p.cols != p.rows;
+  };
   int firstIn = 0;
-  for (Type t : func.getArgumentTypes())
-    if (auto rt = dyn_cast<RankedTensorType>(t);
-        rt && rt.getRank() == 2 && !isPerRowColumn(rt, rowType)) {
+  for (Type t : func.getArgumentTypes()) {
+    if (auto rt = rowTensor(t)) {
       int b = storageBytes(rt.getElementType());
       p.inputRowBytes += b;
       if (firstIn && b != firstIn)
         p.uniformInputs = false;
       firstIn = b;
     }
+    p.rowVectorInputs += rowVector(t);
+  }
   for (Type t : func.getResultTypes())
-    if (auto rt = dyn_cast<RankedTensorType>(t);
-        rt && rt.getRank() == 2 && !isPerRowColumn(rt, rowType))
+    if (auto rt = rowTensor(t))
       p.outputRowBytes += storageBytes(rt.getElementType());
-  for (Type t : func.getArgumentTypes())
-    if (auto rt = dyn_cast<RankedTensorType>(t);
-        rt && rt.getRank() == 1 && rt.getDimSize(0) == p.cols && p.cols != p.rows)
-      ++p.rowVectorInputs;
   p.elemBytes = maxB;
   p.minElemBytes = minB;
 
@@ -162,8 +167,7 @@ rkc::analyzeRowProgram(func::FuncOp func) {
   SmallVector<Range> ranges;
   for (BlockArgument a : func.getArguments()) {
     auto t = dyn_cast<RankedTensorType>(a.getType());
-    if (t && ((t.getRank() == 2 && !isPerRowColumn(t, rowType)) ||
-              (t.getRank() == 1 && t.getDimSize(0) == p.cols && p.cols != p.rows))) {
+    if (rowTensor(t) || rowVector(t)) {
       auto [first, last] = useRange(a);
       // An input first used after the last reduction is loaded there and
       // consumed element by element: its values wait in their storage type

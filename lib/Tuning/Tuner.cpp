@@ -62,11 +62,11 @@ struct Space {
     pl.values = chunks * vector;
     pl.unroll = chunks;
     pl.staging = staging;
-    plan::choosePrefetch(pl, p, t); // the planner's rule, for the layout at hand
     if (chunks > 16)
       return {std::nullopt, "too many values per thread"};
     if (threads * cluster * vector > 2 * std::max<int64_t>(p.cols, vector * 32) && threads > 32)
       return {std::nullopt, "threads idle (row shorter than the layout)"};
+    plan::choosePrefetch(pl, p, t); // the planner's rule, for the layout at hand
     std::string why = plan::checkPlan(pl, p, t);
     if (!why.empty()) {
       // Bucket the reason by its first words.
@@ -91,6 +91,16 @@ struct Space {
 };
 
 std::string scheduleOf(const plan::RowPlan &pl) { return pl.str(); }
+
+/// The staging the search varies: registers or async (of an override: async
+/// only when it asks for it).
+plan::Staging searchStaging(const plan::PlanOverride &o) {
+  return o.staging == (int)plan::Staging::Async ? plan::Staging::Async
+                                                : plan::Staging::Registers;
+}
+plan::Staging otherStaging(plan::Staging s) {
+  return s == plan::Staging::Async ? plan::Staging::Registers : plan::Staging::Async;
+}
 
 } // namespace
 
@@ -247,10 +257,7 @@ llvm::Expected<TuneReport> rkc::tune(CompileRequest req, const TuneOptions &opt)
       int64_t cluster = o->cluster > 0 ? o->cluster : 1;
       int64_t rows = o->rows > 0 ? o->rows : Space::rowsFor(threads, cluster);
       auto [pl, why] = space.make(threads, cluster, rows, std::max<int64_t>(o->minBlocks, 0),
-                                  o->vector > 0 ? o->vector : w0,
-                                  o->staging == (int)plan::Staging::Async
-                                      ? plan::Staging::Async
-                                      : plan::Staging::Registers);
+                                  o->vector > 0 ? o->vector : w0, searchStaging(*o));
       if (!pl) {
         TuneCandidate c;
         c.schedule = text;
@@ -275,8 +282,7 @@ llvm::Expected<TuneReport> rkc::tune(CompileRequest req, const TuneOptions &opt)
   for (size_t i = 0; i < std::min<size_t>(first, 4); ++i) {
     const plan::RowPlan &c = cands[i];
     consider(c.threads, c.cluster, c.rows, c.minBlocks, c.vector, batch,
-             c.staging == plan::Staging::Async ? plan::Staging::Registers
-                                               : plan::Staging::Async);
+             otherStaging(c.staging));
   }
   if (llvm::Error e = runBatch(batch))
     return std::move(e);
@@ -288,8 +294,7 @@ llvm::Expected<TuneReport> rkc::tune(CompileRequest req, const TuneOptions &opt)
     std::vector<plan::RowPlan> next;
     int64_t T = parsed->threads, C = parsed->cluster, R = parsed->rows,
             B = parsed->minBlocks, W = parsed->vector;
-    auto S = parsed->staging == (int)plan::Staging::Async ? plan::Staging::Async
-                                                           : plan::Staging::Registers;
+    plan::Staging S = searchStaging(*parsed);
     for (int64_t t2 : {T / 2, T * 2})
       if (t2 >= 1)
         consider(t2, C, Space::rowsFor(t2, C), B, W, next, S);
@@ -301,8 +306,7 @@ llvm::Expected<TuneReport> rkc::tune(CompileRequest req, const TuneOptions &opt)
         consider(T, C, r2, B, W, next, S);
     for (int64_t b2 : {int64_t(0), int64_t(1), int64_t(2), int64_t(4)})
       consider(T, C, R, b2, W, next, S);
-    consider(T, C, R, B, W, next,
-             S == plan::Staging::Async ? plan::Staging::Registers : plan::Staging::Async);
+    consider(T, C, R, B, W, next, otherStaging(S));
     if (next.empty())
       break;
     double before = rep.best.ms;

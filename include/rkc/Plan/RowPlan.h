@@ -54,6 +54,10 @@ struct RowPlan {
   int64_t prefetch = 0;    ///< 1: [N] operands loaded at the kernel start
 
   Level reduceLevel() const;
+  /// The row is held in registers (staging registers or async).
+  bool inRegisters() const {
+    return staging == Staging::Registers || staging == Staging::Async;
+  }
   int64_t ctaThreads() const { return threads * rows; }
   int64_t warpsPerRow() const { return threads >= 32 ? threads / 32 : 1; }
   /// Human-readable one-line summary (also the override syntax).

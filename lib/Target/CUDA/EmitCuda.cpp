@@ -12,6 +12,7 @@
 #include "rk/RkDialect.h"
 #include "tier/TierDialect.h"
 #include "rkc/Plan/KSplitPlan.h"
+#include "rkc/Plan/RowPlan.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -30,6 +31,17 @@ using namespace mlir;
 using llvm::formatv;
 
 namespace {
+
+/// The planner's name for a tier staging (tier::Staging mirrors it).
+::rkc::plan::Staging planStaging(tier::Staging s) {
+  switch (s) {
+  case tier::Staging::registers: return ::rkc::plan::Staging::Registers;
+  case tier::Staging::smem: return ::rkc::plan::Staging::Smem;
+  case tier::Staging::stream: return ::rkc::plan::Staging::Stream;
+  case tier::Staging::async: return ::rkc::plan::Staging::Async;
+  }
+  return ::rkc::plan::Staging::Registers;
+}
 
 /// C++ type of a scalar compute value. Narrow floats are carried as float
 /// holding a rounded value.
@@ -753,10 +765,19 @@ LogicalResult KernelEmitter::emit(rkc::KernelInfo &info) {
   int64_t C = sched.getCluster();
   int64_t passes = (cols + T * C * V - 1) / (T * C * V);
   bool fullRow = (T * C * V * passes == cols) && cols % (W * T * C) == 0;
-  info.plan = formatv("threads={0},values={1},vector={2},rows={3},cluster={4},staging={5},unroll={6},min_blocks={7}{8}",
-                      T, V, W, layout.getRows(), C,
-                      tier::stringifyStaging(sched.getStaging()), sched.getUnroll(),
-                      sched.getMinBlocks(), sched.getPrefetch() ? ",prefetch=1" : "").str();
+  // The schedule in the override syntax (the tuner and the database read
+  // it back): the planner's own formatter.
+  ::rkc::plan::RowPlan rp;
+  rp.threads = T;
+  rp.values = V;
+  rp.vector = W;
+  rp.rows = layout.getRows();
+  rp.cluster = C;
+  rp.staging = planStaging(sched.getStaging());
+  rp.unroll = sched.getUnroll();
+  rp.minBlocks = sched.getMinBlocks();
+  rp.prefetch = sched.getPrefetch();
+  info.plan = rp.str();
   os << "// kernel " << info.name << ": " << info.plan << "\n";
   os << decls;
   os << "extern \"C\" __global__ void ";
