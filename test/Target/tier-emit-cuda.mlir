@@ -90,6 +90,63 @@ func.func @rms(%x: tensor<64x4096xbf16> {rk.name = "x"}, %w: tensor<4096xbf16> {
 
 // -----
 
+// The same kernel with staging = async and prefetch = 1: x (the [M, N]
+// input) is copied into this thread's slots of the dynamic shared memory
+// with cp.async before anything else; the weight's load (an [N] operand) is
+// hoisted to the start, ahead of the first staged load, which waits for the
+// copies; everything after it is the registers kernel's.
+// CHECK-LABEL: // kernel rkc_rms_async_prefetch: threads=256,values=16,vector=8,rows=1,cluster=1,staging=async,unroll=2,min_blocks=0,prefetch=1
+// CHECK:         extern __shared__ __align__(16) unsigned char rkc_smem[];
+// CHECK-NEXT:    rkc::bf16 *st0 = reinterpret_cast<rkc::bf16 *>(rkc_smem + 0) + row_in_cta * (V * TPR);
+// CHECK-NEXT:    rkc::stage_frag<rkc::bf16, V, W, TPR>(st0, a0 + row * s0, col0_base, COL_STEP, N, t);
+// CHECK-NEXT:    rkc::cp_async_commit();
+// CHECK-NEXT:    float [[WF2:f[0-9]+]][V];
+// CHECK-NEXT:    rkc::load_frag<rkc::bf16, V, W>(a1, col0, COL_STEP, N, [[WF2]], 0.0f);
+// CHECK:         rkc::cp_async_wait_all();
+// CHECK-NEXT:    float [[XF2:f[0-9]+]][V];
+// CHECK-NEXT:    rkc::load_frag_staged<rkc::bf16, V, W, TPR>(st0, t, [[XF2]]);
+// CHECK:         rkc::block_reduce<8>(
+// CHECK:         const float {{v[0-9]+}} = [[WF2]][i];
+// CHECK:         if (row_ok) rkc::store_frag<rkc::bf16, V, W>(a2 + row * s2,
+// NEG-LABEL:   // kernel rkc_rms_async_prefetch:
+// NEG-NOT:     rkc::load_frag<rkc::bf16, V, W>(a0
+// NEG:         rkc::block_reduce<8>
+// NEG-NOT:     load_frag
+// NEG:         rkc::store_frag
+func.func @rms_async_prefetch(%x: tensor<64x4096xbf16> {rk.name = "x"}, %w: tensor<4096xbf16> {rk.name = "w"},
+               %y: tensor<64x4096xbf16> {rk.name = "out0", tier.output})
+    attributes {tier.arch = "sm_90a",
+                tier.layout = #tier.tv_layout<threads = 256, values = 16, vector = 8, rows = 1>,
+                tier.schedule = #tier.schedule<reduce = block, cluster = 1, staging = async, unroll = 2, min_blocks = 0, prefetch = 1>} {
+  %n = arith.constant 4096.0 : f32
+  %xf = tier.load %x {fill = 0.0 : f32} : tensor<64x4096xbf16> -> !tier.frag<16 x f32>
+  %sq = tier.map %xf {
+  ^bb0(%a: f32):
+    %p = arith.mulf %a, %a : f32
+    tier.yield %p : f32
+  } : !tier.frag<16 x f32> -> !tier.frag<16 x f32>
+  %t = tier.thread_reduce %sq {} {init = [0.0 : f32], kind = #rk<reduce_kind add>} : !tier.frag<16 x f32> -> f32
+  %wr = tier.warp_reduce %t {} {kind = #rk<reduce_kind add>, width = 32 : i64} : f32 -> f32
+  %br = tier.block_reduce %wr {} {kind = #rk<reduce_kind add>, warps = 8 : i64} : f32 -> f32
+  %inv = tier.map %br, %n {
+  ^bb0(%a: f32, %b: f32):
+    %m = arith.divf %a, %b : f32
+    %r = math.rsqrt %m : f32
+    tier.yield %r : f32
+  } : f32, f32 -> f32
+  %wf = tier.load %w {fill = 0.0 : f32} : tensor<4096xbf16> -> !tier.frag<16 x f32>
+  %yf = tier.map %xf, %inv, %wf {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %p = arith.mulf %a, %b : f32
+    %q = arith.mulf %p, %c : f32
+    tier.yield %q : f32
+  } : !tier.frag<16 x f32>, f32, !tier.frag<16 x f32> -> !tier.frag<16 x f32>
+  tier.store %yf, %y : !tier.frag<16 x f32>, tensor<64x4096xbf16>
+  return
+}
+
+// -----
+
 // A cluster of 4 CTAs: __cluster_dims__, the DSMEM buffer (32 warps x 4
 // CTAs = 128 states) declared and the kernel-start cluster arrival made
 // before the row is loaded, its wait just before the cluster tier (which
