@@ -33,6 +33,12 @@ export PYTHONPATH="$ROOT/python${PYTHONPATH:+:$PYTHONPATH}"
 export PYTHONUNBUFFERED=1
 export PYTHONDONTWRITEBYTECODE=1
 export RKC_GPU_SUMMARY="$OUT/gpu-summary.json"
+# The commit of the library under test: a bundle records its own (the GPU
+# machine's copy of .git can be older than the tree it was sent with).
+lib_dir=$(dirname "$(dirname "$RKC_LIBRARY")")
+if [ -z "${RKC_COMMIT:-}" ] && [ -f "$lib_dir/COMMIT" ]; then
+  RKC_COMMIT=$(cat "$lib_dir/COMMIT")
+fi
 if [ -z "${RKC_COMMIT:-}" ]; then
   RKC_COMMIT=$(git -C "$ROOT" rev-parse HEAD 2>/dev/null || echo unknown)
 fi
