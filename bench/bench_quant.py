@@ -94,6 +94,7 @@ class NotLowered(Exception):
 
 class GpuBackend(object):
     dry = False
+    pdl = False   # rkc.gemv(..., pdl=True) (--pdl)
 
     def __init__(self):
         try:
@@ -155,7 +156,8 @@ class GpuBackend(object):
         t, rkc = self.torch, self.rkc
         if impl == "cublas":
             return lambda x, w: t.matmul(x, w)
-        return lambda x, w: rkc.gemv(x, w)
+        pdl = self.pdl
+        return lambda x, w: rkc.gemv(x, w, pdl=pdl)
 
     def act(self, M, K):
         return self.torch.randn(M, K, device="cuda", dtype=self.torch.float16)
@@ -374,6 +376,8 @@ class Runner(object):
                "frac_roofline": None, "speedup_vs_cublas": None}
         if op == "gemv" and bits != 16:
             rec["group_size"] = GROUP
+        if impl == "rkc" and self.args.pdl:
+            rec["pdl"] = True
         if nbytes is not None:
             rec["bytes"] = nbytes
         if error is not None:
@@ -548,8 +552,9 @@ class Runner(object):
             self.b.cleanup()
 
     def table(self):
-        lines = ["rkc quantized GEMV vs cuBLAS fp16 | %s | %s | commit %s | roofline %s TB/s"
-                 % (self.meta.get("device"), self.meta.get("date"), self.meta.get("commit"),
+        lines = ["rkc quantized GEMV%s vs cuBLAS fp16 | %s | %s | commit %s | roofline %s TB/s"
+                 % (" (PDL launches)" if self.args.pdl else "",
+                    self.meta.get("device"), self.meta.get("date"), self.meta.get("commit"),
                     "%.2f" % self.roofline if self.roofline else "?"),
                  "%-6s %-3s %-3s %-13s  %-28s  %-28s" % ("impl", "W", "M", "K x N",
                                                           "graph us TB/s frac xcuBLAS",
@@ -611,6 +616,9 @@ def build_parser():
                    help="rows of the per-token quantize part ([T, 128] f16; default 2^20 = 256 MiB)")
     p.add_argument("--skip", default="", help="parts to leave out: gemv, per_token, copy")
     p.add_argument("--quick", action="store_true", help="M = 1 only, graph mode only")
+    p.add_argument("--pdl", action="store_true",
+                   help="launch rkc's GEMVs with programmatic dependent launch "
+                        "(rkc.gemv(..., pdl=True); records get \"pdl\": true)")
     p.add_argument("--out", default=None, help="jsonl to append to (default: "
                    "RESULTS_DIR/<date>-<device>-quant.jsonl)")
     p.add_argument("--results-dir", default=None,
@@ -630,6 +638,7 @@ def main(argv=None):
     if bad or any(not 1 <= m <= 16 for m in args.ms):
         raise SystemExit("bench_quant: modes are graph, single; M is 1..16")
     backend = FakeBackend() if args.dry_run else GpuBackend()
+    backend.pdl = args.pdl
     meta = bench.run_meta(backend)
     results_dir = args.results_dir or (DRY_DIR if args.dry_run else os.path.join(HERE, "results"))
     out = args.out or os.path.join(results_dir, "%s-%s-quant.jsonl"
@@ -637,10 +646,10 @@ def main(argv=None):
     d = os.path.dirname(os.path.abspath(out))
     os.makedirs(d, exist_ok=True)
     r = Runner(backend, args, out, meta)
-    r.log("bench_quant: %s | commit %s | shapes %s | M %s | impls %s | modes %s -> %s"
+    r.log("bench_quant: %s | commit %s | shapes %s | M %s | impls %s | modes %s%s -> %s"
           % (meta["device"], meta["commit"], " ".join("%dx%d" % s for s in args.shapes),
              ",".join(map(str, args.ms)), ",".join("%s-w%d" % i for i in args.impls),
-             ",".join(args.modes), out))
+             ",".join(args.modes), " | rkc with PDL" if args.pdl else "", out))
     r.measure_roofline()
     r.precompile()
     if "gemv" not in args.skip:

@@ -61,6 +61,24 @@ const char *rkcKernelPtx(rkc_kernel kernel);
  * arguments must be multiples of it. */
 int rkcKernelVectorWidth(rkc_kernel kernel);
 
+/* Launch flags of a handle (rkcKernelSetLaunchFlags; default 0).
+ *
+ * RKC_LAUNCH_PDL: programmatic dependent launch (sm_90+, ignored on older
+ * GPUs). The kernel may start while the previous kernel of the stream is
+ * still running; it waits for that kernel to complete before it reads or
+ * writes anything that kernel may write, so the result is that of a plain
+ * launch, and the launch latency and the previous kernel's tail overlap.
+ * One exception: a GEMV (rk.gemv) starts loading its quantized weights,
+ * scales and zero points before the wait, so they must not be written by
+ * the kernel launched just before it (weights that stay constant while
+ * serving are fine). Works inside CUDA graph capture. docs/runtime.md. */
+#define RKC_LAUNCH_PDL 0x1u
+
+/* Sets the flags used by this handle's launches (other handles of the same
+ * kernel keep theirs). Unknown bits: RKC_ERROR_INVALID_ARGUMENT. */
+rkc_status rkcKernelSetLaunchFlags(rkc_kernel kernel, unsigned flags);
+unsigned rkcKernelLaunchFlags(rkc_kernel kernel);
+
 /* Launches on `stream` (a CUstream, NULL = default stream). `ptrs` holds one
  * device pointer per argument; `strides` a row stride in elements per
  * argument (NULL, or 0 for an entry: contiguous rows); `rows` is M. */

@@ -13,6 +13,14 @@
 
 namespace rkc {
 
+/// Launch flag: programmatic dependent launch (sm_90+; ignored before).
+/// The kernel may start while the previous kernel of the stream finishes:
+/// it waits for that kernel before reading or writing anything it may
+/// write, except a GEMV's quantized weights, scales and zero points, which
+/// it starts loading at once (they must not be written by the previous
+/// kernel). See docs/runtime.md.
+constexpr unsigned kLaunchPdl = 1u;
+
 /// A compiled kernel: the compile result plus, per CUDA context, the loaded
 /// module. Thread-safe; shared between all users of the same request.
 class Kernel {
@@ -27,9 +35,9 @@ public:
   /// Launches on `stream` (a CUstream; null = the legacy default stream).
   /// `ptrs` holds one device pointer per argument (inputs, then outputs);
   /// `strides` one row stride in elements per argument (null: contiguous);
-  /// `rows` is M.
+  /// `rows` is M. `flags`: kLaunch* bits.
   llvm::Error launch(void *const *ptrs, const int64_t *strides, int64_t rows,
-                     void *stream);
+                     void *stream, unsigned flags = 0);
 
 private:
   explicit Kernel(CompileResult r) : result_(std::move(r)) {}

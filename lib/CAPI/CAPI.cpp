@@ -4,13 +4,17 @@
 #include "rkc/Jit.h"
 #include "rkc/Tuning.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <string>
 
 struct rkc_kernel_s {
-  std::shared_ptr<rkc::Kernel> kernel;
+  std::shared_ptr<rkc::Kernel> kernel; ///< shared by all handles of a request
+  unsigned flags = 0;                  ///< this handle's RKC_LAUNCH_* flags
 };
+
+static_assert(RKC_LAUNCH_PDL == rkc::kLaunchPdl, "C and C++ launch flags differ");
 
 namespace {
 thread_local std::string lastError;
@@ -94,13 +98,27 @@ int rkcKernelVectorWidth(rkc_kernel k) {
   return k && k->kernel ? (int)k->kernel->info().vector : -1;
 }
 
+rkc_status rkcKernelSetLaunchFlags(rkc_kernel k, unsigned flags) {
+  if (!k || !k->kernel)
+    return fail(RKC_ERROR_INVALID_ARGUMENT, "rkcKernelSetLaunchFlags: invalid kernel handle");
+  if (flags & ~(unsigned)RKC_LAUNCH_PDL)
+    return fail(RKC_ERROR_INVALID_ARGUMENT,
+                "rkcKernelSetLaunchFlags: unknown flags 0x" +
+                    llvm::utohexstr(flags & ~(unsigned)RKC_LAUNCH_PDL) +
+                    " (known: RKC_LAUNCH_PDL = 0x1)");
+  k->flags = flags;
+  return RKC_OK;
+}
+
+unsigned rkcKernelLaunchFlags(rkc_kernel k) { return k ? k->flags : 0u; }
+
 rkc_status rkcKernelLaunch(rkc_kernel k, void *const *ptrs, const int64_t *strides,
                            int64_t rows, void *stream) {
   if (!k || !k->kernel)
     return fail(RKC_ERROR_INVALID_ARGUMENT, "rkcKernelLaunch: invalid kernel handle");
   if (!ptrs)
     return fail(RKC_ERROR_INVALID_ARGUMENT, "rkcKernelLaunch: ptrs is NULL");
-  llvm::Error e = k->kernel->launch(ptrs, strides, rows, stream);
+  llvm::Error e = k->kernel->launch(ptrs, strides, rows, stream, k->flags);
   if (e) {
     std::string msg = llvm::toString(std::move(e));
     rkc_status s = msg.rfind("no CUDA driver", 0) == 0 ? RKC_ERROR_NO_DRIVER

@@ -1,6 +1,7 @@
 //===- Jit.cpp - in-process kernel cache, module loading and launch -------===//
 
 #include "rkc/Jit.h"
+#include "rkc/Plan/Target.h"
 
 #include "CudaDriver.h"
 #include "DiskCache.h"
@@ -151,8 +152,14 @@ llvm::Expected<void *> Kernel::function() {
   return (void *)fn;
 }
 
+/// Programmatic dependent launch needs sm_90 or newer.
+static bool supportsPdl(const std::string &arch) {
+  auto t = plan::lookupTarget(arch);
+  return t && t->smVersion >= 90;
+}
+
 llvm::Error Kernel::launch(void *const *ptrs, const int64_t *strides, int64_t rows,
-                           void *stream) {
+                           void *stream, unsigned flags) {
   const KernelInfo &k = info();
   if (rows < 1)
     return llvm::createStringError(llvm::formatv("rows must be positive, got {0}", rows).str());
@@ -227,14 +234,27 @@ llvm::Error Kernel::launch(void *const *ptrs, const int64_t *strides, int64_t ro
   if (grid > 0x7fffffff)
     return llvm::createStringError("too many rows for one launch");
   const cuda::Driver &d = **cuda::driver();
-  if (k.cluster > 1 && d.launchKernelEx) {
-    // A cluster launch states its cluster shape (it matches the kernel's
-    // __cluster_dims__, which keeps older drivers working).
-    CUlaunchAttribute attr;
-    attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-    attr.value.clusterDim.x = (unsigned)k.cluster;
-    attr.value.clusterDim.y = 1;
-    attr.value.clusterDim.z = 1;
+  // Launch attributes: the cluster shape (it matches the kernel's
+  // __cluster_dims__, which keeps drivers without cuLaunchKernelEx working)
+  // and programmatic dependent launch (sm_90+; every rkc kernel waits for
+  // the previous grid before it touches what that grid may write).
+  CUlaunchAttribute attrs[2];
+  unsigned numAttrs = 0;
+  if (k.cluster > 1) {
+    CUlaunchAttribute &a = attrs[numAttrs++];
+    a = {};
+    a.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    a.value.clusterDim.x = (unsigned)k.cluster;
+    a.value.clusterDim.y = 1;
+    a.value.clusterDim.z = 1;
+  }
+  if ((flags & kLaunchPdl) && supportsPdl(k.arch)) {
+    CUlaunchAttribute &a = attrs[numAttrs++];
+    a = {};
+    a.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+    a.value.programmaticStreamSerializationAllowed = 1;
+  }
+  if (numAttrs && d.launchKernelEx) {
     CUlaunchConfig cfg = {};
     cfg.gridDimX = (unsigned)grid;
     cfg.gridDimY = cfg.gridDimZ = 1;
@@ -242,8 +262,8 @@ llvm::Error Kernel::launch(void *const *ptrs, const int64_t *strides, int64_t ro
     cfg.blockDimY = cfg.blockDimZ = 1;
     cfg.sharedMemBytes = (unsigned)k.smemBytes;
     cfg.hStream = (CUstream)stream;
-    cfg.attrs = &attr;
-    cfg.numAttrs = 1;
+    cfg.attrs = attrs;
+    cfg.numAttrs = numAttrs;
     CUresult r = d.launchKernelEx(&cfg, (CUfunction)*fn, params.data(), nullptr);
     if (r != CUDA_SUCCESS)
       return llvm::createStringError(cuda::describe(d, r, "cuLaunchKernelEx"));

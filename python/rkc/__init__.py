@@ -21,7 +21,7 @@ from ._lib import (RkcError, Kernel, library_path, version, RKC_OK,
 from ._spec import spec_text, spec_path, SPEC_NAMES, mlir_float, quant_spec_text
 from .ops import (rms_norm, layer_norm, softmax, log_softmax, cross_entropy,
                   compile, CompiledSpec, precompile, clear_cache,
-                  register_torch_ops)
+                  register_torch_ops, set_pdl)
 from . import quant
 from .quant import QuantizedTensor, quantize, dequantize, gemv, linear
 
@@ -30,7 +30,7 @@ __version__ = "0.1.0"
 __all__ = [
     "RkcError", "Kernel", "library_path", "version",
     "rms_norm", "layer_norm", "softmax", "log_softmax", "cross_entropy",
-    "compile", "CompiledSpec", "precompile", "clear_cache", "register_torch_ops",
+    "compile", "CompiledSpec", "precompile", "clear_cache", "register_torch_ops", "set_pdl",
     "QuantizedTensor", "quantize", "dequantize", "gemv", "linear", "quant",
     "spec_text", "spec_path", "SPEC_NAMES", "mlir_float", "quant_spec_text",
     "RKC_OK", "RKC_ERROR_INVALID_ARGUMENT", "RKC_ERROR_COMPILE",

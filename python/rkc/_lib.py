@@ -30,6 +30,7 @@ RKC_ERROR_INVALID_ARGUMENT = 1
 RKC_ERROR_COMPILE = 2
 RKC_ERROR_NO_DRIVER = 3
 RKC_ERROR_CUDA = 4
+RKC_LAUNCH_PDL = 0x1  # programmatic dependent launch (include/rkc-c/rkc.h)
 
 _STATUS_NAMES = {
     RKC_OK: "RKC_OK",
@@ -91,6 +92,8 @@ def _declare(lib):
         "rkcKernelVectorWidth": (c_int, [c_void_p]),
         "rkcKernelLaunch": (c_int, [c_void_p, ctypes.POINTER(c_void_p),
                                     ctypes.POINTER(c_int64), c_int64, c_void_p]),
+        "rkcKernelSetLaunchFlags": (c_int, [c_void_p, ctypes.c_uint]),
+        "rkcKernelLaunchFlags": (ctypes.c_uint, [c_void_p]),
     }
     for name, (res, args) in sigs.items():
         try:
@@ -224,13 +227,17 @@ class Kernel(object):
     """One compiled kernel (an rkc_kernel handle), independent of torch.
 
     ``Kernel(spec_text, shapes, dtype=None, arch=None, schedule=None,
-    spec_name="<spec>")`` compiles (librkc caches by request, so an identical
-    request is cheap). ``shapes`` is "x=128x4096;w=4096" or a dict
+    spec_name="<spec>", pdl=False)`` compiles (librkc caches by request, so an
+    identical request is cheap). ``shapes`` is "x=128x4096;w=4096" or a dict
     {name: (d0, d1)}. Raises RkcError with the spec location on failure.
+    ``pdl=True`` launches with programmatic dependent launch (sm_90+): the
+    kernel may start while the previous kernel of the stream finishes and
+    waits for it before touching its data; a GEMV reads its quantized
+    weights before that wait (RKC_LAUNCH_PDL in include/rkc-c/rkc.h).
     """
 
     def __init__(self, spec_text, shapes, dtype=None, arch=None, schedule=None,
-                 spec_name="<spec>"):
+                 spec_name="<spec>", pdl=False):
         lib = library()
         self._lib = lib
         self._handle = None
@@ -245,6 +252,11 @@ class Kernel(object):
         if not handle.value:
             raise RkcError("rkcKernelCompile returned no kernel", RKC_ERROR_COMPILE)
         self._handle = handle
+        if pdl:
+            st = lib.rkcKernelSetLaunchFlags(handle, RKC_LAUNCH_PDL)
+            if st != RKC_OK:
+                raise RkcError(last_error() or "rkcKernelSetLaunchFlags failed", st)
+        self.pdl = bool(pdl)
         self.spec_text = spec_text
         self.request = (spec_name, shapes, dtype, arch, schedule)
         n = lib.rkcKernelNumArgs(handle)

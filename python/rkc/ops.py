@@ -14,6 +14,7 @@ alignment, the current device and stream.
 """
 
 import ctypes
+import os
 import sys
 import threading
 
@@ -22,7 +23,7 @@ from . import _lib
 from ._lib import Kernel, RkcError, format_shapes, _cstreams, cstream, raise_launch_error
 
 __all__ = ["rms_norm", "layer_norm", "softmax", "log_softmax", "cross_entropy",
-           "compile", "CompiledSpec", "precompile", "clear_cache"]
+           "compile", "CompiledSpec", "precompile", "clear_cache", "set_pdl"]
 
 _MAX_DIM = (1 << 31) - 1
 
@@ -151,13 +152,39 @@ _ROW_ARG = {"rms_norm": "x", "rms_norm_residual": "x", "layer_norm": "x",
 
 
 def _builtin_kernel(spec, attr, M, N, dt, arch, vec=None):
-    key = (spec, attr, M, N, dt, arch, vec)
+    pdl = _pdl
+    key = (spec, attr, M, N, dt, arch, vec, pdl)
     k = _kernels.get(key)
     if k is not None:
         return k
     return _cached_kernel(key, lambda: Kernel(
         _builtin_text(spec, attr), "%s=%dx%d" % (_ROW_ARG[spec], M, N), dt, arch,
-        None if vec is None else "vector=%d" % vec, spec + ".mlir"))
+        None if vec is None else "vector=%d" % vec, spec + ".mlir", pdl=pdl))
+
+
+def _env_pdl():
+    v = os.environ.get("RKC_PDL", "0").strip().lower()
+    return v not in ("", "0", "false", "no", "off")
+
+
+_pdl = _env_pdl()
+
+
+def set_pdl(enabled):
+    """Whether the row ops (rms_norm, layer_norm, softmax, log_softmax,
+    cross_entropy) launch with programmatic dependent launch (sm_90+; no
+    effect before). A PDL kernel may start while the previous kernel of the
+    stream finishes; it waits for it before its first global memory access,
+    so results are those of a plain launch. Default: the environment
+    variable RKC_PDL (off when unset). Returns the previous setting."""
+    global _pdl
+    if not isinstance(enabled, bool):
+        raise TypeError("rkc.set_pdl: enabled must be True or False, got %r" % (enabled,))
+    with _kernels_lock:
+        old, _pdl = _pdl, enabled
+        if old != enabled:
+            _fast.clear()  # launchers hold the handles of the other setting
+    return old
 
 
 def _arch(dev):

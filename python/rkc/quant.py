@@ -48,15 +48,19 @@ def _spec_group(group_size, length):
     return 0 if group_size in (0, length) else group_size
 
 
-def _kernel_key(op, bits, group, symmetric, scale, axis, bias, shapes, dtype, arch, vec):
+def _kernel_key(op, bits, group, symmetric, scale, axis, bias, shapes, dtype, arch, vec,
+                pdl=False):
     return ("quant", op, bits, group, bool(symmetric), scale, axis, bool(bias), shapes, dtype,
-            arch, vec)
+            arch, vec, bool(pdl))
 
 
-def _compile(op, bits, group, symmetric, scale, axis, bias, shapes, dtype, arch, vec=None):
+def _compile(op, bits, group, symmetric, scale, axis, bias, shapes, dtype, arch, vec=None,
+             pdl=False):
     """The cached rkc.Kernel of one quantized op; `shapes` a format_shapes
-    string, `group` already canonical (_spec_group)."""
-    key = _kernel_key(op, bits, group, symmetric, scale, axis, bias, shapes, dtype, arch, vec)
+    string, `group` already canonical (_spec_group); `pdl`: its handle
+    launches with programmatic dependent launch."""
+    key = _kernel_key(op, bits, group, symmetric, scale, axis, bias, shapes, dtype, arch, vec,
+                      pdl)
     k = _ops._kernels.get(key)
     if k is not None:
         return k
@@ -65,7 +69,7 @@ def _compile(op, bits, group, symmetric, scale, axis, bias, shapes, dtype, arch,
         name = _spec.quant_spec_name(op, bits, group, symmetric, axis, bias)
         text = _spec.quant_spec_text(op, bits, group, symmetric, scale, axis, bias)
         return Kernel(text, shapes, dtype, arch, None if vec is None else "vector=%d" % vec,
-                      name + ".mlir")
+                      name + ".mlir", pdl=pdl)
 
     return _ops._cached_kernel(key, make)
 
@@ -365,7 +369,7 @@ def _run(k, tensors, dev, key):
     the narrower-vector variant of a kernel with vector accesses when the
     data is not aligned for them (column kernels have none: 1)."""
     _ops._launch(k, tensors, [0] * len(tensors), k.rows, dev, (),
-                 lambda v: _compile(*key, vec=v))
+                 lambda v: _compile(*key, vec=v, pdl=k.pdl))
 
 
 # --- quantize ----------------------------------------------------------------
@@ -493,7 +497,7 @@ def _bias_layout(bias):
     return None if bias is None else (bias.dtype, bias.shape, bias.stride(), bias.device)
 
 
-def gemv(x, q, bias=None):
+def gemv(x, q, bias=None, pdl=False):
     """``x @ dequant(q) (+ bias)`` for a few rows of activations: the decode
     GEMV (W4A16 / W8A16), fp32 accumulation.
 
@@ -502,32 +506,42 @@ def gemv(x, q, bias=None):
     QuantizedTensor (axis 0) of shape (K, N) on x's device; bias: [N] (cast
     to x's dtype). Returns [..., N] in x's dtype. x is copied first when it
     is not contiguous or not 16-byte aligned.
+
+    pdl=True (sm_90+): programmatic dependent launch. The kernel starts
+    while the previous kernel of the stream finishes and loads its first
+    weights at once; it reads x and bias and writes the output only after
+    that kernel completed. So q's packed weights, scales and zeros must not
+    be written by the kernel launched just before (constant weights while
+    serving). It overlaps each GEMV's start with the previous kernel's tail,
+    e.g. in a CUDA graph of decode layers (docs/runtime.md).
     """
     try:
         L = _ops._fast[("gemv", q._fmt, x.dtype, x.shape, x.stride(), x.device,
-                        _bias_layout(bias))]
+                        _bias_layout(bias), pdl is True)]
     except Exception:
-        return _gemv_checked(x, q, bias)
+        return _gemv_checked(x, q, bias, pdl)
     px = x.data_ptr()
     if bias is not None:
         if L.bcast is not None:
             bias = bias.to(L.bcast)
         pb = bias.data_ptr()
         if (px | pb) & (_ALIGN - 1):
-            return _gemv_checked(x, q, bias)
+            return _gemv_checked(x, q, bias, pdl)
         out = _ops._empty(L.oshape, L.odtype, L.device)
         L.go(0, L.pack(px, *(q._ptrs + (pb, out.data_ptr()))))
         return out
     if px & (_ALIGN - 1):
-        return _gemv_checked(x, q, bias)
+        return _gemv_checked(x, q, bias, pdl)
     out = _ops._empty(L.oshape, L.odtype, L.device)
     L.go(0, L.pack(px, *(q._ptrs + (out.data_ptr(),))))
     return out
 
 
-def _gemv_checked(x, q, b):
+def _gemv_checked(x, q, b, pdl=False):
     _ops._t()
     op = "gemv"
+    if not isinstance(pdl, bool):
+        raise TypeError("rkc.gemv: pdl must be True or False, got %r" % (pdl,))
     _check_q(op, q)
     _ops._check_tensor(op, "x", x)
     dt = _float_name(op, "x", x.dtype, allow_f32=False)
@@ -574,7 +588,7 @@ def _gemv_checked(x, q, b):
     shapes = _shapes(op, bits, group, symmetric, 0, b is not None, M=M, K=K, N=N)
     dev = x.device.index
     key = (op, bits, group, symmetric, sname, 0, b is not None, shapes, dt, _ops._arch(dev))
-    k = _compile(*key)
+    k = _compile(*key, pdl=pdl)
     oshape = xshape[:-1] + (N,)
     out = _ops._empty(oshape, x.dtype, x.device)
     tensors.append(out)
@@ -589,7 +603,7 @@ def _gemv_checked(x, q, b):
         fast = _ops._fast
         if len(fast) >= _ops._FAST_MAX:
             fast.clear()
-        fast[("gemv", q._fmt, x.dtype, x.shape, x.stride(), x.device, _bias_layout(b))] = L
+        fast[("gemv", q._fmt, x.dtype, x.shape, x.stride(), x.device, _bias_layout(b), pdl)] = L
     return out
 
 

@@ -91,4 +91,31 @@ RKC_DEVICE float rsqrt(float x) { return rsqrtf(x); }
 /// (e.g. a softmax denominator >= 1).
 RKC_DEVICE float div_approx(float a, float b) { return __fdividef(a, b); }
 
+
+// ---------------------------------------------------------------------------
+// Programmatic dependent launch (sm_90+).
+// ---------------------------------------------------------------------------
+
+/// Waits until the grids this one depends on (the previous kernel of the
+/// stream, when this one was launched with programmatic stream
+/// serialization) have completed and their writes are visible. Every rkc
+/// kernel calls it before its first access to global memory that the
+/// previous kernel may have written, so a PDL launch is as ordered as a
+/// plain one. Returns at once for a kernel launched without PDL, and is a
+/// no-op before sm_90.
+RKC_DEVICE void grid_dependency_wait() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
+/// Lets the next kernel of the stream, if launched with PDL, start its CTAs
+/// (they run up to their own grid_dependency_wait) once every CTA of this
+/// grid has called it or exited. A no-op otherwise.
+RKC_DEVICE void grid_launch_dependents() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
 } // namespace rkc

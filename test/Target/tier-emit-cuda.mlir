@@ -161,7 +161,9 @@ func.func @rms_async_prefetch(%x: tensor<64x4096xbf16> {rk.name = "x"}, %w: tens
 // CHECK-DAG:     constexpr int C = 4;
 // CHECK-DAG:     constexpr int TPR = 1024;
 // CHECK:         const int rank = (int)rkc::cluster_ctarank();
-// CHECK:         __shared__ float [[CBUF:cbuf[0-9]+]][128];
+// CHECK:         rkc::grid_dependency_wait(); // PDL: the previous kernel is done
+// CHECK-NEXT:    rkc::grid_launch_dependents();
+// CHECK-NEXT:    __shared__ float [[CBUF:cbuf[0-9]+]][128];
 // CHECK-NEXT:    rkc::cluster_arrive_relaxed();
 // CHECK:         rkc::load_frag<rkc::bf16, V, W>(a0 + row * s0, col0, COL_STEP, N, [[XF:f[0-9]+]], 0.0f);
 // CHECK-NEXT:    float [[T:r[0-9]+]] = __int_as_float(0xff800000);
@@ -283,6 +285,12 @@ func.func @subwarp(%x: tensor<128x32xf32>, %s: tensor<128xf32> {rk.name = "out0"
 // CHECK: rkc::RawCols<rkc::bf16, COLS> sc[NGI];
 // CHECK: rkc::RawCols<rkc::bf16, COLS> zp[NGI];
 // CHECK: rkc::WeightLoad<LOAD_BYTES>::load(a1 + (long long)(kw0 + u) * N + n0, blk.w[u]);
+// PDL: the first two blocks of weights are loaded before the wait for the
+// previous kernel, the activations after it.
+// CHECK: if (it_begin < it_end) load_rows(it_begin, ba);
+// CHECK-NEXT: if (it_begin + 1 < it_end) load_rows(it_begin + 1, bb);
+// CHECK: rkc::grid_dependency_wait();
+// CHECK-NEXT: rkc::grid_launch_dependents();
 // CHECK: rkc::load_vec<rkc::bf16, SV>(a0 + (long long)m * s0 + kk, v);
 // CHECK: __syncthreads();
 // CHECK: rkc::u4x8_half_plus(blk.w[u][c], qv[c]);
@@ -310,6 +318,7 @@ module {
 // Symmetric int4 quantization along K: absmax per column over the group,
 // the scale rounded to f16 before dividing, round-half-even, clamp, pack.
 // CHECK-LABEL: // kernel rkc_quantize: cols=4,warps=4,cluster=1,unroll=1
+// CHECK: rkc::grid_dependency_wait();
 // CHECK: hi[c] = fmaxf(hi[c], fabsf(x[c]));
 // CHECK: sc[c] = rkc::to_f32(rkc::from_f32<rkc::f16>(hi[c] * 0.142857149f));
 // CHECK: rkc::quant_round(rintf(x[c] / sc[c]) + zp[c], -7.0f, 7.0f)

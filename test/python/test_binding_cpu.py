@@ -371,6 +371,38 @@ def test_c_api_bad_handles():
     assert lib.rkcKernelArgDim(k._handle, 0, 2) == -1
 
 
+@needs_lib
+def test_launch_flags():
+    """RKC_LAUNCH_PDL is a per-handle flag; unknown bits and bad handles
+    are rejected with a message."""
+    lib = rkc._lib.library()
+    text = builtin_text("softmax")
+    a = rkc.Kernel(text, "x=2x64", "f32", pdl=True)
+    b = rkc.Kernel(text, "x=2x64", "f32")  # the same compiled kernel, another handle
+    assert a.pdl and not b.pdl
+    assert lib.rkcKernelLaunchFlags(a._handle) == rkc._lib.RKC_LAUNCH_PDL == 1
+    assert lib.rkcKernelLaunchFlags(b._handle) == 0
+    assert lib.rkcKernelSetLaunchFlags(b._handle, 6) == rkc.RKC_ERROR_INVALID_ARGUMENT
+    assert "unknown flags 0x6" in lib.rkcGetLastError().decode()
+    assert lib.rkcKernelLaunchFlags(b._handle) == 0
+    assert lib.rkcKernelSetLaunchFlags(None, 1) == rkc.RKC_ERROR_INVALID_ARGUMENT
+    assert "invalid kernel handle" in lib.rkcGetLastError().decode()
+    assert lib.rkcKernelLaunchFlags(None) == 0
+    assert lib.rkcKernelSetLaunchFlags(a._handle, 0) == rkc.RKC_OK
+    assert lib.rkcKernelLaunchFlags(a._handle) == 0
+
+
+def test_set_pdl():
+    old = rkc.set_pdl(True)
+    try:
+        assert rkc.set_pdl(False) is True
+        assert rkc.set_pdl(False) is False
+        with pytest.raises(TypeError, match="True or False"):
+            rkc.set_pdl(1)
+    finally:
+        rkc.set_pdl(old)
+
+
 # --- tensor-op validation without torch ---------------------------------------
 
 def test_ops_without_torch_raise_import_error():

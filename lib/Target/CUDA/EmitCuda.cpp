@@ -698,6 +698,13 @@ LogicalResult KernelEmitter::emitSweep(ArrayRef<Operation *> consumers) {
   return success();
 }
 
+/// Programmatic dependent launch (docs/runtime.md): a kernel waits for the
+/// previous kernel of its stream before its first global access, then lets
+/// the next one start its CTAs. Without a PDL launch both return at once.
+static constexpr const char *kDependencyWait =
+    "  rkc::grid_dependency_wait(); // PDL: the previous kernel is done\n"
+    "  rkc::grid_launch_dependents();\n";
+
 LogicalResult KernelEmitter::emit(rkc::KernelInfo &info) {
   if (auto ks = func->getAttrOfType<tier::KSplitLayoutAttr>(tier::kLayoutAttr))
     return emitKSplit(info, ks);
@@ -803,6 +810,7 @@ LogicalResult KernelEmitter::emit(rkc::KernelInfo &info) {
         "  const long long row = row_ok ? row_raw : M - 1;\n"
         "  const int col0_base = (rank * TPR + t) * W;\n"
         "  const int col0 = col0_base;\n  (void)col0;\n";
+  os << kDependencyWait;
   if (anyCluster)
     os << setup << "  rkc::cluster_arrive_relaxed();\n";
   if (staged || asyncStaged) {
@@ -872,7 +880,10 @@ static constexpr const char *kKSplitCtaRange =
     "  const int kw_end = min(KW, (int)((long long)(rank + 1) * UNITS / C) * GRAIN);\n";
 static constexpr const char *kKSplitPrefetch =
     "  if (it_begin < it_end) load_rows(it_begin, ba);\n"
-    "  if (it_begin + 1 < it_end) load_rows(it_begin + 1, bb);\n";
+    "  if (it_begin + 1 < it_end) load_rows(it_begin + 1, bb);\n"
+    "  // PDL: the weights above may be read while the previous kernel runs;\n"
+    "  // the activations, bias and output only after it (docs/runtime.md).\n"
+    "  rkc::grid_dependency_wait();\n  rkc::grid_launch_dependents();\n";
 static constexpr const char *kKSplitBlockLoop =
     "  for (int it = it_begin; it < it_end; it += 2) {\n"
     "    compute_rows(it, ba);\n"
@@ -1021,6 +1032,8 @@ LogicalResult KernelEmitter::emitKSplit(rkc::KernelInfo &info, tier::KSplitLayou
     os << "  rkc::cluster_arrive_relaxed(); // matched in ksplit_reduce\n";
   os << "  const int n0 = tile * TILE_COLS + lane * COLS;\n"
         "  const bool col_ok = n0 < N;\n  (void)rank; (void)col_ok;\n";
+  if (prob.op != ::rkc::plan::ColumnOp::Gemv)
+    os << kDependencyWait; // gemv: after its first weight loads (kKSplitPrefetch)
 
   for (Operation &op : func.getBody().front()) {
     if (auto d = dyn_cast<tier::KDotOp>(op)) {
