@@ -74,6 +74,10 @@ def graph_us(k, x, ws, outs, pdl):
     return times[len(times) // 2]
 
 
+def _ints(s):
+    return tuple(int(v) for v in s.split(",") if v.strip())
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--shapes", default="4096x4096,4096x14336,14336x4096")
@@ -83,12 +87,16 @@ def main():
     p.add_argument("--out", default=None)
     p.add_argument("--no-pdl", action="store_true")
     p.add_argument("--budget-s", type=float, default=100.0, help="per (bits, shape)")
+    p.add_argument("--cols", default=None, help="default 1,2,4 (W4) / 4,8,16 (W8)")
+    p.add_argument("--warps", default="4,8,16,32")
+    p.add_argument("--clusters", default="1,2,4,8")
+    p.add_argument("--unrolls", default="2,4,8,16")
     a = p.parse_args()
     pdl = not a.no_pdl
     M = a.m
     for bits in [int(b) for b in a.bits.split(",")]:
         text = rkc.quant_spec_text("gemv", bits, GROUP, True, "f16")
-        colsv = (1, 2, 4) if bits == 4 else (4, 8, 16)
+        colsv = _ints(a.cols) if a.cols else ((1, 2, 4) if bits == 4 else (4, 8, 16))
         for kn in a.shapes.split(","):
             K, N = (int(v) for v in kn.split("x"))
             shapes = Q._shapes("gemv", bits, GROUP, True, 0, False, M=M, K=K, N=N)
@@ -100,7 +108,8 @@ def main():
             ref = outs[0].clone()
             rows = [(t_h, "heuristic " + heur.plan)]
             t0 = time.time()
-            grid = list(itertools.product(colsv, (4, 8, 16, 32), (1, 2, 4, 8), (2, 4, 8, 16)))
+            grid = list(itertools.product(colsv, _ints(a.warps), _ints(a.clusters),
+                                          _ints(a.unrolls)))
             random.Random(K * 7 + N + bits).shuffle(grid)  # a budget cut samples evenly
             tried = 0
             for cols, warps, cluster, unroll in grid:

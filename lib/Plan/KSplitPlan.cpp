@@ -186,6 +186,14 @@ Expected<KSplitPlan> planKSplit(const KSplitProblem &p, const Target &t,
   while (p.op == ColumnOp::Gemv && cols > 1 && cols * p.wordBytes() > 4 &&
          ceilDiv(p.n, cols * 32) < smsOf(t) / 4)
     cols /= 2;
+  // One or two rows of activations (the decode GEMV): narrower still, down
+  // to one word (int4) or one byte (int8), until the tiles are enough for
+  // clusters of at most 2 to give every SM one CTA: clusters of 4 and 8
+  // CTAs of 1024 threads do not all fit in the GPCs at once (a second wave;
+  // sweep in docs/performance-notes.md, "Session 6").
+  bool oneWave = p.op == ColumnOp::Gemv && p.rows <= 2;
+  while (oneWave && cols > 1 && ceilDiv(p.n, cols * 32) * 11 < smsOf(t) * 5)
+    cols /= 2;
   // Tensor cores for int4 GEMV with M >= 2: one m16n8k16 per 16 values of
   // K and 8 columns replaces M FMAs per weight and makes the dequantization
   // (LOP3 to 16-bit pairs) the only per-weight work (docs/planner.md).
@@ -226,9 +234,13 @@ Expected<KSplitPlan> planKSplit(const KSplitProblem &p, const Target &t,
     pl.unroll = std::min(pl.unroll, std::max<int64_t>(kw / pl.rowsPerUnit(), 1));
     if (ovr.unroll > 0)
       pl.unroll = ovr.unroll;
-    note(formatv("unroll = {0}: 2 x {1} bytes of packed weight in flight per thread "
-                 "(double-buffered)",
-                 pl.unroll, pl.unroll * load));
+    // One or two rows over at most one CTA per SM: warps and unroll are
+    // chosen together below.
+    bool ctaPerSm = oneWave && !pl.mma && tiles <= smsOf(t);
+    if (!ctaPerSm)
+      note(formatv("unroll = {0}: 2 x {1} bytes of packed weight in flight per thread "
+                   "(double-buffered)",
+                   pl.unroll, pl.unroll * load));
     // Ways to split K so that tiles x split warps fill the GPU, but never
     // less than one unrolled block of rows per warp.
     int64_t want = ceilDiv(smsOf(t) * kWarpsPerSm, tiles);
@@ -256,9 +268,36 @@ Expected<KSplitPlan> planKSplit(const KSplitProblem &p, const Target &t,
     // 8 CTAs pack poorly into the GPCs (a partial second wave).
     pl.cluster = std::clamp<int64_t>(
         (int64_t)llvm::bit_floor((uint64_t)std::max<int64_t>(smsOf(t) / tiles, 1)), 1, maxC);
+    if (ctaPerSm) {
+      // One CTA per SM streams the SM's whole share: as many warps as
+      // keep >= 24 packed rows each (more warps hide the conversion and
+      // FMAs behind each other's loads; fewer, when K is short, keep the
+      // combine cheap), and ~64 KiB of weight in flight per SM over both
+      // buffers. Measured best or within 5% of the best of 100-180
+      // schedules at each shape of issue #8 (CUDA graph, PDL launches).
+      // 1024 threads leave 64 registers a thread: only with <= 4
+      // accumulators (more spill, ptxas -v).
+      int64_t ctaRows = ceilDiv(kw, pl.cluster);
+      int64_t w = p.rows * pl.cols <= 4 ? 32 : 16;
+      while (w > 4 && ctaRows < 24 * w)
+        w /= 2;
+      int64_t u = (int64_t)llvm::bit_floor(
+          (uint64_t)std::max<int64_t>(64 * 1024 / (w * 32 * 2 * load), 1));
+      u = std::clamp<int64_t>(u, 2, std::min<int64_t>(16, 32 / ceilDiv(load, 4)));
+      while (u > 2 && ctaRows / w < 2 * u)
+        u /= 2;
+      pl.warps = ovr.threads > 0 ? ovr.threads / 32 : w;
+      if (ovr.unroll <= 0)
+        pl.unroll = u;
+      note(formatv("unroll = {0}: 2 x {1} bytes of packed weight in flight per thread, "
+                   "{2} KiB per SM with {3} warps and one CTA per SM",
+                   pl.unroll, pl.unroll * load, 2 * pl.unroll * load * pl.warps * 32 / 1024,
+                   pl.warps));
+    }
     // The activations of a CTA's K range must fit in shared memory, leaving
-    // room for at least three CTAs per SM (~64 KiB each).
-    int64_t limit = std::min<int64_t>(t.maxSmemPerCta, kSmemPerCta);
+    // room for at least three CTAs per SM (~64 KiB each), or all of it for
+    // the one CTA per SM above.
+    int64_t limit = ctaPerSm ? t.maxSmemPerCta : std::min<int64_t>(t.maxSmemPerCta, kSmemPerCta);
     while (shapeOf(pl, p).smemBytes > limit && pl.cluster < t.maxCluster &&
            pl.cluster * 2 <= parts)
       pl.cluster *= 2;

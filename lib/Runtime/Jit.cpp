@@ -11,10 +11,32 @@
 #include "llvm/Support/SHA256.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <dlfcn.h>
+#include <sys/stat.h>
+
 #include <future>
 #include <map>
 
 using namespace rkc;
+
+/// The identity of the compiler itself: the path, size and modification
+/// time of the binary that holds this code (librkc.so, or the statically
+/// linked rkc tool). A rebuilt or reinstalled rkc (a new planner or
+/// emitter behind the same RKC_VERSION and templates) then misses the disk
+/// cache instead of loading kernels an older build planned.
+static const std::string &compilerIdentity() {
+  static const std::string id = [] {
+    Dl_info info;
+    struct stat st;
+    if (!dladdr((const void *)&compilerIdentity, &info) || !info.dli_fname ||
+        stat(info.dli_fname, &st) != 0)
+      return std::string("unknown-binary");
+    return llvm::formatv("{0}:{1}:{2}.{3}", info.dli_fname, (long long)st.st_size,
+                         (long long)st.st_mtim.tv_sec, (long long)st.st_mtim.tv_nsec)
+        .str();
+  }();
+  return id;
+}
 
 std::string rkc::cacheKey(const CompileRequest &r) {
   llvm::SHA256 h;
@@ -23,6 +45,7 @@ std::string rkc::cacheKey(const CompileRequest &r) {
     h.update(llvm::StringRef("\0", 1));
   };
   add(RKC_VERSION);
+  add(compilerIdentity());
   add(templateHash());
   add(r.specText);
   for (const std::string &s : r.options.shapes)

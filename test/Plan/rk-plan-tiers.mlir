@@ -694,20 +694,48 @@ func.func @dynamic(%x: tensor<?x64xf32>) -> tensor<?xf32> {
 //--- columns.mlir
 // Column kernels (lib/Plan/KSplitPlan.cpp): columns per thread from the
 // widest access that divides N, narrowed to 4 bytes while there are fewer
-// column tiles than a quarter of the SMs; K split over warps (up to 16 when
-// the tiles are fewer than the SMs) and a cluster that brings the CTAs up
-// to about one per SM; the cluster grows when the staged activations of a
-// CTA's K range would need more than 64 KiB (16 rows x 14336 below).
+// column tiles than a quarter of the SMs (and, for one or two rows, down to
+// one word until clusters of at most 2 give every SM a CTA); K split over
+// warps and a cluster that brings the CTAs up to about one per SM; for one
+// or two rows over at most one CTA per SM, as many warps as keep >= 24
+// packed rows each and ~64 KiB in flight per SM; the cluster grows when the
+// staged activations of a CTA's K range would need more than 64 KiB (16
+// rows x 14336 below).
 // expected-remark@below {{plan: cols = 2: 8-byte accesses of packed columns, 1 x 2 accumulators}}
-// expected-remark@below {{plan: unroll = 8: 2 x 64 bytes of packed weight in flight per thread (double-buffered)}}
-// expected-remark@below {{plan: K split 32 ways: 16 warps x cluster 2 over 64 column tiles (128 CTAs, 2048 warps for ~132 SMs)}}
-// expected-remark@below {{plan: activations staged in shared memory: 1 rows x 2048 values of K per CTA (16384 bytes with the partial sums)}}
+// expected-remark@below {{plan: unroll = 16: 2 x 128 bytes of packed weight in flight per thread, 64 KiB per SM with 8 warps and one CTA per SM}}
+// expected-remark@below {{plan: K split 16 ways: 8 warps x cluster 2 over 64 column tiles (128 CTAs, 1024 warps for ~132 SMs)}}
+// expected-remark@below {{plan: activations staged in shared memory: 1 rows x 2048 values of K per CTA (12288 bytes with the partial sums)}}
 // expected-remark@below {{plan: partials combined across the cluster of 2 through distributed shared memory}}
 func.func @gemv_small_n(%x: tensor<1x4096xf16>, %q: tensor<4096x4096xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, %s: tensor<32x4096xf16>) -> tensor<1x4096xf16> {
 // COLS-LABEL: func.func @gemv_small_n
-// COLS-SAME: tier.layout = #tier.ksplit_layout<rows = 1, cols = 2, warps = 16, cluster = 2, unroll = 8>
+// COLS-SAME: tier.layout = #tier.ksplit_layout<rows = 1, cols = 2, warps = 8, cluster = 2, unroll = 16>
   %o = rk.gemv %x, %q, %s : (tensor<1x4096xf16>, tensor<4096x4096xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, tensor<32x4096xf16>) -> tensor<1x4096xf16>
   return %o : tensor<1x4096xf16>
+}
+// Long K: 32 warps (896 packed rows per CTA, 28 each) and 4 rows in flight.
+// expected-remark@below {{plan: cols = 2: 8-byte accesses of packed columns, 1 x 2 accumulators}}
+// expected-remark@below {{plan: unroll = 4: 2 x 32 bytes of packed weight in flight per thread, 64 KiB per SM with 32 warps and one CTA per SM}}
+// expected-remark@below {{plan: K split 64 ways: 32 warps x cluster 2 over 64 column tiles (128 CTAs, 4096 warps for ~132 SMs)}}
+// expected-remark@below {{plan: activations staged in shared memory: 1 rows x 7168 values of K per CTA (45056 bytes with the partial sums)}}
+// expected-remark@below {{plan: partials combined across the cluster of 2 through distributed shared memory}}
+func.func @gemv_long_k(%x: tensor<1x14336xf16>, %q: tensor<14336x4096xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, %s: tensor<112x4096xf16>) -> tensor<1x4096xf16> {
+// COLS-LABEL: func.func @gemv_long_k
+// COLS-SAME: tier.layout = #tier.ksplit_layout<rows = 1, cols = 2, warps = 32, cluster = 2, unroll = 4>
+  %o = rk.gemv %x, %q, %s : (tensor<1x14336xf16>, tensor<14336x4096xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, tensor<112x4096xf16>) -> tensor<1x4096xf16>
+  return %o : tensor<1x4096xf16>
+}
+// int8, N not a multiple of 128: 2-byte accesses (65 tiles) so that clusters
+// of 2 fill the SMs.
+// expected-remark@below {{plan: cols = 2: 2-byte accesses of packed columns, 1 x 2 accumulators}}
+// expected-remark@below {{plan: unroll = 16: 2 x 32 bytes of packed weight in flight per thread, 64 KiB per SM with 32 warps and one CTA per SM}}
+// expected-remark@below {{plan: K split 64 ways: 32 warps x cluster 2 over 65 column tiles (130 CTAs, 4160 warps for ~132 SMs)}}
+// expected-remark@below {{plan: activations staged in shared memory: 1 rows x 2048 values of K per CTA (24576 bytes with the partial sums)}}
+// expected-remark@below {{plan: partials combined across the cluster of 2 through distributed shared memory}}
+func.func @gemv_w8_odd_n(%x: tensor<1x4096xf16>, %q: tensor<4096x4160xi8, #rk.quant<bits = 8, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = none>>, %s: tensor<32x4160xf16>) -> tensor<1x4160xf16> {
+// COLS-LABEL: func.func @gemv_w8_odd_n
+// COLS-SAME: tier.layout = #tier.ksplit_layout<rows = 1, cols = 2, warps = 32, cluster = 2, unroll = 16>
+  %o = rk.gemv %x, %q, %s : (tensor<1x4096xf16>, tensor<4096x4160xi8, #rk.quant<bits = 8, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = none>>, tensor<32x4160xf16>) -> tensor<1x4160xf16>
+  return %o : tensor<1x4160xf16>
 }
 // expected-remark@below {{plan: cols = 4: 16-byte accesses of packed columns, 1 x 4 accumulators}}
 // expected-remark@below {{plan: unroll = 8: 2 x 128 bytes of packed weight in flight per thread (double-buffered)}}
@@ -763,7 +791,7 @@ func.func @gemv_mma_m4(%x: tensor<4x4096xbf16>, %q: tensor<4096x14336xi4, #rk.qu
 //--- columns_override.mlir
 // COLS-OVERRIDE: tier.layout = #tier.ksplit_layout<rows = 1, cols = 4, warps = 8, cluster = 4, unroll = 4>
 // expected-remark@below {{plan: cols = 4: 16-byte accesses of packed columns, 1 x 4 accumulators}}
-// expected-remark@below {{plan: unroll = 4: 2 x 64 bytes of packed weight in flight per thread (double-buffered)}}
+// expected-remark@below {{plan: unroll = 4: 2 x 64 bytes of packed weight in flight per thread, 32 KiB per SM with 8 warps and one CTA per SM}}
 // expected-remark@below {{plan: K split 32 ways: 8 warps x cluster 4 over 32 column tiles (128 CTAs, 1024 warps for ~132 SMs)}}
 // expected-remark@below {{plan: activations staged in shared memory: 1 rows x 1024 values of K per CTA (12288 bytes with the partial sums)}}
 // expected-remark@below {{plan: partials combined across the cluster of 4 through distributed shared memory}}
