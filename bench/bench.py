@@ -1050,6 +1050,12 @@ def run_meta(backend):
     })
     if backend.dry:
         m["dry_run"] = True
+    else:
+        try:  # how rkc's row ops launched (programmatic dependent launch)
+            import rkc
+            m["rkc_pdl"] = bool(rkc.ops._pdl)
+        except Exception:
+            pass
     return m
 
 
