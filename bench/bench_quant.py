@@ -86,6 +86,22 @@ def graph_count(bits, K, N, budget_gib):
     return max(GRAPH_MIN, min(GRAPH_COUNT, int(budget_gib * GIB // weight_bytes(bits, K, N))))
 
 
+def replay_ms(torch, g, replays=GRAPH_REPLAYS):
+    """Median ms of `replays` replays of CUDA graph g, each timed with CUDA
+    events (also bench/experiments/gemv_pdl_sweep.py's timing)."""
+    times = []
+    for _ in range(replays):
+        a = torch.cuda.Event(enable_timing=True)
+        b = torch.cuda.Event(enable_timing=True)
+        a.record()
+        g.replay()
+        b.record()
+        b.synchronize()
+        times.append(a.elapsed_time(b))
+    times.sort()
+    return times[len(times) // 2]
+
+
 class NotLowered(Exception):
     pass
 
@@ -222,20 +238,7 @@ class GpuBackend(object):
             del g
 
     def _replay_ms(self, g):
-        """Median ms of GRAPH_REPLAYS replays of graph g, each timed with CUDA
-        events."""
-        t = self.torch
-        times = []
-        for _ in range(GRAPH_REPLAYS):
-            a = t.cuda.Event(enable_timing=True)
-            b = t.cuda.Event(enable_timing=True)
-            a.record()
-            g.replay()
-            b.record()
-            b.synchronize()
-            times.append(a.elapsed_time(b))
-        times.sort()
-        return times[len(times) // 2]
+        return replay_ms(self.torch, g)
 
     def copy_graph_ms(self, nbytes, count):
         """The same graph mode for a plain copy of nbytes (the reference of

@@ -24,7 +24,9 @@ import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
+sys.path.insert(0, os.path.join(HERE, ".."))
 os.environ["RKC_DISABLE_TUNING_DB"] = "1"
+import bench_quant  # noqa: E402  (replay_ms: the graph-mode timing)
 import rkc  # noqa: E402
 from rkc import quant as Q  # noqa: E402
 
@@ -46,7 +48,7 @@ def weights(bits, K, N, count):
     return ws
 
 
-def graph_us(k, x, ws, outs, pdl):
+def graph_us(k, x, ws, outs):
     stream = torch.cuda.Stream()
     ptrs = [[x.data_ptr(), p.data_ptr(), s.data_ptr(), o.data_ptr()] for (p, s), o in zip(ws, outs)]
     with torch.cuda.stream(stream):
@@ -60,18 +62,9 @@ def graph_us(k, x, ws, outs, pdl):
             k.launch(pt, None, x.shape[0], s)
     g.replay()
     torch.cuda.synchronize()
-    times = []
-    for _ in range(REPLAYS):
-        a = torch.cuda.Event(enable_timing=True)
-        b = torch.cuda.Event(enable_timing=True)
-        a.record()
-        g.replay()
-        b.record()
-        b.synchronize()
-        times.append(a.elapsed_time(b) * 1e3 / len(ptrs))
-    times.sort()
+    us = bench_quant.replay_ms(torch, g, REPLAYS) * 1e3 / len(ptrs)
     del g
-    return times[len(times) // 2]
+    return us
 
 
 def _ints(s):
@@ -104,7 +97,7 @@ def main():
             x = torch.randn(M, K, device="cuda", dtype=torch.float16)
             outs = [torch.empty(M, N, device="cuda", dtype=torch.float16) for _ in ws]
             heur = rkc.Kernel(text, shapes, "f16", pdl=pdl)
-            t_h = graph_us(heur, x, ws, outs, pdl)
+            t_h = graph_us(heur, x, ws, outs)
             ref = outs[0].clone()
             rows = [(t_h, "heuristic " + heur.plan)]
             t0 = time.time()
@@ -122,7 +115,7 @@ def main():
                 except rkc.RkcError:
                     continue
                 tried += 1
-                us = graph_us(k, x, ws, outs, pdl)
+                us = graph_us(k, x, ws, outs)
                 err = (outs[0].float() - ref.float()).abs().max().item()
                 scale = ref.float().abs().max().item() + 1e-6
                 ok = err <= 4e-3 * scale

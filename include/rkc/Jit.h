@@ -40,10 +40,11 @@ public:
                      void *stream, unsigned flags = 0);
 
 private:
-  explicit Kernel(CompileResult r) : result_(std::move(r)) {}
+  explicit Kernel(CompileResult r);
   llvm::Expected<void *> function();
 
   CompileResult result_;
+  bool pdlCapable_ = false; ///< the kernel's arch has PDL (sm_90+)
   std::mutex mu_;
   std::unordered_map<void *, void *> functions_; // CUcontext -> CUfunction
 };

@@ -175,10 +175,11 @@ llvm::Expected<void *> Kernel::function() {
   return (void *)fn;
 }
 
-/// Programmatic dependent launch needs sm_90 or newer.
-static bool supportsPdl(const std::string &arch) {
-  auto t = plan::lookupTarget(arch);
-  return t && t->smVersion >= 90;
+Kernel::Kernel(CompileResult r) : result_(std::move(r)) {
+  // Programmatic dependent launch needs sm_90 or newer (decided once, not
+  // per launch).
+  auto t = plan::lookupTarget(info().arch);
+  pdlCapable_ = t && t->smVersion >= 90;
 }
 
 llvm::Error Kernel::launch(void *const *ptrs, const int64_t *strides, int64_t rows,
@@ -271,7 +272,7 @@ llvm::Error Kernel::launch(void *const *ptrs, const int64_t *strides, int64_t ro
     a.value.clusterDim.y = 1;
     a.value.clusterDim.z = 1;
   }
-  if ((flags & kLaunchPdl) && supportsPdl(k.arch)) {
+  if ((flags & kLaunchPdl) && pdlCapable_) {
     CUlaunchAttribute &a = attrs[numAttrs++];
     a = {};
     a.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;

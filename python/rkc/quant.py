@@ -517,7 +517,7 @@ def gemv(x, q, bias=None, pdl=False):
     """
     try:
         L = _ops._fast[("gemv", q._fmt, x.dtype, x.shape, x.stride(), x.device,
-                        _bias_layout(bias), pdl is True)]
+                        _bias_layout(bias), pdl)]
     except Exception:
         return _gemv_checked(x, q, bias, pdl)
     px = x.data_ptr()
@@ -540,8 +540,9 @@ def gemv(x, q, bias=None, pdl=False):
 def _gemv_checked(x, q, b, pdl=False):
     _ops._t()
     op = "gemv"
-    if not isinstance(pdl, bool):
+    if pdl not in (True, False):  # 0 and 1 too: the fast path's key equals theirs
         raise TypeError("rkc.gemv: pdl must be True or False, got %r" % (pdl,))
+    pdl = bool(pdl)
     _check_q(op, q)
     _ops._check_tensor(op, "x", x)
     dt = _float_name(op, "x", x.dtype, allow_f32=False)

@@ -43,6 +43,13 @@ namespace {
   return ::rkc::plan::Staging::Registers;
 }
 
+/// Programmatic dependent launch (docs/runtime.md): a kernel waits for the
+/// previous kernel of its stream before its first global access, then lets
+/// the next one start its CTAs. Without a PDL launch both return at once.
+static constexpr const char *kDependencyWait =
+    "  rkc::grid_dependency_wait(); // PDL: the previous kernel is done\n"
+    "  rkc::grid_launch_dependents();\n";
+
 /// C++ type of a scalar compute value. Narrow floats are carried as float
 /// holding a rounded value.
 FailureOr<std::string> cType(Type t, Operation *where) {
@@ -698,13 +705,6 @@ LogicalResult KernelEmitter::emitSweep(ArrayRef<Operation *> consumers) {
   return success();
 }
 
-/// Programmatic dependent launch (docs/runtime.md): a kernel waits for the
-/// previous kernel of its stream before its first global access, then lets
-/// the next one start its CTAs. Without a PDL launch both return at once.
-static constexpr const char *kDependencyWait =
-    "  rkc::grid_dependency_wait(); // PDL: the previous kernel is done\n"
-    "  rkc::grid_launch_dependents();\n";
-
 LogicalResult KernelEmitter::emit(rkc::KernelInfo &info) {
   if (auto ks = func->getAttrOfType<tier::KSplitLayoutAttr>(tier::kLayoutAttr))
     return emitKSplit(info, ks);
@@ -882,8 +882,7 @@ static constexpr const char *kKSplitPrefetch =
     "  if (it_begin < it_end) load_rows(it_begin, ba);\n"
     "  if (it_begin + 1 < it_end) load_rows(it_begin + 1, bb);\n"
     "  // PDL: the weights above may be read while the previous kernel runs;\n"
-    "  // the activations, bias and output only after it (docs/runtime.md).\n"
-    "  rkc::grid_dependency_wait();\n  rkc::grid_launch_dependents();\n";
+    "  // the activations, bias and output only after it (docs/runtime.md).\n";
 static constexpr const char *kKSplitBlockLoop =
     "  for (int it = it_begin; it < it_end; it += 2) {\n"
     "    compute_rows(it, ba);\n"
@@ -1226,7 +1225,7 @@ LogicalResult KernelEmitter::emitKDot(tier::KDotOp op, tier::KSplitLayoutAttr ks
   b << "  };\n";
   // Issue the first block of loads, then stage the activations while they
   // are in flight.
-  b << kKSplitPrefetch;
+  b << kKSplitPrefetch << kDependencyWait;
   b << formatv("  for (int i = tid; i < MR * (SPAN / SV); i += THREADS) {{\n"
                "    const int m = i / (SPAN / SV), j = i % (SPAN / SV);\n"
                "    const int kk = kw_begin * KPR + j * SV;\n"
@@ -1393,7 +1392,7 @@ LogicalResult KernelEmitter::emitKDotMma(tier::KDotOp op, tier::KSplitLayoutAttr
     b << "    }\n";
   }
   b << "  };\n";
-  b << kKSplitPrefetch;
+  b << kKSplitPrefetch << kDependencyWait;
   // Stage the activations of the CTA's K range as the pairs of pair_k8.
   b << formatv("  for (int i = tid; i < MR * (SPAN / 8); i += THREADS) {{\n"
                "    const int m = i / (SPAN / 8), j = i % (SPAN / 8);\n"
