@@ -123,10 +123,12 @@ def Tier_KSplitLayoutAttr : AttrDef<Tier_Dialect, "KSplitLayout"> {
     flight. `rows` is the number of activation rows M (1..16).
 
     With `mma = true` (rk.gemv on int4 weights) the products run on tensor
-    cores (`mma.sync.m16n8k16`, f32 accumulation): `cols` is 1, a warp's
-    lanes (g, t) load 16 bytes = 4 columns `4g..4g+3` of packed row
-    `t` of each block of 4 packed rows, and the 32-column tile is the `n` of
-    four m16n8 products; activations are staged as 16-bit pairs.
+    cores (`mma.sync.m16n8k16`, f32 accumulation): a warp covers `cols`
+    (1, 2 or 4) groups of 32 columns; for each group its lanes (g, t) load
+    16 bytes = 4 columns `4g..4g+3` of packed row `t` of each block of 4
+    packed rows, and the group is the `n` of four m16n8 products that share
+    the block's activation fragments; activations are staged as 16-bit
+    pairs.
 
     ```mlir
     #tier.ksplit_layout<rows = 1, cols = 4, warps = 4, cluster = 8, unroll = 16>
@@ -145,6 +147,11 @@ def Tier_KSplitLayoutAttr : AttrDef<Tier_Dialect, "KSplitLayout"> {
     int64_t getCtaThreads() const { return getWarps() * 32; }
     /// Output columns of one CTA (and of its cluster).
     int64_t getTileCols() const { return getCols() * 32; }
+    /// Partial sums per thread of tier.kdot: rows x cols on CUDA cores,
+    /// four m16n8 accumulators (16 floats) per 32 columns on tensor cores.
+    int64_t getPartialSize() const {
+      return getMma() ? 16 * getCols() : getRows() * getCols();
+    }
   }];
 }
 

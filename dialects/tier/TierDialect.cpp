@@ -95,9 +95,9 @@ LogicalResult ScheduleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 LogicalResult KSplitLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                        int64_t rows, int64_t cols, int64_t warps,
                                        int64_t cluster, int64_t unroll, bool mma) {
-  if (mma && cols != 1)
-    return emitError() << "ksplit_layout with mma = true takes cols = 1 (a warp "
-                          "covers 32 columns), got "
+  if (mma && cols != 1 && cols != 2 && cols != 4)
+    return emitError() << "ksplit_layout with mma = true takes cols = 1, 2 or 4 "
+                          "(groups of 32 columns per warp), got "
                        << cols;
   if (rows < 1 || rows > 16)
     return emitError() << "ksplit_layout rows must be in [1, 16], got " << rows;

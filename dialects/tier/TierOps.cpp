@@ -144,13 +144,12 @@ LogicalResult KDotOp::verify() {
   auto func = (*this)->getParentOfType<FunctionOpInterface>();
   if (auto layout = func ? func->getAttrOfType<KSplitLayoutAttr>(kLayoutAttr)
                          : KSplitLayoutAttr())
-    if (layout.getMma() ? getResult().getType().getSize() != 16
-                        : getResult().getType().getSize() != layout.getRows() * layout.getCols())
+    if (getResult().getType().getSize() != layout.getPartialSize())
       return emitOpError() << "fragment size " << getResult().getType().getSize()
                            << " must equal "
-                           << (layout.getMma() ? "16 (four m16n8 accumulators)"
+                           << (layout.getMma() ? "16 x cols (four m16n8 accumulators per "
+                                                 "32 columns)"
                                                : "rows x cols of the layout")
-                           << " (" << (layout.getMma() ? 16 : layout.getRows() * layout.getCols())
-                           << ")";
+                           << " (" << layout.getPartialSize() << ")";
   return success();
 }

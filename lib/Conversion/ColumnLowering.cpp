@@ -45,7 +45,7 @@ LogicalResult rkc::lowerColumnProgram(func::FuncOp func, tier::KSplitLayoutAttr 
 
   if (auto g = dyn_cast<rk::GemvOp>(op)) {
     // Tensor cores: four m16n8 accumulators (16 values) per thread.
-    int64_t partialSize = layout.getMma() ? 16 : layout.getRows() * layout.getCols();
+    int64_t partialSize = layout.getPartialSize();
     auto partial = tier::FragType::get(ctx, partialSize, f32);
     Value p = tier::KDotOp::create(b, loc, partial, g.getAct(), g.getWeight(),
                                    g.getScales(), g.getZeros());

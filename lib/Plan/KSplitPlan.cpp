@@ -118,15 +118,16 @@ std::string checkPlan(const KSplitPlan &pl, const KSplitProblem &p, const Target
   if (pl.mma) {
     if (p.op != ColumnOp::Gemv || p.bits != 4 || p.actBytes != 2 || t.smVersion < 80)
       return "mma needs rk.gemv with int4 weights, f16/bf16 activations and sm_80 or newer";
-    if (pl.cols != 1)
-      return "mma takes cols = 1 (a warp covers 32 columns)";
+    if (pl.cols != 1 && pl.cols != 2 && pl.cols != 4)
+      return formatv("mma takes cols = 1, 2 or 4 (groups of 32 columns per warp), got {0}",
+                     pl.cols);
     if (p.n % 4 != 0 || p.k % 32 != 0 || (p.group && p.group % 32 != 0))
       return formatv("mma needs N a multiple of 4 and K and the group size multiples "
                      "of 32 (N = {0}, K = {1}, group {2})",
                      p.n, p.k, p.group);
   }
   if (p.op == ColumnOp::Gemv) {
-    if (p.rows * pl.cols > kMaxAccumulators)
+    if (!pl.mma && p.rows * pl.cols > kMaxAccumulators)
       return formatv("rows x cols ({0} x {1}) accumulators would spill (at most {2})",
                      p.rows, pl.cols, kMaxAccumulators);
     if (pl.unroll * ceilDiv(load, 4) * pl.rowsPerUnit() > 32)

@@ -238,23 +238,27 @@ RKC_DEVICE void ksplit_reduce(const float (&p)[R], float *buf, float *recv,
 }
 
 /// ksplit_sum for tensor-core partials (tier.kdot with mma): value
-/// c * 4 + j of lane (g = lane / 4, t = lane % 4) is row g + 8 (j / 2),
-/// column 8 t + 4 (j % 2) + c of the 32-column tile; rows >= MR are dropped.
-template <int MR, int WARPS, int CLUSTER, int V>
-RKC_DEVICE void ksplit_reduce_mma(const float (&p)[16], float *buf, float *recv,
+/// 16 j + 4 c + i of lane (g = lane / 4, t = lane % 4) is row g + 8 (i / 2),
+/// column 32 j + 8 t + 4 (i % 2) + c of the 32 x COLS-column tile; rows
+/// >= MR are dropped.
+template <int MR, int COLS, int WARPS, int CLUSTER, int V>
+RKC_DEVICE void ksplit_reduce_mma(const float (&p)[16 * COLS], float *buf, float *recv,
                                   float (&out)[V]) {
-  constexpr int TILE = MR * 32;
+  constexpr int TC = 32 * COLS;
+  constexpr int TILE = MR * TC;
   const int tid = static_cast<int>(threadIdx.x);
   const int lane = tid & 31, warp = tid >> 5;
   const int g = lane >> 2, t = lane & 3;
 #pragma unroll
-  for (int c = 0; c < 4; ++c)
+  for (int j = 0; j < COLS; ++j)
 #pragma unroll
-    for (int j = 0; j < 4; ++j) {
-      const int row = g + 8 * (j >> 1);
-      if (row < MR)
-        buf[warp * TILE + row * 32 + 8 * t + 4 * (j & 1) + c] = p[c * 4 + j];
-    }
+    for (int c = 0; c < 4; ++c)
+#pragma unroll
+      for (int i = 0; i < 4; ++i) {
+        const int row = g + 8 * (i >> 1);
+        if (row < MR)
+          buf[warp * TILE + row * TC + 32 * j + 8 * t + 4 * (i & 1) + c] = p[16 * j + 4 * c + i];
+      }
   ksplit_sum<TILE, WARPS, CLUSTER, V>(buf, recv, out);
 }
 

@@ -349,6 +349,41 @@ def test_gemv_layouts(bits, sym, gen):
     check_gemv(rkc.gemv(xp, qt), R.gemv(xp, W), dt, "padded rows")
 
 
+# Tensor-core GEMV schedules (int4, mma = 1) the heuristic may not pick:
+# 1, 2 and 4 groups of 32 columns per warp, N not a multiple of the warp's
+# columns (tail groups), K split over warps and clusters, unrolls that do
+# and do not divide a scale group, both formats and activation dtypes.
+# (sym, G, K, N, M, dtype, schedule)
+MMA_SCHEDULES = [
+    (True, 128, 4096, 4104, 16, "f16", "vector=2,threads=128,cluster=4,unroll=2,mma=1"),
+    (False, 64, 1024, 1000, 3, "bf16", "vector=4,threads=128,cluster=2,unroll=1,mma=1"),
+    (True, 0, 1024, 1000, 16, "bf16", "vector=2,threads=256,cluster=1,unroll=4,mma=1"),
+    (False, 32, 4096, 4096, 16, "f16", "vector=4,threads=64,cluster=8,unroll=2,mma=1"),
+    (True, 128, 256, 8, 5, "f16", "vector=4,threads=32,cluster=1,unroll=2,mma=1"),
+    (False, 128, 4096, 14336, 16, "bf16", "vector=2,threads=128,cluster=2,unroll=4,mma=1"),
+    (True, 32, 1024, 4104, 8, "bf16", "vector=1,threads=256,cluster=2,unroll=8,mma=1"),
+]
+
+
+@pytest.mark.parametrize("sym,G,K,N,M,dt,sched", MMA_SCHEDULES,
+                         ids=["%s-g%d-%dx%d-m%d-%s-%s" % (("sym" if c[0] else "asym"),) + c[1:6]
+                              + (c[6].replace(",", "-").replace("=", ""),)
+                              for c in MMA_SCHEDULES])
+def test_gemv_mma_schedules(sym, G, K, N, M, dt, sched, gen):
+    qt, W = quantized(K, N, 4, sym, G, "f16", gen)
+    x = randn((M, K), dt, gen)
+    k = lowered(lambda: quant.kernel("gemv", dt, bits=4, group_size=G, symmetric=sym,
+                                     scale="f16", M=M, K=K, N=N, schedule=sched))
+    assert "mma=1" in k.plan, k.plan
+    out = torch.full((M, N), float("nan"), device=DEV, dtype=DT[dt])
+    ptrs = [x.data_ptr(), qt._packed.data_ptr(), qt._scales.data_ptr()]
+    if not sym:
+        ptrs.append(qt._zeros.data_ptr())
+    k.launch(ptrs + [out.data_ptr()], stream=torch.cuda.current_stream().cuda_stream)
+    torch.cuda.synchronize()
+    check_gemv(out, R.gemv(x, W), dt, k.plan)
+
+
 def test_quantize_then_gemv(gen):
     """rkc.quantize of a transposed nn.Linear weight, then rkc.gemv: the
     dequantized weights' float64 product (a Llama MLP shape, M = 1)."""

@@ -973,7 +973,7 @@ LogicalResult KernelEmitter::emitKSplit(rkc::KernelInfo &info, tier::KSplitLayou
     std::string st;
     if (auto quant = quantOf(a)) {
       st = quant.getBits() == 4 ? "rkc::u32" : "signed char";
-      ka.alignBytes = (int)(pl.cols * prob.wordBytes());
+      ka.alignBytes = (int)(pl.mma ? 16 : pl.cols * prob.wordBytes());
       ka.contiguous = true;
     } else {
       auto s = storageType(t.getElementType(), func);
@@ -1051,7 +1051,7 @@ LogicalResult KernelEmitter::emitKSplit(rkc::KernelInfo &info, tier::KSplitLayou
       std::string n = fresh("f");
       names[r] = n;
       if (ks.getMma())
-        bodyOs << formatv("  float {0}[V];\n  rkc::ksplit_reduce_mma<MR, WARPS, C, V>("
+        bodyOs << formatv("  float {0}[V];\n  rkc::ksplit_reduce_mma<MR, COLS, WARPS, C, V>("
                           "{1}, red_s, recv_s, {0});\n",
                           n, names.lookup(r.getPartial()));
       else
@@ -1306,12 +1306,14 @@ LogicalResult KernelEmitter::emitKDot(tier::KDotOp op, tier::KSplitLayoutAttr ks
   return success();
 }
 
-/// tier.kdot on tensor cores (#tier.ksplit_layout with mma): lane (g, t)
-/// of a warp loads 16 bytes = columns 4g..4g+3 of packed row t of each
-/// block of 4 packed rows, dequantizes each word to four 16-bit pairs and
-/// feeds two m16n8k16 per word (column c of its 4 is mma c's column g); the
-/// activations are staged as the matching pairs. Partials per group are
-/// scaled once (scale folding on the f32 accumulators).
+/// tier.kdot on tensor cores (#tier.ksplit_layout with mma): a warp covers
+/// COLS groups of 32 columns; lane (g, t) loads, per group, 16 bytes =
+/// columns 4g..4g+3 of packed row t of each block of 4 packed rows,
+/// dequantizes each word to four 16-bit pairs and feeds two m16n8k16 per
+/// word (column c of its 4 is mma c's column g). The activations are staged
+/// as the matching pairs and their fragments loaded once per block for all
+/// COLS groups. Partials per group are scaled once (scale folding on the
+/// f32 accumulators).
 LogicalResult KernelEmitter::emitKDotMma(tier::KDotOp op, tier::KSplitLayoutAttr ks) {
   auto quant = quantOf(op.getWeight());
   auto actTy = storageType(op.getAct().getType().getElementType(), op);
@@ -1343,8 +1345,10 @@ LogicalResult KernelEmitter::emitKDotMma(tier::KDotOp op, tier::KSplitLayoutAttr
   names[op.getResult()] = n;
   auto &b = bodyOs;
   const char *B = bf16 ? "true" : "false";
-  b << formatv("  // tier.kdot on tensor cores: int4 x {0}, group {1}, {2}\n",
-               bf16 ? "bf16" : "f16", group, zeros ? "zero points" : "symmetric");
+  b << formatv("  // tier.kdot on tensor cores: int4 x {0}, group {1}, {2}, {3} x 32 columns "
+               "per warp\n",
+               bf16 ? "bf16" : "f16", group, zeros ? "zero points" : "symmetric",
+               ks.getCols());
   b << formatv("  constexpr int GRAIN = {0}; // CTA ranges of K: whole groups\n"
                "  constexpr int UNITS = (KW + GRAIN - 1) / GRAIN;\n"
                "  constexpr int CTA_ROWS = {1}; // packed rows of the largest CTA range\n"
@@ -1353,9 +1357,10 @@ LogicalResult KernelEmitter::emitKDotMma(tier::KDotOp op, tier::KSplitLayoutAttr
                "  constexpr int NG = (KW + GR - 1) / GR;\n  (void)NG;\n",
                grain, ctaRows, std::max<int64_t>(ngi, 1));
   b << "  const int g = lane >> 2, t = lane & 3;\n"
-       "  const int nb = tile * TILE_COLS + 4 * g; // this lane's 4 weight columns\n"
-       "  const int ns = tile * TILE_COLS + 8 * t; // its 8 output columns (scales)\n"
-       "  const bool b_ok = nb < N;\n";
+       "  // Group j of this warp: weight columns nb + 32 j .. + 3, output\n"
+       "  // columns (scales) ns + 32 j .. + 7.\n"
+       "  const int nb = tile * TILE_COLS + 4 * g;\n"
+       "  const int ns = tile * TILE_COLS + 8 * t;\n";
   b << kKSplitCtaRange;
   b << "  extern __shared__ __align__(16) unsigned char rkc_smem[];\n"
        "  rkc::u32 *act_s = reinterpret_cast<rkc::u32 *>(rkc_smem); // [MR][SPAN / 2] pairs\n"
@@ -1365,31 +1370,34 @@ LogicalResult KernelEmitter::emitKDotMma(tier::KDotOp op, tier::KSplitLayoutAttr
        "  const int its = (sets + U - 1) / U;\n"
        "  const int it_begin = warp * its / WARPS, it_end = (warp + 1) * its / WARPS;\n"
        "  const int set_stop = min(sets, it_end * U);\n";
-  b << formatv("  float {0}[16];\n  {{\n  float cg[16];\n"
-               "  #pragma unroll\n  for (int i = 0; i < 16; ++i) {{ cg[i] = 0.0f; {0}[i] = 0.0f; }\n",
+  b << formatv("  float {0}[16 * COLS];\n  {{\n  float cg[16 * COLS];\n"
+               "  #pragma unroll\n  for (int i = 0; i < 16 * COLS; ++i) {{ cg[i] = 0.0f; {0}[i] = 0.0f; }\n",
                n);
-  b << formatv("  struct Block {{\n    rkc::u32 w[U][4];\n    rkc::RawCols<{0}, 8> sc[NGI];\n",
+  b << formatv("  struct Block {{\n    rkc::u32 w[U][COLS][4];\n    rkc::RawCols<{0}, 8> sc[NGI][COLS];\n",
                *scaleTy);
   if (zeros)
-    b << formatv("    rkc::RawCols<{0}, 4> zp[NGI];\n", zeroTy);
+    b << formatv("    rkc::RawCols<{0}, 4> zp[NGI][COLS];\n", zeroTy);
   b << "  };\n  Block ba, bb;\n";
   b << formatv("  auto load_rows = [&](int it, Block &blk) {{\n"
                "    #pragma unroll\n    for (int u = 0; u < U; ++u) {{\n"
                "      const int s = it * U + u;\n"
-               "      if (b_ok && s < sets)\n"
-               "        rkc::WeightLoad<16>::load(a{0} + (long long)(kw_begin + 4 * s + t) * N + nb, blk.w[u]);\n"
-               "      else\n"
-               "        for (int j = 0; j < 4; ++j) blk.w[u][j] = 0u;\n"
-               "    }\n",
+               "      #pragma unroll\n      for (int j = 0; j < COLS; ++j) {{\n"
+               "        if (nb + 32 * j < N && s < sets)\n"
+               "          rkc::WeightLoad<16>::load(a{0} + (long long)(kw_begin + 4 * s + t) * N + nb + 32 * j, blk.w[u][j]);\n"
+               "        else\n"
+               "          for (int x = 0; x < 4; ++x) blk.w[u][j][x] = 0u;\n"
+               "      }\n    }\n",
                wi);
   if (ngi) {
     b << formatv("    #pragma unroll\n    for (int gi = 0; gi < NGI; ++gi) {{\n"
                  "      const int grp = min((kw_begin + 4 * it * U) / GR + gi, NG - 1);\n"
-                 "      blk.sc[gi].load_guarded(a{0} + (long long)grp * N + ns, N - ns);\n",
+                 "      #pragma unroll\n      for (int j = 0; j < COLS; ++j) {{\n"
+                 "        blk.sc[gi][j].load_guarded(a{0} + (long long)grp * N + ns + 32 * j, N - ns - 32 * j);\n",
                  si);
     if (zeros)
-      b << formatv("      blk.zp[gi].load_guarded(a{0} + (long long)grp * N + nb, N - nb);\n", zi);
-    b << "    }\n";
+      b << formatv("        blk.zp[gi][j].load_guarded(a{0} + (long long)grp * N + nb + 32 * j, N - nb - 32 * j);\n",
+                   zi);
+    b << "      }\n    }\n";
   }
   b << "  };\n";
   b << kKSplitPrefetch << kDependencyWait;
@@ -1413,41 +1421,46 @@ LogicalResult KernelEmitter::emitKDotMma(tier::KDotOp op, tier::KSplitLayoutAttr
        "      if (g + 8 < MR) a1 = *reinterpret_cast<const uint4 *>(act_s + (g + 8) * (SPAN / 2) + off);\n";
   if (ngi)
     b << "      const int gi = NGI == 1 ? 0 : (4 * u) / GR;\n";
-  b << "      #pragma unroll\n      for (int c = 0; c < 4; ++c) {\n";
+  b << "      #pragma unroll\n      for (int j = 0; j < COLS; ++j)\n"
+       "      #pragma unroll\n      for (int c = 0; c < 4; ++c) {\n";
   if (zeros) {
     if (ngi)
-      b << formatv("        const rkc::u32 off2 = rkc::offset_pair<{0}>(blk.zp[gi].get(c));\n", B);
+      b << formatv("        const rkc::u32 off2 = rkc::offset_pair<{0}>(blk.zp[gi][j].get(c));\n", B);
     else
-      b << formatv("        const rkc::u32 off2 = rkc::offset_pair<{0}>(b_ok ? rkc::to_f32(a{1}[(long long)(kwb / GR) * N + nb + c]) : 0.0f);\n",
+      b << formatv("        const int nz = nb + 32 * j + c;\n"
+                   "        const rkc::u32 off2 = rkc::offset_pair<{0}>(nz < N ? rkc::to_f32(a{1}[(long long)(kwb / GR) * N + nz]) : 0.0f);\n",
                    B, zi);
-    b << "        const rkc::u32 w = blk.w[u][c];\n";
+    b << "        const rkc::u32 w = blk.w[u][j][c];\n";
   } else {
     b << formatv("        const rkc::u32 off2 = rkc::offset_pair<{0}>(8.0f);\n", B);
-    b << "        const rkc::u32 w = blk.w[u][c] ^ 0x88888888u;\n";
+    b << "        const rkc::u32 w = blk.w[u][j][c] ^ 0x88888888u;\n";
   }
   b << formatv("        rkc::u32 h[4];\n        rkc::u4x8_to_pairs<{0}>(w, off2, h);\n"
-               "        float (&d)[4] = *reinterpret_cast<float(*)[4]>(cg + 4 * c);\n"
+               "        float (&d)[4] = *reinterpret_cast<float(*)[4]>(cg + 16 * j + 4 * c);\n"
                "        rkc::mma_16816<{0}>(d, a0.x, a1.x, a0.y, a1.y, h[0], h[1]);\n"
                "        rkc::mma_16816<{0}>(d, a0.z, a1.z, a0.w, a1.w, h[2], h[3]);\n"
                "      }\n",
                B);
   // Fold at the end of a group (and of the warp's range).
-  b << "      if ((kwb + 4) % GR == 0 || s + 1 == set_stop) {\n";
+  b << "      if ((kwb + 4) % GR == 0 || s + 1 == set_stop) {\n"
+       "        #pragma unroll\n        for (int j = 0; j < COLS; ++j) {\n";
   if (ngi)
     b << "        float sc[8];\n"
-         "        #pragma unroll\n        for (int x = 0; x < 8; ++x) sc[x] = blk.sc[gi].get(x);\n";
+         "        #pragma unroll\n        for (int x = 0; x < 8; ++x) sc[x] = blk.sc[gi][j].get(x);\n";
   else
     b << formatv("        float sc[8];\n"
                  "        #pragma unroll\n        for (int x = 0; x < 8; ++x)\n"
-                 "          sc[x] = ns + x < N ? rkc::to_f32(a{0}[(long long)(kwb / GR) * N + ns + x]) : 0.0f;\n",
+                 "          sc[x] = ns + 32 * j + x < N ? rkc::to_f32(a{0}[(long long)(kwb / GR) * N + ns + 32 * j + x]) : 0.0f;\n",
                  si);
   b << formatv("        #pragma unroll\n        for (int c = 0; c < 4; ++c) {{\n"
-               "          {0}[4 * c + 0] = fmaf(sc[c], cg[4 * c + 0], {0}[4 * c + 0]);\n"
-               "          {0}[4 * c + 1] = fmaf(sc[4 + c], cg[4 * c + 1], {0}[4 * c + 1]);\n"
-               "          {0}[4 * c + 2] = fmaf(sc[c], cg[4 * c + 2], {0}[4 * c + 2]);\n"
-               "          {0}[4 * c + 3] = fmaf(sc[4 + c], cg[4 * c + 3], {0}[4 * c + 3]);\n"
-               "        }\n"
-               "        #pragma unroll\n        for (int i = 0; i < 16; ++i) cg[i] = 0.0f;\n"
+               "          float *acc = {0} + 16 * j + 4 * c;\n"
+               "          const float *part = cg + 16 * j + 4 * c;\n"
+               "          acc[0] = fmaf(sc[c], part[0], acc[0]);\n"
+               "          acc[1] = fmaf(sc[4 + c], part[1], acc[1]);\n"
+               "          acc[2] = fmaf(sc[c], part[2], acc[2]);\n"
+               "          acc[3] = fmaf(sc[4 + c], part[3], acc[3]);\n"
+               "        }\n        }\n"
+               "        #pragma unroll\n        for (int i = 0; i < 16 * COLS; ++i) cg[i] = 0.0f;\n"
                "      }\n      }\n    }\n  };\n",
                n);
   b << kKSplitBlockLoop;

@@ -374,8 +374,8 @@ func.func @kdot_plain(%x: tensor<2x256xf16>, %q: tensor<256x64xi8>, %s: tensor<8
 
 // -----
 
-// expected-error@below {{ksplit_layout with mma = true takes cols = 1 (a warp covers 32 columns), got 4}}
-func.func @ksplit_mma_cols() attributes {tier.layout = #tier.ksplit_layout<rows = 4, cols = 4, warps = 4, cluster = 1, unroll = 8, mma = true>} {
+// expected-error@below {{ksplit_layout with mma = true takes cols = 1, 2 or 4 (groups of 32 columns per warp), got 8}}
+func.func @ksplit_mma_cols() attributes {tier.layout = #tier.ksplit_layout<rows = 4, cols = 8, warps = 4, cluster = 1, unroll = 8, mma = true>} {
   return
 }
 
@@ -391,7 +391,7 @@ func.func @kdot_rank(%x: tensor<256xf16>, %q: tensor<256x64xi4, #rk.quant<bits =
 
 func.func @kdot_mma_size(%x: tensor<2x256xf16>, %q: tensor<256x64xi4, #rk.quant<bits = 4, group_size = 32, axis = 0, scale = f16, symmetric = false, packing = k8>>, %s: tensor<8x64xf16>)
     attributes {tier.layout = #tier.ksplit_layout<rows = 2, cols = 1, warps = 4, cluster = 1, unroll = 8, mma = true>} {
-  // expected-error@below {{'tier.kdot' op fragment size 2 must equal 16 (four m16n8 accumulators) (16)}}
+  // expected-error@below {{'tier.kdot' op fragment size 2 must equal 16 x cols (four m16n8 accumulators per 32 columns) (16)}}
   %p = tier.kdot %x, %q, %s : tensor<2x256xf16>, tensor<256x64xi4, #rk.quant<bits = 4, group_size = 32, axis = 0, scale = f16, symmetric = false, packing = k8>>, tensor<8x64xf16> -> !tier.frag<2 x f32>
   return
 }
