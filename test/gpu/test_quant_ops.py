@@ -366,8 +366,9 @@ MMA_SCHEDULES = [
 
 
 @pytest.mark.parametrize("sym,G,K,N,M,dt,sched", MMA_SCHEDULES,
-                         ids=["%s-g%d-%dx%d-m%d-%s-%s" % (("sym" if c[0] else "asym"),) + c[1:6]
-                              + (c[6].replace(",", "-").replace("=", ""),)
+                         ids=["%s-g%d-%dx%d-m%d-%s-%s" % ((("sym" if c[0] else "asym"),) + c[1:6]
+                                                          + (c[6].replace(",", "-")
+                                                             .replace("=", ""),))
                               for c in MMA_SCHEDULES])
 def test_gemv_mma_schedules(sym, G, K, N, M, dt, sched, gen):
     qt, W = quantized(K, N, 4, sym, G, "f16", gen)

@@ -1226,13 +1226,25 @@ LogicalResult KernelEmitter::emitKDot(tier::KDotOp op, tier::KSplitLayoutAttr ks
   // Issue the first block of loads, then stage the activations while they
   // are in flight.
   b << kKSplitPrefetch << kDependencyWait;
-  b << formatv("  for (int i = tid; i < MR * (SPAN / SV); i += THREADS) {{\n"
-               "    const int m = i / (SPAN / SV), j = i % (SPAN / SV);\n"
-               "    const int kk = kw_begin * KPR + j * SV;\n"
-               "    float v[SV];\n"
-               "    if (kk < kw_end * KPR) rkc::load_vec<{0}, SV>(a{1} + (long long)m * s{1} + kk, v);\n"
-               "    else for (int e = 0; e < SV; ++e) v[e] = 0.0f;\n"
-               "    #pragma unroll\n    for (int e = 0; e < SV; ++e) act_s[m * SPAN + j * SV + e] = v[e];\n"
+  // Batches of SB loads per thread before their stores: SB round trips to
+  // L2 in flight instead of one.
+  b << formatv("  constexpr int SB = 4;\n"
+               "  for (int i0 = tid; i0 < MR * (SPAN / SV); i0 += SB * THREADS) {{\n"
+               "    float v[SB][SV];\n"
+               "    #pragma unroll\n    for (int q = 0; q < SB; ++q) {{\n"
+               "      const int i = i0 + q * THREADS;\n"
+               "      const int m = i / (SPAN / SV), j = i % (SPAN / SV);\n"
+               "      const int kk = kw_begin * KPR + j * SV;\n"
+               "      if (i < MR * (SPAN / SV) && kk < kw_end * KPR)\n"
+               "        rkc::load_vec<{0}, SV>(a{1} + (long long)m * s{1} + kk, v[q]);\n"
+               "      else\n        for (int e = 0; e < SV; ++e) v[q][e] = 0.0f;\n"
+               "    }\n"
+               "    #pragma unroll\n    for (int q = 0; q < SB; ++q) {{\n"
+               "      const int i = i0 + q * THREADS;\n"
+               "      const int m = i / (SPAN / SV), j = i % (SPAN / SV);\n"
+               "      if (i < MR * (SPAN / SV)) {{\n"
+               "        #pragma unroll\n        for (int e = 0; e < SV; ++e) act_s[m * SPAN + j * SV + e] = v[q][e];\n"
+               "      }\n    }\n"
                "  }\n  __syncthreads();\n",
                *actTy, ai);
   b << "  auto compute_rows = [&](int it, const Block &blk) {\n"
@@ -1401,14 +1413,16 @@ LogicalResult KernelEmitter::emitKDotMma(tier::KDotOp op, tier::KSplitLayoutAttr
   }
   b << "  };\n";
   b << kKSplitPrefetch << kDependencyWait;
-  // Stage the activations of the CTA's K range as the pairs of pair_k8.
+  // Stage the activations of the CTA's K range with cp.async (every copy
+  // in flight at once; a loop of loads and stores waits for each), in k
+  // order: pair_k8 reorders them as the fragments are read.
   b << formatv("  for (int i = tid; i < MR * (SPAN / 8); i += THREADS) {{\n"
                "    const int m = i / (SPAN / 8), j = i % (SPAN / 8);\n"
                "    const int kk = kw_begin * 8 + j * 8;\n"
-               "    uint4 v = make_uint4(0u, 0u, 0u, 0u);\n"
-               "    if (kk < kw_end * 8) v = *reinterpret_cast<const uint4 *>(a{0} + (long long)m * s{0} + kk);\n"
-               "    *reinterpret_cast<uint4 *>(act_s + m * (SPAN / 2) + j * 4) = rkc::pair_k8(v);\n"
-               "  }\n  __syncthreads();\n",
+               "    rkc::u32 *dst = act_s + m * (SPAN / 2) + j * 4;\n"
+               "    if (kk < kw_end * 8) rkc::cp_async_16(dst, a{0} + (long long)m * s{0} + kk);\n"
+               "    else *reinterpret_cast<uint4 *>(dst) = make_uint4(0u, 0u, 0u, 0u);\n"
+               "  }\n  rkc::cp_async_commit();\n  rkc::cp_async_wait_all();\n  __syncthreads();\n",
                ai);
   b << "  auto compute_rows = [&](int it, const Block &blk) {\n"
        "    #pragma unroll\n    for (int u = 0; u < U; ++u) {\n"
@@ -1417,8 +1431,8 @@ LogicalResult KernelEmitter::emitKDotMma(tier::KDotOp op, tier::KSplitLayoutAttr
        "      const int kwb = kw_begin + 4 * s;\n"
        "      const int off = (4 * s + t) * 4; // this lane's packed row, in pairs\n"
        "      uint4 a0 = make_uint4(0u, 0u, 0u, 0u), a1 = a0;\n"
-       "      if (g < MR) a0 = *reinterpret_cast<const uint4 *>(act_s + g * (SPAN / 2) + off);\n"
-       "      if (g + 8 < MR) a1 = *reinterpret_cast<const uint4 *>(act_s + (g + 8) * (SPAN / 2) + off);\n";
+       "      if (g < MR) a0 = rkc::pair_k8(*reinterpret_cast<const uint4 *>(act_s + g * (SPAN / 2) + off));\n"
+       "      if (g + 8 < MR) a1 = rkc::pair_k8(*reinterpret_cast<const uint4 *>(act_s + (g + 8) * (SPAN / 2) + off));\n";
   if (ngi)
     b << "      const int gi = NGI == 1 ? 0 : (4 * u) / GR;\n";
   b << "      #pragma unroll\n      for (int j = 0; j < COLS; ++j)\n"
