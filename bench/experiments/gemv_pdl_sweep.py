@@ -10,7 +10,7 @@ rejects them). Checks every schedule's output against the heuristic's on
 the first weight (so a fast schedule is a correct one).
 
     python3 bench/experiments/gemv_pdl_sweep.py [--shapes 4096x4096,...]
-        [--bits 4,8] [--m 1] [--top 8] [--out FILE.jsonl]
+        [--bits 4,8] [--m 1] [--top 8] [--out FILE.jsonl] [--kwarps 0,1,2]
 """
 import argparse
 import itertools
@@ -84,6 +84,8 @@ def main():
     p.add_argument("--warps", default="4,8,16,32")
     p.add_argument("--clusters", default="1,2,4,8")
     p.add_argument("--unrolls", default="2,4,8,16")
+    p.add_argument("--kwarps", default=None,
+                   help="tensor-core kernel: warps splitting K (0: all), e.g. 0,1,2,4")
     a = p.parse_args()
     pdl = not a.no_pdl
     M = a.m
@@ -102,14 +104,18 @@ def main():
             rows = [(t_h, "heuristic " + heur.plan)]
             t0 = time.time()
             grid = list(itertools.product(colsv, _ints(a.warps), _ints(a.clusters),
-                                          _ints(a.unrolls)))
+                                          _ints(a.unrolls), _ints(a.kwarps) if a.kwarps else (0,)))
             random.Random(K * 7 + N + bits).shuffle(grid)  # a budget cut samples evenly
             tried = 0
-            for cols, warps, cluster, unroll in grid:
+            for cols, warps, cluster, unroll, kwarps in grid:
                 if time.time() - t0 > a.budget_s:
                     break
+                if kwarps >= warps:
+                    continue
                 sched = "vector=%d,threads=%d,cluster=%d,unroll=%d" % (cols, warps * 32, cluster,
                                                                        unroll)
+                if kwarps:
+                    sched += ",kwarps=%d" % kwarps
                 try:
                     k = rkc.Kernel(text, shapes, "f16", schedule=sched, pdl=pdl)
                 except rkc.RkcError:

@@ -127,8 +127,12 @@ def Tier_KSplitLayoutAttr : AttrDef<Tier_Dialect, "KSplitLayout"> {
     (1, 2 or 4) groups of 32 columns; for each group its lanes (g, t) load
     16 bytes = 4 columns `4g..4g+3` of packed row `t` of each block of 4
     packed rows, and the group is the `n` of four m16n8 products that share
-    the block's activation fragments; activations are staged as 16-bit
-    pairs.
+    the block's activation fragments; activations are staged in shared
+    memory once per CTA. With `kwarps = k` (tensor cores only; a divisor
+    of `warps`) only `k` warps split K: warp `w` takes the `w % k`-th part
+    of the CTA's range of K and column group `w / k` of a CTA tile of
+    `warps / k` groups, so one staging of the activations serves more
+    columns.
 
     ```mlir
     #tier.ksplit_layout<rows = 1, cols = 4, warps = 4, cluster = 8, unroll = 16>
@@ -136,17 +140,20 @@ def Tier_KSplitLayoutAttr : AttrDef<Tier_Dialect, "KSplitLayout"> {
   }];
   let parameters = (ins "int64_t":$rows, "int64_t":$cols, "int64_t":$warps,
                         "int64_t":$cluster, "int64_t":$unroll,
-                        DefaultValuedParameter<"bool", "false">:$mma);
-  let assemblyFormat = [{
-    `<` `rows` `=` $rows `,` `cols` `=` $cols `,` `warps` `=` $warps
-    `,` `cluster` `=` $cluster `,` `unroll` `=` $unroll (`,` `mma` `=` $mma^)? `>`
-  }];
+                        DefaultValuedParameter<"bool", "false">:$mma,
+                        DefaultValuedParameter<"int64_t", "0">:$kwarps);
+  // `mma` and `kwarps` are printed only when not their defaults.
+  let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
     /// Threads per CTA.
     int64_t getCtaThreads() const { return getWarps() * 32; }
+    /// Warps splitting K (`kwarps`, 0: all of them) and the column groups
+    /// of a CTA (the other warps each take further columns).
+    int64_t getKWarps() const { return getKwarps() > 0 ? getKwarps() : getWarps(); }
+    int64_t getColWarps() const { return getWarps() / getKWarps(); }
     /// Output columns of one CTA (and of its cluster).
-    int64_t getTileCols() const { return getCols() * 32; }
+    int64_t getTileCols() const { return getCols() * 32 * getColWarps(); }
     /// Partial sums per thread of tier.kdot: rows x cols on CUDA cores,
     /// four m16n8 accumulators (16 floats) per 32 columns on tensor cores.
     int64_t getPartialSize() const {

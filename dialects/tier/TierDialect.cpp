@@ -94,13 +94,20 @@ LogicalResult ScheduleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 
 LogicalResult KSplitLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                        int64_t rows, int64_t cols, int64_t warps,
-                                       int64_t cluster, int64_t unroll, bool mma) {
+                                       int64_t cluster, int64_t unroll, bool mma,
+                                       int64_t kwarps) {
   if (mma && cols != 1 && cols != 2 && cols != 4)
     return emitError() << "ksplit_layout with mma = true takes cols = 1, 2 or 4 "
                           "(groups of 32 columns per warp), got "
                        << cols;
   if (rows < 1 || rows > 16)
     return emitError() << "ksplit_layout rows must be in [1, 16], got " << rows;
+  if (kwarps < 0 || (kwarps > 0 && warps % kwarps != 0))
+    return emitError() << "ksplit_layout kwarps must divide warps (" << warps << "), got "
+                       << kwarps;
+  if (kwarps > 0 && kwarps != warps && !mma)
+    return emitError() << "ksplit_layout kwarps < warps (warps taking more columns) needs "
+                          "mma = true";
   if (!isPow2(cols) || cols > 16)
     return emitError() << "ksplit_layout cols must be a power of two in [1, 16], got "
                        << cols;

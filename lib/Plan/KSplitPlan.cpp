@@ -20,6 +20,7 @@
 
 #include "rkc/Plan/KSplitPlan.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/bit.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MathExtras.h"
@@ -53,8 +54,9 @@ static constexpr int64_t kWarpsPerSm = 16;
 static constexpr int64_t kSmemPerCta = 64 * 1024;
 
 std::string KSplitPlan::str() const {
-  return formatv("cols={0},warps={1},cluster={2},unroll={3}{4}", cols, warps,
-                 cluster, unroll, mma ? ",mma=1" : "")
+  return formatv("cols={0},warps={1},cluster={2},unroll={3}{4}{5}", cols, warps,
+                 cluster, unroll, mma ? ",mma=1" : "",
+                 kWarps() != warps ? formatv(",kwarps={0}", kwarps).str() : std::string())
       .str();
 }
 
@@ -113,6 +115,10 @@ std::string checkPlan(const KSplitPlan &pl, const KSplitProblem &p, const Target
                      .str();
   if (pl.unroll < 1 || pl.unroll > 64)
     return formatv("unroll = {0} must be in [1, 64]", pl.unroll);
+  if (pl.kwarps < 0 || (pl.kwarps > 0 && (pl.kwarps > pl.warps || pl.warps % pl.kwarps != 0)))
+    return formatv("kwarps = {0} must divide warps = {1}", pl.kwarps, pl.warps);
+  if (pl.kWarps() != pl.warps && !pl.mma)
+    return "kwarps (warps splitting K, the others taking more columns) needs mma = 1";
   if (p.op != ColumnOp::Gemv && pl.cluster != 1)
     return "only rk.gemv splits K across a cluster: cluster must be 1";
   if (pl.mma) {
@@ -152,6 +158,70 @@ std::string checkPlan(const KSplitPlan &pl, const KSplitProblem &p, const Target
   return "";
 }
 
+/// Unroll, warps, kwarps and cluster of the tensor-core GEMV (M >= 2).
+/// Its costs besides the weight stream are the activations of a CTA's K
+/// range staged in shared memory (M x range x 2 bytes, from L2) and the
+/// combine of the K split; a warp needs ~110-210 registers, so an SM holds
+/// 8-16 of them. Measured (M = 4 and 16, CUDA graphs of 48 weights, 100+
+/// schedules per shape; docs/performance-notes.md "Session 7"):
+///   * ~16 warps per SM in the grid: the 32-column groups x the K split
+///     (warps x cluster) near 16 x SMs, rounded down;
+///   * the CTA's staged activations at most 64 KiB (else the cluster
+///     doubles and the K split moves from warps to CTAs);
+///   * CTAs of 8 warps: those not needed to split K take further column
+///     groups (kwarps), so one staging serves them all;
+///   * blocks of 4 x 4 packed rows (unroll 4).
+static void planMmaSplit(KSplitPlan &pl, const KSplitProblem &p, const Target &t,
+                         const PlanOverride &ovr,
+                         llvm::function_ref<void(const Twine &)> note) {
+  int64_t kw = p.packedRows();
+  int64_t grain = p.group ? p.groupRows() : 16;
+  int64_t parts = std::max<int64_t>(1, ceilDiv(kw, grain));
+  int64_t groups = ceilDiv(p.n, 32 * pl.cols);
+  // K split: ~kWarpsPerSm warps per SM, parts of at least 16 packed rows.
+  int64_t split = (int64_t)llvm::bit_floor(
+      (uint64_t)std::max<int64_t>(1, smsOf(t) * kWarpsPerSm / groups));
+  split = std::clamp<int64_t>(split, 1,
+                              (int64_t)llvm::bit_floor((uint64_t)std::max<int64_t>(kw / 16, 1)));
+  split = std::min<int64_t>(split, 64);
+  int64_t maxC = t.hasClusters() ? std::min<int64_t>(t.portableCluster, parts) : 1;
+  maxC = (int64_t)llvm::bit_floor((uint64_t)std::max<int64_t>(maxC, 1));
+  pl.cluster = 1;
+  while (pl.cluster < maxC && p.rows * ceilDiv(kw, pl.cluster) * 8 * 2 > 64 * 1024)
+    pl.cluster *= 2;
+  int64_t kwarps = std::max<int64_t>(1, split / pl.cluster);
+  pl.warps = std::clamp<int64_t>(kwarps, 8, 16);
+  kwarps = std::min(kwarps, pl.warps);
+  if (ovr.threads > 0)
+    pl.warps = ovr.threads / 32;
+  if (ovr.cluster > 0)
+    pl.cluster = ovr.cluster;
+  pl.kwarps = ovr.kwarps > 0 ? ovr.kwarps : (kwarps < pl.warps ? kwarps : 0);
+  if (pl.warps % pl.kWarps() != 0)
+    pl.kwarps = 0; // threads overridden: every warp splits K
+  int64_t perPart = ceilDiv(kw, pl.kWarps() * pl.cluster);
+  pl.unroll = std::clamp<int64_t>((int64_t)llvm::bit_floor((uint64_t)std::max<int64_t>(
+                                      perPart / 4, 1)),
+                                  1, std::min<int64_t>(4, 8 / pl.cols));
+  if (ovr.unroll > 0)
+    pl.unroll = ovr.unroll;
+  note(formatv("unroll = {0}: 2 x {1} bytes of packed weight in flight per thread "
+               "(double-buffered blocks of {0} x 4 packed rows)",
+               pl.unroll, pl.unroll * 16 * pl.cols));
+  KSplitShape s = shapeOf(pl, p);
+  note(formatv("K split {0} ways: {1} of the {2} warps x cluster {3}; CTA tiles of {4} "
+               "columns ({5} CTAs, {6} warps for ~{7} SMs)",
+               pl.kWarps() * pl.cluster, pl.kWarps(), pl.warps, pl.cluster, pl.tileCols(),
+               s.ctas, s.ctas * pl.warps, smsOf(t)));
+  note(formatv("activations staged in shared memory: {0} rows x {1} values of "
+               "K per CTA ({2} bytes with the partial sums)",
+               p.rows, s.ctaRows * p.kPerRow(), s.smemBytes));
+  if (pl.cluster > 1)
+    note(formatv("partials combined across the cluster of {0} through "
+                 "distributed shared memory",
+                 pl.cluster));
+}
+
 Expected<KSplitPlan> planKSplit(const KSplitProblem &p, const Target &t,
                                 const PlanOverride &ovr,
                                 SmallVectorImpl<std::string> *remarks) {
@@ -162,7 +232,7 @@ Expected<KSplitPlan> planKSplit(const KSplitProblem &p, const Target &t,
   if (ovr.values > 0 || ovr.rows > 0 || ovr.minBlocks >= 0 || ovr.staging >= 0 ||
       ovr.prefetch >= 0)
     return createStringError("schedule: column kernels take only vector (columns "
-                             "per thread), threads, cluster, unroll and mma");
+                             "per thread), threads, cluster, unroll, mma and kwarps");
   if (ovr.threads > 0 && ovr.threads % 32 != 0)
     return createStringError(
         formatv("schedule: threads = {0} must be a multiple of 32 for a column "
@@ -205,12 +275,18 @@ Expected<KSplitPlan> planKSplit(const KSplitProblem &p, const Target &t,
                t.smVersion >= 80 && p.n % 4 == 0 && p.k % 32 == 0 &&
                (!p.group || p.group % 32 == 0);
   pl.mma = ovr.mma >= 0 ? ovr.mma != 0 : mmaOk;
+  // A warp of the tensor-core kernel covers one group of 32 columns: with
+  // kwarps, more warps of the CTA share the staged activations instead
+  // (2 or 4 groups per warp, a schedule option, measured 0-25 % slower:
+  // twice the registers, half the warps).
   if (pl.mma)
     cols = 1;
   pl.cols = ovr.vector > 0 ? ovr.vector : cols;
   if (pl.mma)
-    note("mma: int4 x 16-bit products on tensor cores (m16n8k16, f32 accumulation); "
-         "a lane loads 16 bytes = 4 columns of one packed row, a warp 32 columns");
+    note(formatv("mma: int4 x 16-bit products on tensor cores (m16n8k16, f32 accumulation); "
+                 "a lane loads 16 bytes = 4 columns of one packed row per group of 32, "
+                 "a warp {0} x 32 columns",
+                 pl.cols));
   else
     note(formatv("cols = {0}: {1}-byte accesses of packed columns{2}", pl.cols,
                  pl.cols * p.wordBytes(),
@@ -222,6 +298,10 @@ Expected<KSplitPlan> planKSplit(const KSplitProblem &p, const Target &t,
   int64_t kw = p.packedRows();
   switch (p.op) {
   case ColumnOp::Gemv: {
+    if (pl.mma) {
+      planMmaSplit(pl, p, t, ovr, note);
+      break;
+    }
     // Two buffers of `unroll` rows (the next block loads while this one
     // computes): kBytesInFlight over both, at most 64 registers.
     // Few tiles: many warps per SM share the bytes in flight; many tiles
@@ -333,10 +413,12 @@ Expected<KSplitPlan> planKSplit(const KSplitProblem &p, const Target &t,
                  p.group ? p.group : p.k, pl.warps, shapeOf(pl, p).ctas));
     break;
   }
+  if (ovr.kwarps > 0)
+    pl.kwarps = ovr.kwarps;
   std::string why = checkPlan(pl, p, t);
   if (!why.empty())
     return createStringError(((ovr.vector > 0 || ovr.threads > 0 || ovr.cluster > 0 ||
-                               ovr.unroll > 0 || ovr.mma >= 0)
+                               ovr.unroll > 0 || ovr.mma >= 0 || ovr.kwarps >= 0)
                                   ? "schedule override rejected: "
                                   : "no valid column plan: ") +
                              why);

@@ -70,7 +70,8 @@ std::string RowPlan::str() const {
 
 bool PlanOverride::empty() const {
   return threads < 0 && values < 0 && vector < 0 && rows < 0 && cluster < 0 &&
-         unroll < 0 && minBlocks < 0 && staging < 0 && mma < 0 && prefetch < 0;
+         unroll < 0 && minBlocks < 0 && staging < 0 && mma < 0 && prefetch < 0 &&
+         kwarps < 0;
 }
 
 Expected<PlanOverride> parseOverride(StringRef text) {
@@ -105,6 +106,7 @@ Expected<PlanOverride> parseOverride(StringRef text) {
     else if (key == "cluster") o.cluster = v;
     else if (key == "unroll") o.unroll = v;
     else if (key == "min_blocks") o.minBlocks = v;
+    else if (key == "kwarps") o.kwarps = v;
     else if (key == "mma" || key == "prefetch") {
       if (v > 1)
         return llvm::createStringError("schedule: '" + key.str() + "' is 0 or 1, got '" +
@@ -115,7 +117,7 @@ Expected<PlanOverride> parseOverride(StringRef text) {
       return llvm::createStringError(
           "schedule: unknown field '" + key.str() +
           "' (threads, values, vector, rows, cluster, staging, unroll, "
-          "min_blocks, prefetch; column kernels: mma = 0 or 1)");
+          "min_blocks, prefetch; column kernels: mma = 0 or 1, kwarps)");
   }
   return o;
 }
@@ -243,9 +245,10 @@ Expected<RowPlan> planRow(const RowProblem &p, const Target &t,
   };
   if (p.cols < 1 || p.rows < 1)
     return llvm::createStringError("cannot plan an empty row problem");
-  if (o.mma >= 0)
-    return llvm::createStringError("schedule: 'mma' applies to rk.gemv (column "
-                                   "kernels), not to row kernels");
+  if (o.mma >= 0 || o.kwarps >= 0)
+    return llvm::createStringError(llvm::Twine("schedule: '") +
+                                   (o.mma >= 0 ? "mma" : "kwarps") +
+                                   "' applies to rk.gemv (column kernels), not to row kernels");
   RowPlan pl;
 
   // 1. Vector width.

@@ -110,7 +110,9 @@ struct PlanTiers : public ::rkc::impl::RkPlanTiersPassBase<PlanTiers> {
     func->setAttr(tier::kLayoutAttr,
                   tier::KSplitLayoutAttr::get(ctx, problem->rows, plan->cols,
                                               plan->warps, plan->cluster,
-                                              plan->unroll, plan->mma));
+                                              plan->unroll, plan->mma,
+                                              plan->kWarps() != plan->warps ? plan->kwarps
+                                                                            : 0));
   }
 };
 

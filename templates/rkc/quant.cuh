@@ -164,9 +164,10 @@ RKC_DEVICE u32 pack_u4x8(const float (&q)[8]) {
 }
 
 /// Sums the K-split partials of a CTA's warps and, with CLUSTER > 1, of
-/// the CTAs of its cluster. `buf` holds WARPS * TILE floats: warp w's
-/// partial of tile element e at buf[w * TILE + e] (written by the caller,
-/// this function starts with the barrier). Thread `tid` of CTA `rank` gets
+/// the CTAs of its cluster. `buf` holds PARTS * TILE floats: part p's
+/// partial of tile element e at buf[p * TILE + e] (written by the caller,
+/// this function starts with the barrier; PARTS = WARPS when every warp
+/// splits K). Thread `tid` of CTA `rank` gets
 /// tile elements e = (j * CLUSTER + rank) * THREADS + tid in out[j] (0 past
 /// the tile).
 ///   recv: CLUSTER * V * THREADS floats (CLUSTER > 1): each CTA pushes the
@@ -176,7 +177,7 @@ RKC_DEVICE u32 pack_u4x8(const float (&q)[8]) {
 ///         memory after it. The kernel must call cluster_arrive_relaxed()
 ///         at its start (the matching wait here makes sure every CTA of the
 ///         cluster runs before its shared memory is written).
-template <int TILE, int WARPS, int CLUSTER, int V>
+template <int TILE, int WARPS, int CLUSTER, int V, int PARTS = WARPS>
 RKC_DEVICE void ksplit_sum(const float *buf, float *recv, float (&out)[V]) {
   constexpr int THREADS = WARPS * 32;
   const int tid = static_cast<int>(threadIdx.x);
@@ -188,7 +189,7 @@ RKC_DEVICE void ksplit_sum(const float *buf, float *recv, float (&out)[V]) {
       float s = 0.0f;
       if (e < TILE) {
 #pragma unroll
-        for (int w = 0; w < WARPS; ++w)
+        for (int w = 0; w < PARTS; ++w)
           s += buf[w * TILE + e];
       }
       out[j] = s;
@@ -204,7 +205,7 @@ RKC_DEVICE void ksplit_sum(const float *buf, float *recv, float (&out)[V]) {
         float s = 0.0f;
         if (e < TILE) {
 #pragma unroll
-          for (int w = 0; w < WARPS; ++w)
+          for (int w = 0; w < PARTS; ++w)
             s += buf[w * TILE + e];
         }
         float *dst = const_cast<float *>(mapa_ptr(recv, static_cast<u32>(o)));
@@ -237,18 +238,20 @@ RKC_DEVICE void ksplit_reduce(const float (&p)[R], float *buf, float *recv,
   ksplit_sum<TILE, WARPS, CLUSTER, V>(buf, recv, out);
 }
 
-/// ksplit_sum for tensor-core partials (tier.kdot with mma): value
-/// 16 j + 4 c + i of lane (g = lane / 4, t = lane % 4) is row g + 8 (i / 2),
-/// column 32 j + 8 t + 4 (i % 2) + c of the 32 x COLS-column tile; rows
-/// >= MR are dropped.
-template <int MR, int COLS, int WARPS, int CLUSTER, int V>
+/// ksplit_sum for tensor-core partials (tier.kdot with mma): warp w splits
+/// K as part w % KWARPS and covers column group w / KWARPS (32 x COLS
+/// columns) of the CTA tile; its value 16 j + 4 c + i of lane (g = lane / 4,
+/// t = lane % 4) is row g + 8 (i / 2), column 32 j + 8 t + 4 (i % 2) + c of
+/// that group; rows >= MR are dropped.
+template <int MR, int COLS, int WARPS, int KWARPS, int CLUSTER, int V>
 RKC_DEVICE void ksplit_reduce_mma(const float (&p)[16 * COLS], float *buf, float *recv,
                                   float (&out)[V]) {
-  constexpr int TC = 32 * COLS;
+  constexpr int TC = 32 * COLS * (WARPS / KWARPS);
   constexpr int TILE = MR * TC;
   const int tid = static_cast<int>(threadIdx.x);
   const int lane = tid & 31, warp = tid >> 5;
   const int g = lane >> 2, t = lane & 3;
+  float *part = buf + (warp % KWARPS) * TILE + (warp / KWARPS) * 32 * COLS;
 #pragma unroll
   for (int j = 0; j < COLS; ++j)
 #pragma unroll
@@ -257,9 +260,9 @@ RKC_DEVICE void ksplit_reduce_mma(const float (&p)[16 * COLS], float *buf, float
       for (int i = 0; i < 4; ++i) {
         const int row = g + 8 * (i >> 1);
         if (row < MR)
-          buf[warp * TILE + row * TC + 32 * j + 8 * t + 4 * (i & 1) + c] = p[16 * j + 4 * c + i];
+          part[row * TC + 32 * j + 8 * t + 4 * (i & 1) + c] = p[16 * j + 4 * c + i];
       }
-  ksplit_sum<TILE, WARPS, CLUSTER, V>(buf, recv, out);
+  ksplit_sum<TILE, WARPS, CLUSTER, V, KWARPS>(buf, recv, out);
 }
 
 // ---------------------------------------------------------------------------

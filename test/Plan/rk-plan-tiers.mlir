@@ -609,7 +609,7 @@ func.func @bad_integer(%x: tensor<64x4096xbf16>) -> tensor<64xf32> {
 }
 
 //--- bad_field.mlir
-// expected-error@below {{schedule: unknown field 'foo' (threads, values, vector, rows, cluster, staging, unroll, min_blocks, prefetch; column kernels: mma = 0 or 1)}}
+// expected-error@below {{schedule: unknown field 'foo' (threads, values, vector, rows, cluster, staging, unroll, min_blocks, prefetch; column kernels: mma = 0 or 1, kwarps)}}
 func.func @bad_field(%x: tensor<64x4096xbf16>) -> tensor<64xf32> {
   %s = rk.reduce add %x : tensor<64x4096xbf16> -> tensor<64xf32>
   return %s : tensor<64xf32>
@@ -775,17 +775,34 @@ func.func @dequantize(%q: tensor<4096x4096xi4, #rk.quant<bits = 4, group_size = 
   return %w : tensor<4096x4096xbf16>
 }
 
-// From M = 2 on, int4 GEMV runs on tensor cores (mma = true): 32-column
-// tiles (cols = 1), 16-byte loads of 4 columns of one packed row per lane.
-// expected-remark@below {{plan: mma: int4 x 16-bit products on tensor cores (m16n8k16, f32 accumulation); a lane loads 16 bytes = 4 columns of one packed row, a warp 32 columns}}
-// expected-remark@below {{plan: unroll = 8: 2 x 128 bytes of packed weight in flight per thread (double-buffered)}}
-// expected-remark@below {{plan: K split 8 ways: 8 warps x cluster 1 over 448 column tiles (448 CTAs, 3584 warps for ~132 SMs)}}
+// From M = 2 on, int4 GEMV runs on tensor cores (mma = true): a warp per
+// 32-column group (cols = 1), 16-byte loads of 4 columns of one packed row
+// per lane. 448 groups want a K split of 4 (~16 warps per SM); 4 of the 8
+// warps split K, the other 4 take further groups (kwarps = 4).
+// expected-remark@below {{plan: mma: int4 x 16-bit products on tensor cores (m16n8k16, f32 accumulation); a lane loads 16 bytes = 4 columns of one packed row per group of 32, a warp 1 x 32 columns}}
+// expected-remark@below {{plan: unroll = 4: 2 x 64 bytes of packed weight in flight per thread (double-buffered blocks of 4 x 4 packed rows)}}
+// expected-remark@below {{plan: K split 4 ways: 4 of the 8 warps x cluster 1; CTA tiles of 64 columns (224 CTAs, 1792 warps for ~132 SMs)}}
 // expected-remark@below {{plan: activations staged in shared memory: 4 rows x 4096 values of K per CTA (36864 bytes with the partial sums)}}
 func.func @gemv_mma_m4(%x: tensor<4x4096xbf16>, %q: tensor<4096x14336xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = bf16, symmetric = true, packing = k8>>, %s: tensor<32x14336xbf16>) -> tensor<4x14336xbf16> {
 // COLS-LABEL: func.func @gemv_mma_m4
-// COLS-SAME: tier.layout = #tier.ksplit_layout<rows = 4, cols = 1, warps = 8, cluster = 1, unroll = 8, mma = true>
+// COLS-SAME: tier.layout = #tier.ksplit_layout<rows = 4, cols = 1, warps = 8, cluster = 1, unroll = 4, mma = true, kwarps = 4>
   %o = rk.gemv %x, %q, %s : (tensor<4x4096xbf16>, tensor<4096x14336xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = bf16, symmetric = true, packing = k8>>, tensor<32x14336xbf16>) -> tensor<4x14336xbf16>
   return %o : tensor<4x14336xbf16>
+}
+
+// M = 16, K = 14336: the staged activations of all of K would be 448 KiB;
+// clusters of 8 bring a CTA's to 56 KiB; 128 groups want a split of 16
+// (~16 warps per SM): 2 warps x cluster 8, the other 6 warps more groups.
+// expected-remark@below {{plan: mma: int4 x 16-bit products on tensor cores (m16n8k16, f32 accumulation); a lane loads 16 bytes = 4 columns of one packed row per group of 32, a warp 1 x 32 columns}}
+// expected-remark@below {{plan: unroll = 4: 2 x 64 bytes of packed weight in flight per thread (double-buffered blocks of 4 x 4 packed rows)}}
+// expected-remark@below {{plan: K split 16 ways: 2 of the 8 warps x cluster 8; CTA tiles of 128 columns (256 CTAs, 2048 warps for ~132 SMs)}}
+// expected-remark@below {{plan: activations staged in shared memory: 16 rows x 1792 values of K per CTA (81920 bytes with the partial sums)}}
+// expected-remark@below {{plan: partials combined across the cluster of 8 through distributed shared memory}}
+func.func @gemv_mma_m16_long_k(%x: tensor<16x14336xf16>, %q: tensor<14336x4096xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, %s: tensor<112x4096xf16>) -> tensor<16x4096xf16> {
+// COLS-LABEL: func.func @gemv_mma_m16_long_k
+// COLS-SAME: tier.layout = #tier.ksplit_layout<rows = 16, cols = 1, warps = 8, cluster = 8, unroll = 4, mma = true, kwarps = 2>
+  %o = rk.gemv %x, %q, %s : (tensor<16x14336xf16>, tensor<14336x4096xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, tensor<112x4096xf16>) -> tensor<16x4096xf16>
+  return %o : tensor<16x4096xf16>
 }
 
 //--- columns_override.mlir
@@ -801,7 +818,7 @@ func.func @gemv(%x: tensor<1x4096xf16>, %q: tensor<4096x4096xi4, #rk.quant<bits 
 }
 
 //--- columns_bad_field.mlir
-// expected-error@below {{schedule: column kernels take only vector (columns per thread), threads, cluster, unroll and mma}}
+// expected-error@below {{schedule: column kernels take only vector (columns per thread), threads, cluster, unroll, mma and kwarps}}
 func.func @gemv(%x: tensor<1x4096xf16>, %q: tensor<4096x4096xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, %s: tensor<32x4096xf16>) -> tensor<1x4096xf16> {
   %o = rk.gemv %x, %q, %s : (tensor<1x4096xf16>, tensor<4096x4096xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, tensor<32x4096xf16>) -> tensor<1x4096xf16>
   return %o : tensor<1x4096xf16>

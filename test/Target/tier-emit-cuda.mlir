@@ -291,7 +291,7 @@ func.func @subwarp(%x: tensor<128x32xf32>, %s: tensor<128xf32> {rk.name = "out0"
 // CHECK-NEXT: if (it_begin + 1 < it_end) load_rows(it_begin + 1, bb);
 // CHECK: rkc::grid_dependency_wait();
 // CHECK-NEXT: rkc::grid_launch_dependents();
-// CHECK: rkc::load_vec<rkc::bf16, SV>(a0 + (long long)m * s0 + kk, v);
+// CHECK: rkc::load_vec<rkc::bf16, SV>(a0 + (long long)m * s0 + kk, v[q]);
 // CHECK: __syncthreads();
 // CHECK: rkc::u4x8_half_plus(blk.w[u][c], qv[c]);
 // CHECK: rkc::fold_u4(p[m * COLS + c], asum[m], zp[c])
@@ -309,6 +309,41 @@ module {
       tier.yield %4 : f32
     } : !tier.frag<1 x f32>, !tier.frag<1 x f32> -> !tier.frag<1 x f32>
     tier.store_tile %3, %arg5 : <1 x f32>, tensor<3x64xbf16>
+    return
+  }
+}
+
+// -----
+
+// The tensor-core GEMV: 2 of the 8 warps split K, the other warps take
+// further column groups of 2 x 32 (a CTA tile of 256 columns); the
+// activations are staged by cp.async in k order and paired as fragments
+// are read; every group's four m16n8 accumulators fold into the output.
+// CHECK-LABEL: // kernel rkc_gemv_mma: cols=2,warps=8,cluster=2,unroll=2,mma=1,kwarps=2
+// CHECK: constexpr int KWARPS = 2;
+// CHECK-NEXT: constexpr int TILE_COLS = 32 * COLS * (WARPS / KWARPS);
+// CHECK: constexpr int V = 8;
+// CHECK: const int kwarp = warp % KWARPS;
+// CHECK: const int wcol = tile * TILE_COLS + (warp / KWARPS) * 32 * COLS;
+// CHECK: float *recv_s = red_s + KWARPS * MR * TILE_COLS;
+// CHECK: const int it_begin = kwarp * its / KWARPS, it_end = (kwarp + 1) * its / KWARPS;
+// CHECK: rkc::u32 w[U][COLS][4];
+// CHECK: rkc::WeightLoad<16>::load(a1 + (long long)(kw_begin + 4 * s + t) * N + nb + 32 * j, blk.w[u][j]);
+// CHECK: rkc::grid_dependency_wait();
+// CHECK: rkc::cp_async_16(dst, a0 + (long long)m * s0 + kk);
+// CHECK: rkc::cp_async_wait_all();
+// CHECK-NEXT: __syncthreads();
+// CHECK: a0 = rkc::pair_k8(
+// CHECK: for (int j = 0; j < COLS; ++j)
+// CHECK: rkc::u4x8_to_pairs<false>(w, off2, h);
+// CHECK: rkc::mma_16816<false>(d, a0.x, a1.x, a0.y, a1.y, h[0], h[1]);
+// CHECK-NEXT: rkc::mma_16816<false>(d, a0.z, a1.z, a0.w, a1.w, h[2], h[3]);
+// CHECK: rkc::ksplit_reduce_mma<MR, COLS, WARPS, KWARPS, C, V>(
+module {
+  func.func @gemv_mma(%arg0: tensor<16x512xf16>, %arg1: tensor<512x256xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, %arg2: tensor<4x256xf16>, %arg3: tensor<16x256xf16> {rk.name = "out0", tier.output}) attributes {tier.arch = "sm_90a", tier.layout = #tier.ksplit_layout<rows = 16, cols = 2, warps = 8, cluster = 2, unroll = 2, mma = true, kwarps = 2>} {
+    %0 = tier.kdot %arg0, %arg1, %arg2 : tensor<16x512xf16>, tensor<512x256xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, tensor<4x256xf16> -> <32 x f32>
+    %1 = tier.ksplit_reduce %0 : <32 x f32> -> <8 x f32>
+    tier.store_tile %1, %arg3 : <8 x f32>, tensor<16x256xf16>
     return
   }
 }

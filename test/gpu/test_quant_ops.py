@@ -351,8 +351,9 @@ def test_gemv_layouts(bits, sym, gen):
 
 # Tensor-core GEMV schedules (int4, mma = 1) the heuristic may not pick:
 # 1, 2 and 4 groups of 32 columns per warp, N not a multiple of the warp's
-# columns (tail groups), K split over warps and clusters, unrolls that do
-# and do not divide a scale group, both formats and activation dtypes.
+# or CTA's columns (tail groups), K split over warps and clusters or only
+# over some warps (kwarps), unrolls that do and do not divide a scale
+# group, both formats and activation dtypes.
 # (sym, G, K, N, M, dtype, schedule)
 MMA_SCHEDULES = [
     (True, 128, 4096, 4104, 16, "f16", "vector=2,threads=128,cluster=4,unroll=2,mma=1"),
@@ -362,6 +363,11 @@ MMA_SCHEDULES = [
     (True, 128, 256, 8, 5, "f16", "vector=4,threads=32,cluster=1,unroll=2,mma=1"),
     (False, 128, 4096, 14336, 16, "bf16", "vector=2,threads=128,cluster=2,unroll=4,mma=1"),
     (True, 32, 1024, 4104, 8, "bf16", "vector=1,threads=256,cluster=2,unroll=8,mma=1"),
+    # kwarps: only some warps split K, the others take further column groups.
+    (True, 128, 4096, 14336, 16, "f16", "vector=2,threads=256,cluster=4,unroll=4,mma=1,kwarps=2"),
+    (False, 64, 1024, 1000, 7, "bf16", "vector=1,threads=256,cluster=2,unroll=2,mma=1,kwarps=1"),
+    (True, 32, 2048, 4104, 16, "bf16", "vector=2,threads=128,cluster=1,unroll=4,mma=1,kwarps=2"),
+    (False, 0, 512, 72, 2, "f16", "vector=1,threads=128,cluster=1,unroll=1,mma=1,kwarps=2"),
 ]
 
 

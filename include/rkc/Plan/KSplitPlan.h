@@ -49,15 +49,20 @@ struct KSplitPlan {
   int64_t cluster = 1;   ///< CTAs per cluster splitting K (gemv)
   int64_t unroll = 1;    ///< packed rows in flight per thread (mma: blocks
                          ///< of 4 packed rows)
-  bool mma = false;      ///< gemv on tensor cores (int4, 32-column tiles)
+  bool mma = false;      ///< gemv on tensor cores (int4, 32-column groups)
+  int64_t kwarps = 0;    ///< warps of a CTA splitting K (0: all); the
+                         ///< others take further columns (mma only)
 
   /// Packed rows per unit of `unroll` (mma: a block of 4, one per lane
   /// of a quad).
   int64_t rowsPerUnit() const { return mma ? 4 : 1; }
   /// Threads per CTA.
   int64_t threads() const { return warps * 32; }
+  /// Warps of a CTA splitting K, and the column groups of the CTA.
+  int64_t kWarps() const { return kwarps > 0 ? kwarps : warps; }
+  int64_t colWarps() const { return warps / kWarps(); }
   /// Columns of one CTA's tile.
-  int64_t tileCols() const { return cols * 32; }
+  int64_t tileCols() const { return cols * 32 * colWarps(); }
   std::string str() const;
 };
 

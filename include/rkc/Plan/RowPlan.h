@@ -71,6 +71,7 @@ struct PlanOverride {
           unroll = -1, minBlocks = -1;
   int staging = -1;
   int mma = -1;            ///< column kernels: 1 tensor cores, 0 CUDA cores
+  int64_t kwarps = -1;     ///< column kernels (mma): warps of a CTA splitting K
   int prefetch = -1;       ///< row kernels: 1 loads [N] operands at the start
   bool empty() const;
 };

@@ -949,6 +949,7 @@ LogicalResult KernelEmitter::emitKSplit(rkc::KernelInfo &info, tier::KSplitLayou
   pl.cluster = ks.getCluster();
   pl.unroll = ks.getUnroll();
   pl.mma = ks.getMma();
+  pl.kwarps = ks.getKwarps();
   ::rkc::plan::KSplitShape shape = ::rkc::plan::shapeOf(pl, prob);
 
   info.name = ("rkc_" + func.getName()).str();
@@ -1010,7 +1011,9 @@ LogicalResult KernelEmitter::emitKSplit(rkc::KernelInfo &info, tier::KSplitLayou
   os << formatv("  constexpr int MR = {0};\n  constexpr int K = {1};\n  constexpr int N = {2};\n"
                 "  constexpr int COLS = {3};\n  constexpr int WARPS = {4};\n"
                 "  constexpr int C = {5};\n  constexpr int U = {6};\n"
-                "  constexpr int THREADS = WARPS * 32;\n  constexpr int TILE_COLS = 32 * COLS;\n"
+                "  constexpr int THREADS = WARPS * 32;\n"
+                "  constexpr int KWARPS = {10}; // warps splitting K (the others: columns)\n"
+                "  constexpr int TILE_COLS = 32 * COLS * (WARPS / KWARPS);\n"
                 "  constexpr int TILES = (N + TILE_COLS - 1) / TILE_COLS;\n"
                 "  constexpr int KPR = {7}; // values of K per packed row\n"
                 "  constexpr int KW = K / KPR; // packed rows\n"
@@ -1018,7 +1021,7 @@ LogicalResult KernelEmitter::emitKSplit(rkc::KernelInfo &info, tier::KSplitLayou
                 "  constexpr int V = {9}; // output-tile values per thread\n"
                 "  (void)MR; (void)U; (void)TILES; (void)GR; (void)V;\n",
                 prob.rows, prob.k, prob.n, pl.cols, pl.warps, pl.cluster, pl.unroll,
-                prob.kPerRow(), prob.groupRows(), shape.outValues);
+                prob.kPerRow(), prob.groupRows(), shape.outValues, pl.kWarps());
   os << "  const int tid = threadIdx.x;\n  const int lane = tid & 31;\n"
         "  const int warp = tid >> 5;\n  (void)warp;\n";
   os << (pl.cluster > 1 ? "  const int rank = (int)rkc::cluster_ctarank();\n"
@@ -1051,7 +1054,7 @@ LogicalResult KernelEmitter::emitKSplit(rkc::KernelInfo &info, tier::KSplitLayou
       std::string n = fresh("f");
       names[r] = n;
       if (ks.getMma())
-        bodyOs << formatv("  float {0}[V];\n  rkc::ksplit_reduce_mma<MR, COLS, WARPS, C, V>("
+        bodyOs << formatv("  float {0}[V];\n  rkc::ksplit_reduce_mma<MR, COLS, WARPS, KWARPS, C, V>("
                           "{1}, red_s, recv_s, {0});\n",
                           n, names.lookup(r.getPartial()));
       else
@@ -1186,7 +1189,7 @@ LogicalResult KernelEmitter::emitKDot(tier::KDotOp op, tier::KSplitLayoutAttr ks
   b << "  extern __shared__ __align__(16) unsigned char rkc_smem[];\n"
        "  float *act_s = reinterpret_cast<float *>(rkc_smem);\n"
        "  float *red_s = act_s + MR * SPAN;\n"
-       "  float *recv_s = red_s + WARPS * MR * TILE_COLS;\n  (void)recv_s;\n"
+       "  float *recv_s = red_s + KWARPS * MR * TILE_COLS;\n  (void)recv_s;\n"
        "  const int its = (kw_end - kw_begin + U - 1) / U;\n"
        "  const int it_begin = warp * its / WARPS, it_end = (warp + 1) * its / WARPS;\n"
        "  const int kw_stop = min(kw_end, kw_begin + it_end * U);\n";
@@ -1351,7 +1354,7 @@ LogicalResult KernelEmitter::emitKDotMma(tier::KDotOp op, tier::KSplitLayoutAttr
   // aligned when one of GR, 4U divides the other; else loaded at the fold).
   int64_t ngi = (gr % (4 * u) == 0) ? 1 : ((4 * u) % gr == 0) ? (4 * u) / gr : 0;
   ::rkc::plan::KSplitPlan pl{ks.getCols(), ks.getWarps(), ks.getCluster(), ks.getUnroll(),
-                             true};
+                             true, ks.getKwarps()};
   int64_t ctaRows = ::rkc::plan::shapeOf(pl, columnProblem(op, ks)).ctaRows;
   std::string n = fresh("f");
   names[op.getResult()] = n;
@@ -1369,18 +1372,20 @@ LogicalResult KernelEmitter::emitKDotMma(tier::KDotOp op, tier::KSplitLayoutAttr
                "  constexpr int NG = (KW + GR - 1) / GR;\n  (void)NG;\n",
                grain, ctaRows, std::max<int64_t>(ngi, 1));
   b << "  const int g = lane >> 2, t = lane & 3;\n"
+       "  const int kwarp = warp % KWARPS; // this warp's part of the CTA's K range\n"
        "  // Group j of this warp: weight columns nb + 32 j .. + 3, output\n"
        "  // columns (scales) ns + 32 j .. + 7.\n"
-       "  const int nb = tile * TILE_COLS + 4 * g;\n"
-       "  const int ns = tile * TILE_COLS + 8 * t;\n";
+       "  const int wcol = tile * TILE_COLS + (warp / KWARPS) * 32 * COLS;\n"
+       "  const int nb = wcol + 4 * g;\n"
+       "  const int ns = wcol + 8 * t;\n";
   b << kKSplitCtaRange;
   b << "  extern __shared__ __align__(16) unsigned char rkc_smem[];\n"
        "  rkc::u32 *act_s = reinterpret_cast<rkc::u32 *>(rkc_smem); // [MR][SPAN / 2] pairs\n"
        "  float *red_s = reinterpret_cast<float *>(act_s + MR * (SPAN / 2));\n"
-       "  float *recv_s = red_s + WARPS * MR * TILE_COLS;\n  (void)recv_s;\n"
+       "  float *recv_s = red_s + KWARPS * MR * TILE_COLS;\n  (void)recv_s;\n"
        "  const int sets = (kw_end - kw_begin) / 4; // blocks of 4 packed rows\n"
        "  const int its = (sets + U - 1) / U;\n"
-       "  const int it_begin = warp * its / WARPS, it_end = (warp + 1) * its / WARPS;\n"
+       "  const int it_begin = kwarp * its / KWARPS, it_end = (kwarp + 1) * its / KWARPS;\n"
        "  const int set_stop = min(sets, it_end * U);\n";
   b << formatv("  float {0}[16 * COLS];\n  {{\n  float cg[16 * COLS];\n"
                "  #pragma unroll\n  for (int i = 0; i < 16 * COLS; ++i) {{ cg[i] = 0.0f; {0}[i] = 0.0f; }\n",

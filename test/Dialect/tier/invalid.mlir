@@ -381,6 +381,20 @@ func.func @ksplit_mma_cols() attributes {tier.layout = #tier.ksplit_layout<rows 
 
 // -----
 
+// expected-error@below {{ksplit_layout kwarps must divide warps (8), got 3}}
+func.func @ksplit_kwarps_divides() attributes {tier.layout = #tier.ksplit_layout<rows = 4, cols = 1, warps = 8, cluster = 1, unroll = 4, mma = true, kwarps = 3>} {
+  return
+}
+
+// -----
+
+// expected-error@below {{ksplit_layout kwarps < warps (warps taking more columns) needs mma = true}}
+func.func @ksplit_kwarps_cuda_cores() attributes {tier.layout = #tier.ksplit_layout<rows = 1, cols = 4, warps = 8, cluster = 1, unroll = 4, kwarps = 2>} {
+  return
+}
+
+// -----
+
 func.func @kdot_rank(%x: tensor<256xf16>, %q: tensor<256x64xi4, #rk.quant<bits = 4, group_size = 32, axis = 0, scale = f16, symmetric = false, packing = k8>>, %s: tensor<8x64xf16>) {
   // expected-error@below {{'tier.kdot' op takes [M, K] activations and a [K, N] weight, got 'tensor<256xf16>' and 'tensor<256x64xi4, #rk.quant<bits = 4, group_size = 32, axis = 0, scale = f16, symmetric = false, packing = k8>>'}}
   %p = tier.kdot %x, %q, %s : tensor<256xf16>, tensor<256x64xi4, #rk.quant<bits = 4, group_size = 32, axis = 0, scale = f16, symmetric = false, packing = k8>>, tensor<8x64xf16> -> !tier.frag<8 x f32>
