@@ -1230,8 +1230,11 @@ LogicalResult KernelEmitter::emitKDot(tier::KDotOp op, tier::KSplitLayoutAttr ks
   // are in flight.
   b << kKSplitPrefetch << kDependencyWait;
   // Batches of SB loads per thread before their stores: SB round trips to
-  // L2 in flight instead of one.
-  b << formatv("  constexpr int SB = 4;\n"
+  // L2 in flight instead of one, when a thread has that many to do (not
+  // at M = 1, whose 1024-thread CTAs have 64 registers a thread and one
+  // load each).
+  int64_t perThread = (ks.getRows() * ctaRows * kpr / sv + ks.getCtaThreads() - 1) / ks.getCtaThreads();
+  b << formatv("  constexpr int SB = {2};\n"
                "  for (int i0 = tid; i0 < MR * (SPAN / SV); i0 += SB * THREADS) {{\n"
                "    float v[SB][SV];\n"
                "    #pragma unroll\n    for (int q = 0; q < SB; ++q) {{\n"
@@ -1249,7 +1252,7 @@ LogicalResult KernelEmitter::emitKDot(tier::KDotOp op, tier::KSplitLayoutAttr ks
                "        #pragma unroll\n        for (int e = 0; e < SV; ++e) act_s[m * SPAN + j * SV + e] = v[q][e];\n"
                "      }\n    }\n"
                "  }\n  __syncthreads();\n",
-               *actTy, ai);
+               *actTy, ai, std::clamp<int64_t>(perThread, 1, 4));
   b << "  auto compute_rows = [&](int it, const Block &blk) {\n"
        "    const int kw0 = kw_begin + it * U;\n"
        "    #pragma unroll\n    for (int u = 0; u < U; ++u) {\n"
