@@ -791,16 +791,18 @@ func.func @gemv_mma_m4(%x: tensor<4x4096xbf16>, %q: tensor<4096x14336xi4, #rk.qu
 }
 
 // M = 16, K = 14336: the staged activations of all of K would be 448 KiB;
-// clusters of 8 bring a CTA's to 56 KiB; 128 groups want a split of 16
-// (~16 warps per SM): 2 warps x cluster 8, the other 6 warps more groups.
+// clusters of 8 bring a CTA's to 56 KiB. 128 groups would want a split of
+// 16 (~16 warps per SM), but long K keeps parts of >= 8 x 16 packed rows:
+// 8, the cluster alone, so CTAs of 4 warps on 4 column groups with blocks
+// of 8 x 4 packed rows.
 // expected-remark@below {{plan: mma: int4 x 16-bit products on tensor cores (m16n8k16, f32 accumulation); a lane loads 16 bytes = 4 columns of one packed row per group of 32, a warp 1 x 32 columns}}
-// expected-remark@below {{plan: unroll = 4: 2 x 64 bytes of packed weight in flight per thread (double-buffered blocks of 4 x 4 packed rows)}}
-// expected-remark@below {{plan: K split 16 ways: 2 of the 8 warps x cluster 8; CTA tiles of 128 columns (256 CTAs, 2048 warps for ~132 SMs)}}
-// expected-remark@below {{plan: activations staged in shared memory: 16 rows x 1792 values of K per CTA (81920 bytes with the partial sums)}}
+// expected-remark@below {{plan: unroll = 8: 2 x 128 bytes of packed weight in flight per thread (double-buffered blocks of 8 x 4 packed rows)}}
+// expected-remark@below {{plan: K split 8 ways: 1 of the 4 warps x cluster 8; CTA tiles of 128 columns (256 CTAs, 1024 warps for ~132 SMs)}}
+// expected-remark@below {{plan: activations staged in shared memory: 16 rows x 1792 values of K per CTA (73728 bytes with the partial sums)}}
 // expected-remark@below {{plan: partials combined across the cluster of 8 through distributed shared memory}}
 func.func @gemv_mma_m16_long_k(%x: tensor<16x14336xf16>, %q: tensor<14336x4096xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, %s: tensor<112x4096xf16>) -> tensor<16x4096xf16> {
 // COLS-LABEL: func.func @gemv_mma_m16_long_k
-// COLS-SAME: tier.layout = #tier.ksplit_layout<rows = 16, cols = 1, warps = 8, cluster = 8, unroll = 4, mma = true, kwarps = 2>
+// COLS-SAME: tier.layout = #tier.ksplit_layout<rows = 16, cols = 1, warps = 4, cluster = 8, unroll = 8, mma = true, kwarps = 1>
   %o = rk.gemv %x, %q, %s : (tensor<16x14336xf16>, tensor<14336x4096xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, tensor<112x4096xf16>) -> tensor<16x4096xf16>
   return %o : tensor<16x4096xf16>
 }
