@@ -158,6 +158,18 @@ std::string checkPlan(const KSplitPlan &pl, const KSplitProblem &p, const Target
   return "";
 }
 
+/// The GEMV remarks on the staged activations and the cluster combine.
+static void noteStaging(const KSplitPlan &pl, const KSplitProblem &p, const KSplitShape &s,
+                        llvm::function_ref<void(const Twine &)> note) {
+  note(formatv("activations staged in shared memory: {0} rows x {1} values of "
+               "K per CTA ({2} bytes with the partial sums)",
+               p.rows, s.ctaRows * p.kPerRow(), s.smemBytes));
+  if (pl.cluster > 1)
+    note(formatv("partials combined across the cluster of {0} through "
+                 "distributed shared memory",
+                 pl.cluster));
+}
+
 /// Unroll, warps, kwarps and cluster of the tensor-core GEMV (M >= 2).
 /// Its costs besides the weight stream are the activations of a CTA's K
 /// range staged in shared memory (M x range x 2 bytes, from L2) and the
@@ -227,13 +239,7 @@ static void planMmaSplit(KSplitPlan &pl, const KSplitProblem &p, const Target &t
                "columns ({5} CTAs, {6} warps for ~{7} SMs)",
                pl.kWarps() * pl.cluster, pl.kWarps(), pl.warps, pl.cluster, pl.tileCols(),
                s.ctas, s.ctas * pl.warps, smsOf(t)));
-  note(formatv("activations staged in shared memory: {0} rows x {1} values of "
-               "K per CTA ({2} bytes with the partial sums)",
-               p.rows, s.ctaRows * p.kPerRow(), s.smemBytes));
-  if (pl.cluster > 1)
-    note(formatv("partials combined across the cluster of {0} through "
-                 "distributed shared memory",
-                 pl.cluster));
+  noteStaging(pl, p, s, note);
 }
 
 Expected<KSplitPlan> planKSplit(const KSplitProblem &p, const Target &t,
@@ -403,13 +409,7 @@ Expected<KSplitPlan> planKSplit(const KSplitProblem &p, const Target &t,
                  "tiles ({4} CTAs, {5} warps for ~{6} SMs)",
                  pl.warps * pl.cluster, pl.warps, pl.cluster, tiles, s.ctas,
                  s.ctas * pl.warps, smsOf(t)));
-    note(formatv("activations staged in shared memory: {0} rows x {1} values of "
-                 "K per CTA ({2} bytes with the partial sums)",
-                 p.rows, s.ctaRows * p.kPerRow(), s.smemBytes));
-    if (pl.cluster > 1)
-      note(formatv("partials combined across the cluster of {0} through "
-                   "distributed shared memory",
-                   pl.cluster));
+    noteStaging(pl, p, s, note);
     break;
   }
   case ColumnOp::Dequantize:
