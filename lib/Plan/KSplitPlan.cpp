@@ -71,8 +71,10 @@ KSplitShape shapeOf(const KSplitPlan &pl, const KSplitProblem &p) {
     s.ctaRows = std::min(kw, ceilDiv(units, pl.cluster) * grain);
     s.ctas = s.tiles * pl.cluster;
     s.outValues = ceilDiv(p.rows * pl.tileCols(), pl.threads() * pl.cluster);
-    // Activations as f32 (CUDA cores) or 16-bit pairs (tensor cores).
+    // Activations as f32 (CUDA cores) or 16-bit values (tensor cores),
+    // and for int4 on CUDA cores the sum of each packed row's 8 (fold_u4).
     s.smemBytes = p.rows * s.ctaRows * p.kPerRow() * (pl.mma ? 2 : 4) +
+                  (p.bits == 4 && !pl.mma ? p.rows * s.ctaRows * 4 : 0) +
                   pl.warps * p.rows * pl.cols * 32 * 4 +
                   (pl.cluster > 1 ? pl.cluster * s.outValues * pl.threads() * 4 : 0);
     break;

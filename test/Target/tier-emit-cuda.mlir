@@ -292,8 +292,10 @@ func.func @subwarp(%x: tensor<128x32xf32>, %s: tensor<128xf32> {rk.name = "out0"
 // CHECK: rkc::grid_dependency_wait();
 // CHECK-NEXT: rkc::grid_launch_dependents();
 // CHECK: rkc::load_vec<rkc::bf16, SV>(a0 + (long long)m * s0 + kk, v[q]);
+// CHECK: rowsum_s[m * CTA_ROWS + j] = ((v[q][0] + v[q][1]) + (v[q][2] + v[q][3])) + ((v[q][4] + v[q][5]) + (v[q][6] + v[q][7]));
 // CHECK: __syncthreads();
 // CHECK: rkc::u4x8_half_plus(blk.w[u][c], qv[c]);
+// CHECK: asum[m] += rowsum_s[m * CTA_ROWS + (kw - kw_begin)];
 // CHECK: rkc::fold_u4(p[m * COLS + c], asum[m], zp[c])
 // CHECK: rkc::ksplit_reduce<MR * COLS, COLS, WARPS, C, V>(
 // CHECK: rkc::to_f32(a4[n])

@@ -1163,6 +1163,8 @@ LogicalResult KernelEmitter::emitKDot(tier::KDotOp op, tier::KSplitLayoutAttr ks
   int64_t sv = 8;
   while (sv > 1 && k % sv != 0)
     sv /= 2;
+  if (int4 && sv != kpr) // k8 packing: K is a multiple of 8
+    return op.emitOpError() << "int4 weights need K a multiple of 8, got " << k;
   int64_t loadBytes = ks.getCols() * (int4 ? 4 : 1);
   int64_t words = (loadBytes + 3) / 4;
   // Groups one block of U packed rows touches, when blocks are group
@@ -1186,9 +1188,16 @@ LogicalResult KernelEmitter::emitKDot(tier::KDotOp op, tier::KSplitLayoutAttr ks
                "  constexpr int NGI = {5}; // scale groups per block of U rows\n",
                grain, ctaRows, sv, loadBytes, words, std::max<int64_t>(ngi, 1));
   b << kKSplitCtaRange;
+  // int4: the sum of each staged packed row's 8 activations (rowsum_s),
+  // computed once per CTA for fold_u4 instead of by every thread per row.
   b << "  extern __shared__ __align__(16) unsigned char rkc_smem[];\n"
-       "  float *act_s = reinterpret_cast<float *>(rkc_smem);\n"
-       "  float *red_s = act_s + MR * SPAN;\n"
+       "  float *act_s = reinterpret_cast<float *>(rkc_smem);\n";
+  if (int4)
+    b << "  float *rowsum_s = act_s + MR * SPAN; // [MR][CTA_ROWS]\n"
+         "  float *red_s = rowsum_s + MR * CTA_ROWS;\n";
+  else
+    b << "  float *red_s = act_s + MR * SPAN;\n";
+  b << 
        "  float *recv_s = red_s + KWARPS * MR * TILE_COLS;\n  (void)recv_s;\n"
        "  const int its = (kw_end - kw_begin + U - 1) / U;\n"
        "  const int it_begin = warp * its / WARPS, it_end = (warp + 1) * its / WARPS;\n"
@@ -1250,9 +1259,13 @@ LogicalResult KernelEmitter::emitKDot(tier::KDotOp op, tier::KSplitLayoutAttr ks
                "      const int m = i / (SPAN / SV), j = i % (SPAN / SV);\n"
                "      if (i < MR * (SPAN / SV)) {{\n"
                "        #pragma unroll\n        for (int e = 0; e < SV; ++e) act_s[m * SPAN + j * SV + e] = v[q][e];\n"
+               "{3}"
                "      }\n    }\n"
                "  }\n  __syncthreads();\n",
-               *actTy, ai, std::clamp<int64_t>(perThread, 1, 4));
+               *actTy, ai, std::clamp<int64_t>(perThread, 1, 4),
+               int4 ? "        rowsum_s[m * CTA_ROWS + j] = ((v[q][0] + v[q][1]) + (v[q][2] + "
+                      "v[q][3])) + ((v[q][4] + v[q][5]) + (v[q][6] + v[q][7]));\n"
+                    : "");
   b << "  auto compute_rows = [&](int it, const Block &blk) {\n"
        "    const int kw0 = kw_begin + it * U;\n"
        "    #pragma unroll\n    for (int u = 0; u < U; ++u) {\n"
@@ -1268,7 +1281,7 @@ LogicalResult KernelEmitter::emitKDot(tier::KDotOp op, tier::KSplitLayoutAttr ks
          "        const float4 x0 = *reinterpret_cast<const float4 *>(as + m * SPAN);\n"
          "        const float4 x1 = *reinterpret_cast<const float4 *>(as + m * SPAN + 4);\n"
          "        const float a[8] = {x0.x, x0.y, x0.z, x0.w, x1.x, x1.y, x1.z, x1.w};\n"
-         "        asum[m] += ((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7]));\n"
+         "        asum[m] += rowsum_s[m * CTA_ROWS + (kw - kw_begin)];\n"
          "        #pragma unroll\n        for (int c = 0; c < COLS; ++c)\n"
          "          #pragma unroll\n          for (int i = 0; i < 8; ++i)\n"
          "            p[m * COLS + c] = fmaf(a[i], qv[c][i], p[m * COLS + c]);\n"
