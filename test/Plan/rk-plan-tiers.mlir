@@ -748,13 +748,13 @@ func.func @gemv_large_n(%x: tensor<1x4096xbf16>, %q: tensor<4096x128256xi4, #rk.
   return %o : tensor<1x128256xbf16>
 }
 // expected-remark@below {{plan: cols = 2: 2-byte accesses of packed columns, 16 x 2 accumulators}}
-// expected-remark@below {{plan: unroll = 32: 2 x 64 bytes of packed weight in flight per thread (double-buffered)}}
-// expected-remark@below {{plan: K split 128 ways: 8 warps x cluster 16 over 64 column tiles (1024 CTAs, 8192 warps for ~132 SMs)}}
-// expected-remark@below {{plan: activations staged in shared memory: 16 rows x 896 values of K per CTA (106496 bytes with the partial sums)}}
+// expected-remark@below {{plan: unroll = 16: 2 x 32 bytes of packed weight in flight per thread (double-buffered)}}
+// expected-remark@below {{plan: K split 64 ways: 4 warps x cluster 16 over 64 column tiles (1024 CTAs, 4096 warps for ~132 SMs)}}
+// expected-remark@below {{plan: activations staged in shared memory: 16 rows x 896 values of K per CTA (81920 bytes with the partial sums)}}
 // expected-remark@below {{plan: partials combined across the cluster of 16 through distributed shared memory}}
 func.func @gemv_w8_m16(%x: tensor<16x14336xf16>, %q: tensor<14336x4096xi8, #rk.quant<bits = 8, group_size = 0, axis = 0, scale = f16, symmetric = true, packing = none>>, %s: tensor<1x4096xf16>) -> tensor<16x4096xf16> {
 // COLS-LABEL: func.func @gemv_w8_m16
-// COLS-SAME: tier.layout = #tier.ksplit_layout<rows = 16, cols = 2, warps = 8, cluster = 16, unroll = 32>
+// COLS-SAME: tier.layout = #tier.ksplit_layout<rows = 16, cols = 2, warps = 4, cluster = 16, unroll = 16>
   %o = rk.gemv %x, %q, %s : (tensor<16x14336xf16>, tensor<14336x4096xi8, #rk.quant<bits = 8, group_size = 0, axis = 0, scale = f16, symmetric = true, packing = none>>, tensor<1x4096xf16>) -> tensor<16x4096xf16>
   return %o : tensor<16x4096xf16>
 }
