@@ -221,11 +221,16 @@ static void planMmaSplit(KSplitPlan &pl, const KSplitProblem &p, const Target &t
     pl.warps = 4;
   if (ovr.threads > 0)
     pl.warps = ovr.threads / 32;
-  if (ovr.cluster > 0)
-    pl.cluster = ovr.cluster;
   pl.kwarps = ovr.kwarps > 0 ? ovr.kwarps : (kwarps < pl.warps ? kwarps : 0);
   if (pl.warps % pl.kWarps() != 0)
     pl.kwarps = 0; // threads overridden: every warp splits K
+  // Very long K: the cluster grows past the portable size (up to the
+  // target's) while a CTA's shared memory would not fit at all.
+  while (shapeOf(pl, p).smemBytes > t.maxSmemPerCta && pl.cluster < t.maxCluster &&
+         pl.cluster * 2 <= parts)
+    pl.cluster *= 2;
+  if (ovr.cluster > 0)
+    pl.cluster = ovr.cluster;
   int64_t perPart = ceilDiv(kw, pl.kWarps() * pl.cluster);
   pl.unroll = std::clamp<int64_t>((int64_t)llvm::bit_floor((uint64_t)std::max<int64_t>(
                                       perPart / 4, 1)),
