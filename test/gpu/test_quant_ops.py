@@ -391,6 +391,15 @@ def test_gemv_mma_schedules(sym, G, K, N, M, dt, sched, gen):
     check_gemv(out, R.gemv(x, W), dt, k.plan)
 
 
+@pytest.mark.parametrize("K,N,M", [(65536, 264, 16), (98304, 72, 9)])
+def test_gemv_long_k(K, N, M, gen):
+    """K long enough that a CTA's staged activations need a cluster of 16
+    (the planner's non-portable cluster) on tensor cores."""
+    qt, W = quantized(K, N, 4, True, 128, "f16", gen)
+    x = randn((M, K), "bf16", gen)
+    check_gemv(lowered(lambda: rkc.gemv(x, qt)), R.gemv(x, W), "bf16", "K = %d" % K)
+
+
 def test_quantize_then_gemv(gen):
     """rkc.quantize of a transposed nn.Linear weight, then rkc.gemv: the
     dequantized weights' float64 product (a Llama MLP shape, M = 1)."""
