@@ -66,7 +66,7 @@ KSplitShape shapeOf(const KSplitPlan &pl, const KSplitProblem &p) {
   int64_t kw = p.packedRows();
   switch (p.op) {
   case ColumnOp::Gemv: {
-    int64_t grain = p.group ? p.groupRows() : pl.unroll * pl.rowsPerUnit();
+    int64_t grain = p.group ? p.groupRows() : pl.unroll * pl.rowsPerUnit(p);
     int64_t units = ceilDiv(kw, grain);
     s.ctaRows = std::min(kw, ceilDiv(units, pl.cluster) * grain);
     s.ctas = s.tiles * pl.cluster;
@@ -124,25 +124,33 @@ std::string checkPlan(const KSplitPlan &pl, const KSplitProblem &p, const Target
   if (p.op != ColumnOp::Gemv && pl.cluster != 1)
     return "only rk.gemv splits K across a cluster: cluster must be 1";
   if (pl.mma) {
-    if (p.op != ColumnOp::Gemv || p.bits != 4 || p.actBytes != 2 || t.smVersion < 80)
-      return "mma needs rk.gemv with int4 weights, f16/bf16 activations and sm_80 or newer";
+    if (p.op != ColumnOp::Gemv || p.actBytes != 2 || t.smVersion < 80 ||
+        (p.bits == 8 && p.bf16))
+      return "mma needs rk.gemv with int4 weights and f16/bf16 activations, or int8 "
+             "weights and f16 activations (int8 + 128 is not exact in bf16), and sm_80 "
+             "or newer";
     if (pl.cols != 1 && pl.cols != 2 && pl.cols != 4)
       return formatv("mma takes cols = 1, 2 or 4 (groups of 32 columns per warp), got {0}",
                      pl.cols);
-    if (p.n % 4 != 0 || p.k % 32 != 0 || (p.group && p.group % 32 != 0))
+    int64_t kq = p.bits == 4 ? 32 : 16; // values of K per block
+    if (p.n % 4 != 0 || p.k % kq != 0 || (p.group && p.group % kq != 0))
       return formatv("mma needs N a multiple of 4 and K and the group size multiples "
-                     "of 32 (N = {0}, K = {1}, group {2})",
-                     p.n, p.k, p.group);
+                     "of {3} (N = {0}, K = {1}, group {2})",
+                     p.n, p.k, p.group, kq);
   }
   if (p.op == ColumnOp::Gemv) {
     if (!pl.mma && p.rows * pl.cols > kMaxAccumulators)
       return formatv("rows x cols ({0} x {1}) accumulators would spill (at most {2})",
                      p.rows, pl.cols, kMaxAccumulators);
-    if (pl.unroll * ceilDiv(load, 4) * pl.rowsPerUnit() > 32)
-      return formatv("unroll x words per access ({0} x {1}) would spill (two "
+    // 32-bit words per unit of unroll: a tensor-core block is 4 words per
+    // group of 32 columns (int4: 4 columns of one packed row; int8: 4
+    // columns of 4 rows).
+    int64_t unitWords = pl.mma ? 4 * pl.cols : ceilDiv(load, 4) * pl.rowsPerUnit(p);
+    if (pl.unroll * unitWords > 32)
+      return formatv("unroll x words per unroll unit ({0} x {1}) would spill (two "
                      "buffers of loads in flight, at most 64 registers)",
-                     pl.unroll, ceilDiv(load, 4));
-    int64_t grain = p.group ? p.groupRows() : pl.unroll * pl.rowsPerUnit();
+                     pl.unroll, unitWords);
+    int64_t grain = p.group ? p.groupRows() : pl.unroll * pl.rowsPerUnit(p);
     if (pl.cluster > ceilDiv(p.packedRows(), grain))
       return formatv("cluster = {0} splits K into more parts than there are "
                      "{1} ({2})",
@@ -188,8 +196,12 @@ static void noteStaging(const KSplitPlan &pl, const KSplitProblem &p, const KSpl
 static void planMmaSplit(KSplitPlan &pl, const KSplitProblem &p, const Target &t,
                          const PlanOverride &ovr,
                          llvm::function_ref<void(const Twine &)> note) {
-  int64_t kw = p.packedRows();
-  int64_t grain = p.group ? p.groupRows() : 16;
+  // The rules below count K in int4 packed rows (8 values, 4 bytes per
+  // column); int8 rows are converted (a block of 16 int8 rows has the
+  // bytes of 4 int4 rows).
+  int64_t rb = pl.rowsPerUnit(p);
+  int64_t kw = p.k / 8;
+  int64_t grain = p.group ? p.group / 8 : 16;
   int64_t parts = std::max<int64_t>(1, ceilDiv(kw, grain));
   int64_t groups = ceilDiv(p.n, 32 * pl.cols);
   // K split: ~kWarpsPerSm warps per SM, parts of at least 16 packed rows.
@@ -231,16 +243,16 @@ static void planMmaSplit(KSplitPlan &pl, const KSplitProblem &p, const Target &t
     pl.cluster *= 2;
   if (ovr.cluster > 0)
     pl.cluster = ovr.cluster;
-  int64_t perPart = ceilDiv(kw, pl.kWarps() * pl.cluster);
+  int64_t blocks = ceilDiv(p.packedRows(), pl.kWarps() * pl.cluster) / rb; // per warp
   pl.unroll = std::clamp<int64_t>((int64_t)llvm::bit_floor((uint64_t)std::max<int64_t>(
-                                      perPart / 4, 1)),
-                                  1, std::min<int64_t>(clusterOnly && perPart >= 192 ? 8 : 4,
+                                      blocks, 1)),
+                                  1, std::min<int64_t>(clusterOnly && blocks >= 48 ? 8 : 4,
                                                        8 / pl.cols));
   if (ovr.unroll > 0)
     pl.unroll = ovr.unroll;
   note(formatv("unroll = {0}: 2 x {1} bytes of packed weight in flight per thread "
-               "(double-buffered blocks of {0} x 4 packed rows)",
-               pl.unroll, pl.unroll * 16 * pl.cols));
+               "(double-buffered blocks of {0} x {2} packed rows)",
+               pl.unroll, pl.unroll * 16 * pl.cols, rb));
   KSplitShape s = shapeOf(pl, p);
   note(formatv("K split {0} ways: {1} of the {2} warps x cluster {3}; CTA tiles of {4} "
                "columns ({5} CTAs, {6} warps for ~{7} SMs)",
@@ -298,9 +310,16 @@ Expected<KSplitPlan> planKSplit(const KSplitProblem &p, const Target &t,
   // At M = 1 the CUDA-core kernel measured faster (4096 x 14336: 17.3 vs
   // 28.9 us; docs/performance-notes.md); from M = 2 on its FMAs per weight
   // grow with M while the tensor-core cost does not.
-  bool mmaOk = p.op == ColumnOp::Gemv && p.rows >= 2 && p.bits == 4 && p.actBytes == 2 &&
-               t.smVersion >= 80 && p.n % 4 == 0 && p.k % 32 == 0 &&
-               (!p.group || p.group % 32 == 0);
+  // int8 (f16 activations only: 128 + q is not exact in bf16) from M = 4:
+  // one m16n8k16 per 16 rows replaces M FMAs, a PRMT and an FADD per
+  // weight by ~2 instructions per weight (byte pairs of two rows of K by
+  // PRMT under the f16 exponent of 1024, one f16x2 subtract).
+  bool mmaOk = p.op == ColumnOp::Gemv && p.actBytes == 2 && t.smVersion >= 80 &&
+               p.n % 4 == 0 &&
+               ((p.bits == 4 && p.rows >= 2 && p.k % 32 == 0 &&
+                 (!p.group || p.group % 32 == 0)) ||
+                (p.bits == 8 && !p.bf16 && p.rows >= 4 && p.k % 16 == 0 &&
+                 (!p.group || p.group % 16 == 0)));
   pl.mma = ovr.mma >= 0 ? ovr.mma != 0 : mmaOk;
   // A warp of the tensor-core kernel covers one group of 32 columns: with
   // kwarps, more warps of the CTA share the staged activations instead
@@ -310,10 +329,15 @@ Expected<KSplitPlan> planKSplit(const KSplitProblem &p, const Target &t,
     cols = 1;
   pl.cols = ovr.vector > 0 ? ovr.vector : cols;
   if (pl.mma)
-    note(formatv("mma: int4 x 16-bit products on tensor cores (m16n8k16, f32 accumulation); "
-                 "a lane loads 16 bytes = 4 columns of one packed row per group of 32, "
-                 "a warp {0} x 32 columns",
-                 pl.cols));
+    note(p.bits == 4
+             ? formatv("mma: int4 x 16-bit products on tensor cores (m16n8k16, f32 "
+                       "accumulation); a lane loads 16 bytes = 4 columns of one packed row "
+                       "per group of 32, a warp {0} x 32 columns",
+                       pl.cols)
+             : formatv("mma: int8 x f16 products on tensor cores (m16n8k16, f32 "
+                       "accumulation); a lane loads 4 columns of 4 rows of each block of 16 "
+                       "per group of 32, a warp {0} x 32 columns",
+                       pl.cols));
   else
     note(formatv("cols = {0}: {1}-byte accesses of packed columns{2}", pl.cols,
                  pl.cols * p.wordBytes(),
@@ -339,7 +363,7 @@ Expected<KSplitPlan> planKSplit(const KSplitProblem &p, const Target &t,
                                         inFlight / 2 / load, 1)),
                                     2, 32);
     pl.unroll = std::min(pl.unroll, 32 / ceilDiv(load, 4));
-    pl.unroll = std::min(pl.unroll, std::max<int64_t>(kw / pl.rowsPerUnit(), 1));
+    pl.unroll = std::min(pl.unroll, std::max<int64_t>(kw / pl.rowsPerUnit(p), 1));
     // Many rows (M >= 8, below): 16 rows in flight.
     if (p.rows >= 8)
       pl.unroll = std::min<int64_t>(pl.unroll, 16);
@@ -355,7 +379,7 @@ Expected<KSplitPlan> planKSplit(const KSplitProblem &p, const Target &t,
     // Ways to split K so that tiles x split warps fill the GPU, but never
     // less than one unrolled block of rows per warp.
     int64_t want = ceilDiv(smsOf(t) * kWarpsPerSm, tiles);
-    int64_t most = std::max<int64_t>(1, kw / (pl.unroll * pl.rowsPerUnit()));
+    int64_t most = std::max<int64_t>(1, kw / (pl.unroll * pl.rowsPerUnit(p)));
     int64_t split = std::min(pow2Ceil(want), (int64_t)llvm::bit_floor((uint64_t)most));
     // At least 4 warps per CTA when K has the rows for them (CTAs of one or
     // two warps cap an SM at 32 CTAs and waste shared memory per warp).
@@ -371,7 +395,7 @@ Expected<KSplitPlan> planKSplit(const KSplitProblem &p, const Target &t,
                                    maxWarps);
     if (ovr.threads > 0)
       pl.warps = ovr.threads / 32;
-    int64_t grain = p.group ? p.groupRows() : pl.unroll * pl.rowsPerUnit();
+    int64_t grain = p.group ? p.groupRows() : pl.unroll * pl.rowsPerUnit(p);
     int64_t parts = std::max<int64_t>(1, ceilDiv(kw, grain));
     int64_t maxC = t.hasClusters() ? std::min<int64_t>(t.portableCluster, parts) : 1;
     maxC = (int64_t)llvm::bit_floor((uint64_t)std::max<int64_t>(maxC, 1));

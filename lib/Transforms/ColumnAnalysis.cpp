@@ -131,6 +131,7 @@ FailureOr<::rkc::plan::KSplitProblem> rkc::analyzeColumnProgram(func::FuncOp fun
   p.group = quant->getGroupSize() == p.k ? 0 : quant->getGroupSize();
   p.symmetric = quant->getSymmetric();
   p.actBytes = storageBytes(cast<RankedTensorType>(floats.getType()).getElementType());
+  p.bf16 = cast<RankedTensorType>(floats.getType()).getElementType().isBF16();
   if (p.rows < 1 || p.rows > 16)
     return (*op)->emitError() << "rk.gemv takes 1 to 16 activation rows, got " << p.rows;
   return p;

@@ -288,6 +288,22 @@ RKC_DEVICE void u4x8_to_pairs(u32 w, u32 off2, u32 (&h)[4]) {
   }
 }
 
+/// Columns c = 0..3 of two rows of signed int8 (r0: row k, r1: row k + 1,
+/// 4 columns each) as f16 pairs h[c] = (r0[c], r1[c]), exactly: XOR 0x80
+/// makes the bytes offset binary u = q + 128, PRMT interleaves the rows and
+/// puts each byte under the exponent byte 0x64 (f16 1024 + u), one f16x2
+/// subtract of 1152 leaves q. (Not for bf16: 128 + u needs 9 bits.)
+RKC_DEVICE void s8_rows_to_f16_pairs(u32 r0, u32 r1, u32 (&h)[4]) {
+  const u32 a = r0 ^ 0x80808080u, b = r1 ^ 0x80808080u;
+  const u32 lo = __byte_perm(a, b, 0x5140); // a0 b0 a1 b1
+  const u32 hi = __byte_perm(a, b, 0x7362); // a2 b2 a3 b3
+  const u32 x[4] = {__byte_perm(lo, 0x64646464u, 0x4140), __byte_perm(lo, 0x64646464u, 0x4342),
+                    __byte_perm(hi, 0x64646464u, 0x4140), __byte_perm(hi, 0x64646464u, 0x4342)};
+#pragma unroll
+  for (int c = 0; c < 4; ++c)
+    asm("sub.rn.f16x2 %0, %1, %2;" : "=r"(h[c]) : "r"(x[c]), "r"(0x64806480u));
+}
+
 /// The 16-bit pair pattern of `magic + z` in both halves (z a small
 /// non-negative integer, exact).
 template <bool BF16> RKC_DEVICE u32 offset_pair(float z) {

@@ -752,9 +752,22 @@ func.func @gemv_large_n(%x: tensor<1x4096xbf16>, %q: tensor<4096x128256xi4, #rk.
 // expected-remark@below {{plan: K split 64 ways: 4 warps x cluster 16 over 64 column tiles (1024 CTAs, 4096 warps for ~132 SMs)}}
 // expected-remark@below {{plan: activations staged in shared memory: 16 rows x 896 values of K per CTA (81920 bytes with the partial sums)}}
 // expected-remark@below {{plan: partials combined across the cluster of 16 through distributed shared memory}}
-func.func @gemv_w8_m16(%x: tensor<16x14336xf16>, %q: tensor<14336x4096xi8, #rk.quant<bits = 8, group_size = 0, axis = 0, scale = f16, symmetric = true, packing = none>>, %s: tensor<1x4096xf16>) -> tensor<16x4096xf16> {
+func.func @gemv_w8_m16(%x: tensor<16x14336xbf16>, %q: tensor<14336x4096xi8, #rk.quant<bits = 8, group_size = 0, axis = 0, scale = f16, symmetric = true, packing = none>>, %s: tensor<1x4096xf16>) -> tensor<16x4096xbf16> {
 // COLS-LABEL: func.func @gemv_w8_m16
 // COLS-SAME: tier.layout = #tier.ksplit_layout<rows = 16, cols = 2, warps = 4, cluster = 16, unroll = 16>
+  %o = rk.gemv %x, %q, %s : (tensor<16x14336xbf16>, tensor<14336x4096xi8, #rk.quant<bits = 8, group_size = 0, axis = 0, scale = f16, symmetric = true, packing = none>>, tensor<1x4096xf16>) -> tensor<16x4096xbf16>
+  return %o : tensor<16x4096xbf16>
+}
+
+// The same with f16 activations: int8 on tensor cores (blocks of 16 rows).
+// expected-remark@below {{plan: mma: int8 x f16 products on tensor cores (m16n8k16, f32 accumulation); a lane loads 4 columns of 4 rows of each block of 16 per group of 32, a warp 1 x 32 columns}}
+// expected-remark@below {{plan: unroll = 8: 2 x 128 bytes of packed weight in flight per thread (double-buffered blocks of 8 x 16 packed rows)}}
+// expected-remark@below {{plan: K split 8 ways: 1 of the 4 warps x cluster 8; CTA tiles of 128 columns (256 CTAs, 1024 warps for ~132 SMs)}}
+// expected-remark@below {{plan: activations staged in shared memory: 16 rows x 1792 values of K per CTA (73728 bytes with the partial sums)}}
+// expected-remark@below {{plan: partials combined across the cluster of 8 through distributed shared memory}}
+func.func @gemv_w8_m16_mma(%x: tensor<16x14336xf16>, %q: tensor<14336x4096xi8, #rk.quant<bits = 8, group_size = 0, axis = 0, scale = f16, symmetric = true, packing = none>>, %s: tensor<1x4096xf16>) -> tensor<16x4096xf16> {
+// COLS-LABEL: func.func @gemv_w8_m16_mma
+// COLS-SAME: tier.layout = #tier.ksplit_layout<rows = 16, cols = 1, warps = 4, cluster = 8, unroll = 8, mma = true, kwarps = 1>
   %o = rk.gemv %x, %q, %s : (tensor<16x14336xf16>, tensor<14336x4096xi8, #rk.quant<bits = 8, group_size = 0, axis = 0, scale = f16, symmetric = true, packing = none>>, tensor<1x4096xf16>) -> tensor<16x4096xf16>
   return %o : tensor<16x4096xf16>
 }

@@ -330,7 +330,7 @@ module {
 // CHECK: float *recv_s = red_s + KWARPS * MR * TILE_COLS;
 // CHECK: const int it_begin = kwarp * its / KWARPS, it_end = (kwarp + 1) * its / KWARPS;
 // CHECK: rkc::u32 w[U][COLS][4];
-// CHECK: rkc::WeightLoad<16>::load(a1 + (long long)(kw_begin + 4 * s + t) * N + nb + 32 * j, blk.w[u][j]);
+// CHECK: rkc::WeightLoad<16>::load(a1 + (long long)(kw_begin + RB * s + t) * N + nb + 32 * j, blk.w[u][j]);
 // CHECK: rkc::grid_dependency_wait();
 // CHECK: rkc::cp_async_16(dst, a0 + (long long)m * s0 + kk);
 // CHECK: rkc::cp_async_wait_all();

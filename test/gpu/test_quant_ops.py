@@ -391,6 +391,42 @@ def test_gemv_mma_schedules(sym, G, K, N, M, dt, sched, gen):
     check_gemv(out, R.gemv(x, W), dt, k.plan)
 
 
+# int8 weights on tensor cores (f16 activations, M >= 4 by default): the
+# heuristic's plans and explicit schedules (1 and 2 groups of 32 columns
+# per warp, kwarps, clusters), groups of 32 / 64 / 128 and whole K, N not a
+# multiple of a warp's or CTA's columns. (G, K, N, M, schedule or None)
+MMA_INT8 = [
+    (128, 4096, 4096, 16, None),
+    (32, 1024, 1000, 4, None),
+    (64, 2048, 4104, 9, None),
+    (0, 512, 72, 5, None),
+    (128, 14336, 1024, 16, None),
+    (128, 4096, 4104, 16, "vector=2,threads=256,cluster=2,unroll=2,mma=1,kwarps=2"),
+    (32, 1024, 1000, 2, "vector=1,threads=128,cluster=4,unroll=1,mma=1"),
+    (0, 256, 8, 16, "vector=1,threads=64,cluster=1,unroll=4,mma=1,kwarps=1"),
+]
+
+
+@pytest.mark.parametrize("G,K,N,M,sched", MMA_INT8,
+                         ids=["g%d-%dx%d-m%d-%s" % (c[0], c[1], c[2], c[3],
+                                                    (c[4] or "heuristic").replace(",", "-")
+                                                    .replace("=", ""))
+                              for c in MMA_INT8])
+def test_gemv_mma_int8(G, K, N, M, sched, gen):
+    qt, W = quantized(K, N, 8, True, G, "f16", gen)
+    x = randn((M, K), "f16", gen)
+    k = lowered(lambda: quant.kernel("gemv", "f16", bits=8, group_size=G, symmetric=True,
+                                     scale="f16", M=M, K=K, N=N, schedule=sched))
+    assert "mma=1" in k.plan, k.plan
+    out = torch.full((M, N), float("nan"), device=DEV, dtype=torch.float16)
+    k.launch([x.data_ptr(), qt._packed.data_ptr(), qt._scales.data_ptr(), out.data_ptr()],
+             stream=torch.cuda.current_stream().cuda_stream)
+    torch.cuda.synchronize()
+    check_gemv(out, R.gemv(x, W), "f16", k.plan)
+    if sched is None:
+        check_gemv(rkc.gemv(x, qt), R.gemv(x, W), "f16", "rkc.gemv " + k.plan)
+
+
 @pytest.mark.parametrize("K,N,M", [(65536, 264, 16), (98304, 72, 9)])
 def test_gemv_long_k(K, N, M, gen):
     """K long enough that a CTA's staged activations need a cluster of 16

@@ -30,6 +30,7 @@ struct KSplitProblem {
   int bits = 4;          ///< 4 (k8 packing) or 8
   int64_t group = 0;     ///< group size along K (0: one group)
   int actBytes = 2;      ///< bytes per activation / float element
+  bool bf16 = false;     ///< the 16-bit activations are bf16 (not f16)
   bool symmetric = true;
 
   /// K values per packed row: 8 for int4 (k8 words), 1 for int8.
@@ -53,9 +54,12 @@ struct KSplitPlan {
   int64_t kwarps = 0;    ///< warps of a CTA splitting K (0: all); the
                          ///< others take further columns (mma only)
 
-  /// Packed rows per unit of `unroll` (mma: a block of 4, one per lane
-  /// of a quad).
-  int64_t rowsPerUnit() const { return mma ? 4 : 1; }
+  /// Packed rows per unit of `unroll`: one on CUDA cores; on tensor cores
+  /// the block of one m16n8k16 (int4: 4 packed rows of 8 values, one per
+  /// lane of a quad; int8: 16 rows).
+  int64_t rowsPerUnit(const KSplitProblem &p) const {
+    return mma ? (p.bits == 4 ? 4 : 16) : 1;
+  }
   /// Threads per CTA.
   int64_t threads() const { return warps * 32; }
   /// Warps of a CTA splitting K, and the column groups of the CTA.

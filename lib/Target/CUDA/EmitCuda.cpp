@@ -928,6 +928,7 @@ static ::rkc::plan::KSplitProblem columnProblem(Operation *op,
   p.symmetric = quant.getSymmetric();
   p.actBytes = std::max<int>(
       1, cast<RankedTensorType>(floats.getType()).getElementTypeBitWidth() / 8);
+  p.bf16 = cast<RankedTensorType>(floats.getType()).getElementType().isBF16();
   return p;
 }
 
@@ -974,7 +975,7 @@ LogicalResult KernelEmitter::emitKSplit(rkc::KernelInfo &info, tier::KSplitLayou
     std::string st;
     if (auto quant = quantOf(a)) {
       st = quant.getBits() == 4 ? "rkc::u32" : "signed char";
-      ka.alignBytes = (int)(pl.mma ? 16 : pl.cols * prob.wordBytes());
+      ka.alignBytes = (int)(pl.mma ? (prob.bits == 4 ? 16 : 4) : pl.cols * prob.wordBytes());
       ka.contiguous = true;
     } else {
       auto s = storageType(t.getElementType(), func);
@@ -1363,12 +1364,20 @@ LogicalResult KernelEmitter::emitKDotMma(tier::KDotOp op, tier::KSplitLayoutAttr
   unsigned zi = zeros ? cast<BlockArgument>(op.getZeros()).getArgNumber() : 0;
   int64_t k = op.getAct().getType().getDimSize(1);
   int64_t group = quant.getGroupSize() == k ? 0 : quant.getGroupSize();
-  int64_t gr = (group ? group : k) / 8;
+  // int4: blocks of 4 packed rows (32 values of K, one row per lane of a
+  // quad); int8: blocks of 16 rows (lane t holds rows 2t, 2t+1, 2t+8, 2t+9).
+  bool int8 = quant.getBits() == 8;
+  if (int8 && bf16)
+    return op.emitOpError("int8 weights on tensor cores need f16 activations "
+                          "(int8 + 128 is not exact in bf16)");
+  int64_t kpr = int8 ? 1 : 8;
+  int64_t rb = int8 ? 16 : 4;
+  int64_t gr = (group ? group : k) / kpr;
   int64_t u = ks.getUnroll();
-  int64_t grain = group ? gr : 4 * u;
-  // Scale groups one block of U x 4 packed rows touches (blocks are group
-  // aligned when one of GR, 4U divides the other; else loaded at the fold).
-  int64_t ngi = (gr % (4 * u) == 0) ? 1 : ((4 * u) % gr == 0) ? (4 * u) / gr : 0;
+  int64_t grain = group ? gr : rb * u;
+  // Scale groups one block of U x RB rows touches (blocks are group
+  // aligned when one of GR, RB U divides the other; else loaded at the fold).
+  int64_t ngi = (gr % (rb * u) == 0) ? 1 : ((rb * u) % gr == 0) ? (rb * u) / gr : 0;
   ::rkc::plan::KSplitPlan pl{ks.getCols(), ks.getWarps(), ks.getCluster(), ks.getUnroll(),
                              true, ks.getKwarps()};
   int64_t ctaRows = ::rkc::plan::shapeOf(pl, columnProblem(op, ks)).ctaRows;
@@ -1376,17 +1385,18 @@ LogicalResult KernelEmitter::emitKDotMma(tier::KDotOp op, tier::KSplitLayoutAttr
   names[op.getResult()] = n;
   auto &b = bodyOs;
   const char *B = bf16 ? "true" : "false";
-  b << formatv("  // tier.kdot on tensor cores: int4 x {0}, group {1}, {2}, {3} x 32 columns "
+  b << formatv("  // tier.kdot on tensor cores: int{4} x {0}, group {1}, {2}, {3} x 32 columns "
                "per warp\n",
                bf16 ? "bf16" : "f16", group, zeros ? "zero points" : "symmetric",
-               ks.getCols());
+               ks.getCols(), quant.getBits());
   b << formatv("  constexpr int GRAIN = {0}; // CTA ranges of K: whole groups\n"
                "  constexpr int UNITS = (KW + GRAIN - 1) / GRAIN;\n"
                "  constexpr int CTA_ROWS = {1}; // packed rows of the largest CTA range\n"
-               "  constexpr int SPAN = CTA_ROWS * 8; // staged activations per row\n"
-               "  constexpr int NGI = {2}; // scale groups per block of U x 4 rows\n"
+               "  constexpr int SPAN = CTA_ROWS * KPR; // staged activations per row\n"
+               "  constexpr int RB = {3}; // packed rows per block (one m16n8k16 per column)\n"
+               "  constexpr int NGI = {2}; // scale groups per block of U x RB rows\n"
                "  constexpr int NG = (KW + GR - 1) / GR;\n  (void)NG;\n",
-               grain, ctaRows, std::max<int64_t>(ngi, 1));
+               grain, ctaRows, std::max<int64_t>(ngi, 1), rb);
   b << "  const int g = lane >> 2, t = lane & 3;\n"
        "  const int kwarp = warp % KWARPS; // this warp's part of the CTA's K range\n"
        "  // Group j of this warp: weight columns nb + 32 j .. + 3, output\n"
@@ -1399,7 +1409,7 @@ LogicalResult KernelEmitter::emitKDotMma(tier::KDotOp op, tier::KSplitLayoutAttr
        "  rkc::u32 *act_s = reinterpret_cast<rkc::u32 *>(rkc_smem); // [MR][SPAN / 2] pairs\n"
        "  float *red_s = reinterpret_cast<float *>(act_s + MR * (SPAN / 2));\n"
        "  float *recv_s = red_s + KWARPS * MR * TILE_COLS;\n  (void)recv_s;\n"
-       "  const int sets = (kw_end - kw_begin) / 4; // blocks of 4 packed rows\n"
+       "  const int sets = (kw_end - kw_begin) / RB; // blocks of RB packed rows\n"
        "  const int its = (sets + U - 1) / U;\n"
        "  const int it_begin = kwarp * its / KWARPS, it_end = (kwarp + 1) * its / KWARPS;\n"
        "  const int set_stop = min(sets, it_end * U);\n";
@@ -1411,19 +1421,30 @@ LogicalResult KernelEmitter::emitKDotMma(tier::KDotOp op, tier::KSplitLayoutAttr
   if (zeros)
     b << formatv("    rkc::RawCols<{0}, 4> zp[NGI][COLS];\n", zeroTy);
   b << "  };\n  Block ba, bb;\n";
-  b << formatv("  auto load_rows = [&](int it, Block &blk) {{\n"
-               "    #pragma unroll\n    for (int u = 0; u < U; ++u) {{\n"
-               "      const int s = it * U + u;\n"
-               "      #pragma unroll\n      for (int j = 0; j < COLS; ++j) {{\n"
-               "        if (nb + 32 * j < N && s < sets)\n"
-               "          rkc::WeightLoad<16>::load(a{0} + (long long)(kw_begin + 4 * s + t) * N + nb + 32 * j, blk.w[u][j]);\n"
-               "        else\n"
-               "          for (int x = 0; x < 4; ++x) blk.w[u][j][x] = 0u;\n"
-               "      }\n    }\n",
-               wi);
+  // int4: 16 bytes = 4 columns of packed row RB s + t; int8: 4 bytes = 4
+  // columns of each of rows RB s + {2t, 2t + 1, 2t + 8, 2t + 9}.
+  std::string load =
+      int8 ? formatv("          #pragma unroll\n"
+                     "          for (int x = 0; x < 4; ++x)\n"
+                     "            rkc::WeightLoad<4>::load(a{0} + (long long)(kw_begin + RB * s + 2 * t + (x & 1) + 8 * (x >> 1)) * N + nb + 32 * j,\n"
+                     "                                     *reinterpret_cast<rkc::u32(*)[1]>(&blk.w[u][j][x]));\n",
+                     wi)
+                 .str()
+           : formatv("          rkc::WeightLoad<16>::load(a{0} + (long long)(kw_begin + RB * s + t) * N + nb + 32 * j, blk.w[u][j]);\n",
+                     wi)
+                 .str();
+  b << "  auto load_rows = [&](int it, Block &blk) {\n"
+       "    #pragma unroll\n    for (int u = 0; u < U; ++u) {\n"
+       "      const int s = it * U + u;\n"
+       "      #pragma unroll\n      for (int j = 0; j < COLS; ++j) {\n"
+       "        if (nb + 32 * j < N && s < sets) {\n"
+    << load
+    << "        } else {\n"
+       "          for (int x = 0; x < 4; ++x) blk.w[u][j][x] = 0u;\n"
+       "        }\n      }\n    }\n";
   if (ngi) {
     b << formatv("    #pragma unroll\n    for (int gi = 0; gi < NGI; ++gi) {{\n"
-                 "      const int grp = min((kw_begin + 4 * it * U) / GR + gi, NG - 1);\n"
+                 "      const int grp = min((kw_begin + RB * it * U) / GR + gi, NG - 1);\n"
                  "      #pragma unroll\n      for (int j = 0; j < COLS; ++j) {{\n"
                  "        blk.sc[gi][j].load_guarded(a{0} + (long long)grp * N + ns + 32 * j, N - ns - 32 * j);\n",
                  si);
@@ -1436,12 +1457,12 @@ LogicalResult KernelEmitter::emitKDotMma(tier::KDotOp op, tier::KSplitLayoutAttr
   b << kKSplitPrefetch << kDependencyWait;
   // Stage the activations of the CTA's K range with cp.async (every copy
   // in flight at once; a loop of loads and stores waits for each), in k
-  // order: pair_k8 reorders them as the fragments are read.
+  // order: for int4 pair_k8 reorders them as the fragments are read.
   b << formatv("  for (int i = tid; i < MR * (SPAN / 8); i += THREADS) {{\n"
                "    const int m = i / (SPAN / 8), j = i % (SPAN / 8);\n"
-               "    const int kk = kw_begin * 8 + j * 8;\n"
+               "    const int kk = kw_begin * KPR + j * 8;\n"
                "    rkc::u32 *dst = act_s + m * (SPAN / 2) + j * 4;\n"
-               "    if (kk < kw_end * 8) rkc::cp_async_16(dst, a{0} + (long long)m * s{0} + kk);\n"
+               "    if (kk < kw_end * KPR) rkc::cp_async_16(dst, a{0} + (long long)m * s{0} + kk);\n"
                "    else *reinterpret_cast<uint4 *>(dst) = make_uint4(0u, 0u, 0u, 0u);\n"
                "  }\n  rkc::cp_async_commit();\n  rkc::cp_async_wait_all();\n  __syncthreads();\n",
                ai);
@@ -1449,13 +1470,30 @@ LogicalResult KernelEmitter::emitKDotMma(tier::KDotOp op, tier::KSplitLayoutAttr
        "    #pragma unroll\n    for (int u = 0; u < U; ++u) {\n"
        "      const int s = it * U + u;\n"
        "      if (s < set_stop) {\n"
-       "      const int kwb = kw_begin + 4 * s;\n"
-       "      const int off = (4 * s + t) * 4; // this lane's packed row, in pairs\n"
-       "      uint4 a0 = make_uint4(0u, 0u, 0u, 0u), a1 = a0;\n"
-       "      if (g < MR) a0 = rkc::pair_k8(*reinterpret_cast<const uint4 *>(act_s + g * (SPAN / 2) + off));\n"
-       "      if (g + 8 < MR) a1 = rkc::pair_k8(*reinterpret_cast<const uint4 *>(act_s + (g + 8) * (SPAN / 2) + off));\n";
+       "      const int kwb = kw_begin + RB * s;\n";
+  if (int8)
+    // A fragments in k order: pairs (2t, 2t + 1) and (2t + 8, 2t + 9).
+    b << "      const int off = 8 * s + t; // pair 2t of this block, in pairs\n"
+         "      rkc::u32 ag = 0u, ag8 = 0u, bg = 0u, bg8 = 0u;\n"
+         "      if (g < MR) { ag = act_s[g * (SPAN / 2) + off]; bg = act_s[g * (SPAN / 2) + off + 4]; }\n"
+         "      if (g + 8 < MR) { ag8 = act_s[(g + 8) * (SPAN / 2) + off]; bg8 = act_s[(g + 8) * (SPAN / 2) + off + 4]; }\n";
+  else
+    b << "      const int off = (4 * s + t) * 4; // this lane's packed row, in pairs\n"
+         "      uint4 a0 = make_uint4(0u, 0u, 0u, 0u), a1 = a0;\n"
+         "      if (g < MR) a0 = rkc::pair_k8(*reinterpret_cast<const uint4 *>(act_s + g * (SPAN / 2) + off));\n"
+         "      if (g + 8 < MR) a1 = rkc::pair_k8(*reinterpret_cast<const uint4 *>(act_s + (g + 8) * (SPAN / 2) + off));\n";
   if (ngi)
-    b << "      const int gi = NGI == 1 ? 0 : (4 * u) / GR;\n";
+    b << "      const int gi = NGI == 1 ? 0 : (RB * u) / GR;\n";
+  if (int8) {
+    b << "      #pragma unroll\n      for (int j = 0; j < COLS; ++j) {\n"
+         "        rkc::u32 lo[4], hi[4]; // columns c: rows (2t, 2t + 1), (2t + 8, 2t + 9)\n"
+         "        rkc::s8_rows_to_f16_pairs(blk.w[u][j][0], blk.w[u][j][1], lo);\n"
+         "        rkc::s8_rows_to_f16_pairs(blk.w[u][j][2], blk.w[u][j][3], hi);\n"
+         "        #pragma unroll\n        for (int c = 0; c < 4; ++c) {\n"
+         "          float (&d)[4] = *reinterpret_cast<float(*)[4]>(cg + 16 * j + 4 * c);\n"
+         "          rkc::mma_16816<false>(d, ag, ag8, bg, bg8, lo[c], hi[c]);\n"
+         "        }\n      }\n";
+  } else {
   b << "      #pragma unroll\n      for (int j = 0; j < COLS; ++j)\n"
        "      #pragma unroll\n      for (int c = 0; c < 4; ++c) {\n";
   if (zeros) {
@@ -1476,8 +1514,9 @@ LogicalResult KernelEmitter::emitKDotMma(tier::KDotOp op, tier::KSplitLayoutAttr
                "        rkc::mma_16816<{0}>(d, a0.z, a1.z, a0.w, a1.w, h[2], h[3]);\n"
                "      }\n",
                B);
+  }
   // Fold at the end of a group (and of the warp's range).
-  b << "      if ((kwb + 4) % GR == 0 || s + 1 == set_stop) {\n"
+  b << "      if ((kwb + RB) % GR == 0 || s + 1 == set_stop) {\n"
        "        #pragma unroll\n        for (int j = 0; j < COLS; ++j) {\n";
   if (ngi)
     b << "        float sc[8];\n"
