@@ -84,6 +84,7 @@ def main():
     p.add_argument("--warps", default="4,8,16,32")
     p.add_argument("--clusters", default="1,2,4,8")
     p.add_argument("--unrolls", default="2,4,8,16")
+    p.add_argument("--mma", action="store_true", help="tensor-core schedules only (mma=1)")
     p.add_argument("--kwarps", default=None,
                    help="tensor-core kernel: warps splitting K (0: all), e.g. 0,1,2,4")
     a = p.parse_args()
@@ -116,6 +117,8 @@ def main():
                                                                        unroll)
                 if kwarps:
                     sched += ",kwarps=%d" % kwarps
+                if a.mma:
+                    sched += ",mma=1"
                 try:
                     k = rkc.Kernel(text, shapes, "f16", schedule=sched, pdl=pdl)
                 except rkc.RkcError:
