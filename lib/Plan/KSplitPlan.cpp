@@ -310,15 +310,19 @@ Expected<KSplitPlan> planKSplit(const KSplitProblem &p, const Target &t,
   // At M = 1 the CUDA-core kernel measured faster (4096 x 14336: 17.3 vs
   // 28.9 us; docs/performance-notes.md); from M = 2 on its FMAs per weight
   // grow with M while the tensor-core cost does not.
-  // int8 (f16 activations only: 128 + q is not exact in bf16) from M = 4:
-  // one m16n8k16 per 16 rows replaces M FMAs, a PRMT and an FADD per
-  // weight by ~2 instructions per weight (byte pairs of two rows of K by
-  // PRMT under the f16 exponent of 1024, one f16x2 subtract).
+  // int8 (f16 activations only: 128 + q is not exact in bf16): one
+  // m16n8k16 per 16 rows replaces M FMAs, a PRMT and an FADD per weight by
+  // ~2 instructions per weight (byte pairs of two rows of K by PRMT under
+  // the f16 exponent of 1024, one f16x2 subtract). Measured faster from
+  // M = 2 (14336 x 4096: 27.7 vs 34.8 us), and at M = 1 when the 32-column
+  // groups are no more than the SMs (N = 4096: 27.3 vs 30.0 and 10.0 vs
+  // 10.9 us; 4096 x 14336: 26.6 vs 23.4, so wide N stays on CUDA cores).
+  bool int8Mma = p.rows >= 2 || ceilDiv(p.n, 32) <= smsOf(t);
   bool mmaOk = p.op == ColumnOp::Gemv && p.actBytes == 2 && t.smVersion >= 80 &&
                p.n % 4 == 0 &&
                ((p.bits == 4 && p.rows >= 2 && p.k % 32 == 0 &&
                  (!p.group || p.group % 32 == 0)) ||
-                (p.bits == 8 && !p.bf16 && p.rows >= 4 && p.k % 16 == 0 &&
+                (p.bits == 8 && !p.bf16 && int8Mma && p.k % 16 == 0 &&
                  (!p.group || p.group % 16 == 0)));
   pl.mma = ovr.mma >= 0 ? ovr.mma != 0 : mmaOk;
   // A warp of the tensor-core kernel covers one group of 32 columns: with

@@ -724,16 +724,28 @@ func.func @gemv_long_k(%x: tensor<1x14336xf16>, %q: tensor<14336x4096xi4, #rk.qu
   %o = rk.gemv %x, %q, %s : (tensor<1x14336xf16>, tensor<14336x4096xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, tensor<112x4096xf16>) -> tensor<1x4096xf16>
   return %o : tensor<1x4096xf16>
 }
-// int8, N not a multiple of 128: 2-byte accesses (65 tiles) so that clusters
-// of 2 fill the SMs.
+// int8, N not a multiple of 128, bf16 activations (CUDA cores): 2-byte
+// accesses (65 tiles) so that clusters of 2 fill the SMs.
 // expected-remark@below {{plan: cols = 2: 2-byte accesses of packed columns, 1 x 2 accumulators}}
 // expected-remark@below {{plan: unroll = 16: 2 x 32 bytes of packed weight in flight per thread, 64 KiB per SM with 32 warps and one CTA per SM}}
 // expected-remark@below {{plan: K split 64 ways: 32 warps x cluster 2 over 65 column tiles (130 CTAs, 4160 warps for ~132 SMs)}}
 // expected-remark@below {{plan: activations staged in shared memory: 1 rows x 2048 values of K per CTA (24576 bytes with the partial sums)}}
 // expected-remark@below {{plan: partials combined across the cluster of 2 through distributed shared memory}}
-func.func @gemv_w8_odd_n(%x: tensor<1x4096xf16>, %q: tensor<4096x4160xi8, #rk.quant<bits = 8, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = none>>, %s: tensor<32x4160xf16>) -> tensor<1x4160xf16> {
+func.func @gemv_w8_odd_n(%x: tensor<1x4096xbf16>, %q: tensor<4096x4160xi8, #rk.quant<bits = 8, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = none>>, %s: tensor<32x4160xf16>) -> tensor<1x4160xbf16> {
 // COLS-LABEL: func.func @gemv_w8_odd_n
 // COLS-SAME: tier.layout = #tier.ksplit_layout<rows = 1, cols = 2, warps = 32, cluster = 2, unroll = 16>
+  %o = rk.gemv %x, %q, %s : (tensor<1x4096xbf16>, tensor<4096x4160xi8, #rk.quant<bits = 8, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = none>>, tensor<32x4160xf16>) -> tensor<1x4160xbf16>
+  return %o : tensor<1x4160xbf16>
+}
+// The same with f16 activations: 130 groups of 32 columns, no more than
+// the SMs, so int8 runs on tensor cores even at M = 1.
+// expected-remark@below {{plan: mma: int8 x f16 products on tensor cores (m16n8k16, f32 accumulation); a lane loads 4 columns of 4 rows of each block of 16 per group of 32, a warp 1 x 32 columns}}
+// expected-remark@below {{plan: unroll = 4: 2 x 64 bytes of packed weight in flight per thread (double-buffered blocks of 4 x 16 packed rows)}}
+// expected-remark@below {{plan: K split 16 ways: 16 of the 16 warps x cluster 1; CTA tiles of 32 columns (130 CTAs, 2080 warps for ~132 SMs)}}
+// expected-remark@below {{plan: activations staged in shared memory: 1 rows x 4096 values of K per CTA (10240 bytes with the partial sums)}}
+func.func @gemv_w8_odd_n_mma(%x: tensor<1x4096xf16>, %q: tensor<4096x4160xi8, #rk.quant<bits = 8, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = none>>, %s: tensor<32x4160xf16>) -> tensor<1x4160xf16> {
+// COLS-LABEL: func.func @gemv_w8_odd_n_mma
+// COLS-SAME: tier.layout = #tier.ksplit_layout<rows = 1, cols = 1, warps = 16, cluster = 1, unroll = 4, mma = true>
   %o = rk.gemv %x, %q, %s : (tensor<1x4096xf16>, tensor<4096x4160xi8, #rk.quant<bits = 8, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = none>>, tensor<32x4160xf16>) -> tensor<1x4160xf16>
   return %o : tensor<1x4160xf16>
 }
