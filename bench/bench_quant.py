@@ -86,6 +86,21 @@ def graph_count(bits, K, N, budget_gib):
     return max(GRAPH_MIN, min(GRAPH_COUNT, int(budget_gib * GIB // weight_bytes(bits, K, N))))
 
 
+def packed_weights(torch, bits, K, N, count):
+    """`count` distinct random quantized weights [K, N] as (packed, scales):
+    int4 k8 words or int8 bytes, f16 scales per group of GROUP along K."""
+    ws = []
+    for _ in range(count):
+        if bits == 4:
+            packed = torch.randint(-2 ** 31, 2 ** 31 - 1, (K // 8, N), device="cuda",
+                                   dtype=torch.int32)
+        else:
+            packed = torch.randint(-127, 128, (K, N), device="cuda", dtype=torch.int8)
+        scales = (torch.rand(K // GROUP, N, device="cuda") * 0.004 + 0.001).half()
+        ws.append((packed, scales))
+    return ws
+
+
 def replay_ms(torch, g, replays=GRAPH_REPLAYS):
     """Median ms of `replays` replays of CUDA graph g, each timed with CUDA
     events (also bench/experiments/gemv_pdl_sweep.py's timing)."""
@@ -153,20 +168,11 @@ class GpuBackend(object):
     # -- weights: `count` distinct copies --
     def weights(self, impl, bits, K, N, count):
         t, rkc = self.torch, self.rkc
-        ws = []
-        for _ in range(count):
-            if impl == "cublas":
-                ws.append(t.randn(K, N, device="cuda", dtype=t.float16).mul_(0.02))
-                continue
-            if bits == 4:
-                packed = t.randint(-2 ** 31, 2 ** 31 - 1, (K // 8, N), device="cuda",
-                                   dtype=t.int32)
-            else:
-                packed = t.randint(-127, 128, (K, N), device="cuda", dtype=t.int8)
-            scales = (t.rand(K // GROUP, N, device="cuda") * 0.004 + 0.001).half()
-            ws.append(rkc.QuantizedTensor(packed, scales, bits=bits, group_size=GROUP,
-                                          shape=(K, N)))
-        return ws
+        if impl == "cublas":
+            return [t.randn(K, N, device="cuda", dtype=t.float16).mul_(0.02)
+                    for _ in range(count)]
+        return [rkc.QuantizedTensor(packed, scales, bits=bits, group_size=GROUP, shape=(K, N))
+                for packed, scales in packed_weights(t, bits, K, N, count)]
 
     def fn(self, impl):
         t, rkc = self.torch, self.rkc

@@ -26,26 +26,13 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
 sys.path.insert(0, os.path.join(HERE, ".."))
 os.environ["RKC_DISABLE_TUNING_DB"] = "1"
-import bench_quant  # noqa: E402  (replay_ms: the graph-mode timing)
+import bench_quant  # noqa: E402  (packed_weights, replay_ms: as the benchmark)
 import rkc  # noqa: E402
 from rkc import quant as Q  # noqa: E402
 
-GROUP = 128
+GROUP = bench_quant.GROUP  # the group of bench_quant.packed_weights
 COUNT = 48
 REPLAYS = 15
-
-
-def weights(bits, K, N, count):
-    ws = []
-    for _ in range(count):
-        if bits == 4:
-            packed = torch.randint(-2 ** 31, 2 ** 31 - 1, (K // 8, N), device="cuda",
-                                   dtype=torch.int32)
-        else:
-            packed = torch.randint(-127, 128, (K, N), device="cuda", dtype=torch.int8)
-        scales = (torch.rand(K // GROUP, N, device="cuda") * 0.004 + 0.001).half()
-        ws.append((packed, scales))
-    return ws
 
 
 def graph_us(k, x, ws, outs):
@@ -96,7 +83,7 @@ def main():
         for kn in a.shapes.split(","):
             K, N = (int(v) for v in kn.split("x"))
             shapes = Q._shapes("gemv", bits, GROUP, True, 0, False, M=M, K=K, N=N)
-            ws = weights(bits, K, N, COUNT)
+            ws = bench_quant.packed_weights(torch, bits, K, N, COUNT)
             x = torch.randn(M, K, device="cuda", dtype=torch.float16)
             outs = [torch.empty(M, N, device="cuda", dtype=torch.float16) for _ in ws]
             heur = rkc.Kernel(text, shapes, "f16", pdl=pdl)
