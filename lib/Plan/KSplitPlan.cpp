@@ -89,6 +89,23 @@ KSplitShape shapeOf(const KSplitPlan &pl, const KSplitProblem &p) {
   return s;
 }
 
+/// Why `p` cannot run on tensor cores on `t` (empty if it can): the one
+/// rule behind both the heuristic's choice and the check of an override.
+static std::string mmaUnsupported(const KSplitProblem &p, const Target &t) {
+  if (p.op != ColumnOp::Gemv || p.actBytes != 2 || t.smVersion < 80 ||
+      (p.bits == 8 && p.bf16))
+    return "mma needs rk.gemv with int4 weights and f16/bf16 activations, or int8 "
+           "weights and f16 activations (int8 + 128 is not exact in bf16), and sm_80 "
+           "or newer";
+  // Values of K per block (one m16n8k16): 4 packed int4 rows or 16 int8 rows.
+  int64_t kq = p.bits == 4 ? 32 : 16;
+  if (p.n % 4 != 0 || p.k % kq != 0 || (p.group && p.group % kq != 0))
+    return formatv("mma needs N a multiple of 4 and K and the group size multiples "
+                   "of {3} (N = {0}, K = {1}, group {2})",
+                   p.n, p.k, p.group, kq);
+  return "";
+}
+
 std::string checkPlan(const KSplitPlan &pl, const KSplitProblem &p, const Target &t) {
   int64_t load = pl.cols * p.wordBytes();
   if (!isPow2(pl.cols) || load > 16)
@@ -124,19 +141,12 @@ std::string checkPlan(const KSplitPlan &pl, const KSplitProblem &p, const Target
   if (p.op != ColumnOp::Gemv && pl.cluster != 1)
     return "only rk.gemv splits K across a cluster: cluster must be 1";
   if (pl.mma) {
-    if (p.op != ColumnOp::Gemv || p.actBytes != 2 || t.smVersion < 80 ||
-        (p.bits == 8 && p.bf16))
-      return "mma needs rk.gemv with int4 weights and f16/bf16 activations, or int8 "
-             "weights and f16 activations (int8 + 128 is not exact in bf16), and sm_80 "
-             "or newer";
+    std::string why = mmaUnsupported(p, t);
+    if (!why.empty())
+      return why;
     if (pl.cols != 1 && pl.cols != 2 && pl.cols != 4)
       return formatv("mma takes cols = 1, 2 or 4 (groups of 32 columns per warp), got {0}",
                      pl.cols);
-    int64_t kq = p.bits == 4 ? 32 : 16; // values of K per block
-    if (p.n % 4 != 0 || p.k % kq != 0 || (p.group && p.group % kq != 0))
-      return formatv("mma needs N a multiple of 4 and K and the group size multiples "
-                     "of {3} (N = {0}, K = {1}, group {2})",
-                     p.n, p.k, p.group, kq);
   }
   if (p.op == ColumnOp::Gemv) {
     if (!pl.mma && p.rows * pl.cols > kMaxAccumulators)
@@ -317,13 +327,8 @@ Expected<KSplitPlan> planKSplit(const KSplitProblem &p, const Target &t,
   // M = 2 (14336 x 4096: 27.7 vs 34.8 us), and at M = 1 when the 32-column
   // groups are no more than the SMs (N = 4096: 27.3 vs 30.0 and 10.0 vs
   // 10.9 us; 4096 x 14336: 26.6 vs 23.4, so wide N stays on CUDA cores).
-  bool int8Mma = p.rows >= 2 || ceilDiv(p.n, 32) <= smsOf(t);
-  bool mmaOk = p.op == ColumnOp::Gemv && p.actBytes == 2 && t.smVersion >= 80 &&
-               p.n % 4 == 0 &&
-               ((p.bits == 4 && p.rows >= 2 && p.k % 32 == 0 &&
-                 (!p.group || p.group % 32 == 0)) ||
-                (p.bits == 8 && !p.bf16 && int8Mma && p.k % 16 == 0 &&
-                 (!p.group || p.group % 16 == 0)));
+  bool worthIt = p.rows >= 2 || (p.bits == 8 && ceilDiv(p.n, 32) <= smsOf(t));
+  bool mmaOk = worthIt && mmaUnsupported(p, t).empty();
   pl.mma = ovr.mma >= 0 ? ovr.mma != 0 : mmaOk;
   // A warp of the tensor-core kernel covers one group of 32 columns: with
   // kwarps, more warps of the CTA share the staged activations instead
