@@ -899,6 +899,18 @@ static FailureOr<std::string> optionalStorage(Value v, Operation *where) {
   return storageType(cast<RankedTensorType>(v.getType()).getElementType(), where);
 }
 
+/// The plan a #tier.ksplit_layout records (for shapeOf and the kernel text).
+static ::rkc::plan::KSplitPlan planOf(tier::KSplitLayoutAttr ks) {
+  ::rkc::plan::KSplitPlan pl;
+  pl.cols = ks.getCols();
+  pl.warps = ks.getWarps();
+  pl.cluster = ks.getCluster();
+  pl.unroll = ks.getUnroll();
+  pl.mma = ks.getMma();
+  pl.kwarps = ks.getKwarps();
+  return pl;
+}
+
 /// The planner's view of the kernel's one quantized op (for shapeOf).
 static ::rkc::plan::KSplitProblem columnProblem(Operation *op,
                                                  tier::KSplitLayoutAttr ks) {
@@ -944,13 +956,7 @@ LogicalResult KernelEmitter::emitKSplit(rkc::KernelInfo &info, tier::KSplitLayou
     return func.emitError("a column kernel needs tier.kdot, tier.dequantize_tile "
                           "or tier.quantize_tile (run rk-lower-to-tier)");
   ::rkc::plan::KSplitProblem prob = columnProblem(main, ks);
-  ::rkc::plan::KSplitPlan pl;
-  pl.cols = ks.getCols();
-  pl.warps = ks.getWarps();
-  pl.cluster = ks.getCluster();
-  pl.unroll = ks.getUnroll();
-  pl.mma = ks.getMma();
-  pl.kwarps = ks.getKwarps();
+  ::rkc::plan::KSplitPlan pl = planOf(ks);
   ::rkc::plan::KSplitShape shape = ::rkc::plan::shapeOf(pl, prob);
 
   info.name = ("rkc_" + func.getName()).str();
@@ -1172,8 +1178,7 @@ LogicalResult KernelEmitter::emitKDot(tier::KDotOp op, tier::KSplitLayoutAttr ks
   // aligned (the scales of a block are then fetched with its weights);
   // otherwise (0) the scales are loaded when a group is folded.
   int64_t ngi = (gr % u == 0) ? 1 : (u % gr == 0) ? u / gr : 0;
-  ::rkc::plan::KSplitPlan pl{ks.getCols(), ks.getWarps(), ks.getCluster(), ks.getUnroll(),
-                             ks.getMma()};
+  ::rkc::plan::KSplitPlan pl = planOf(ks);
   int64_t ctaRows = ::rkc::plan::shapeOf(pl, columnProblem(op, ks)).ctaRows;
   std::string n = fresh("f");
   names[op.getResult()] = n;
@@ -1378,8 +1383,7 @@ LogicalResult KernelEmitter::emitKDotMma(tier::KDotOp op, tier::KSplitLayoutAttr
   // Scale groups one block of U x RB rows touches (blocks are group
   // aligned when one of GR, RB U divides the other; else loaded at the fold).
   int64_t ngi = (gr % (rb * u) == 0) ? 1 : ((rb * u) % gr == 0) ? (rb * u) / gr : 0;
-  ::rkc::plan::KSplitPlan pl{ks.getCols(), ks.getWarps(), ks.getCluster(), ks.getUnroll(),
-                             true, ks.getKwarps()};
+  ::rkc::plan::KSplitPlan pl = planOf(ks);
   int64_t ctaRows = ::rkc::plan::shapeOf(pl, columnProblem(op, ks)).ctaRows;
   std::string n = fresh("f");
   names[op.getResult()] = n;
@@ -1494,26 +1498,26 @@ LogicalResult KernelEmitter::emitKDotMma(tier::KDotOp op, tier::KSplitLayoutAttr
          "          rkc::mma_16816<false>(d, ag, ag8, bg, bg8, lo[c], hi[c]);\n"
          "        }\n      }\n";
   } else {
-  b << "      #pragma unroll\n      for (int j = 0; j < COLS; ++j)\n"
-       "      #pragma unroll\n      for (int c = 0; c < 4; ++c) {\n";
-  if (zeros) {
-    if (ngi)
-      b << formatv("        const rkc::u32 off2 = rkc::offset_pair<{0}>(blk.zp[gi][j].get(c));\n", B);
-    else
-      b << formatv("        const int nz = nb + 32 * j + c;\n"
-                   "        const rkc::u32 off2 = rkc::offset_pair<{0}>(nz < N ? rkc::to_f32(a{1}[(long long)(kwb / GR) * N + nz]) : 0.0f);\n",
-                   B, zi);
-    b << "        const rkc::u32 w = blk.w[u][j][c];\n";
-  } else {
-    b << formatv("        const rkc::u32 off2 = rkc::offset_pair<{0}>(8.0f);\n", B);
-    b << "        const rkc::u32 w = blk.w[u][j][c] ^ 0x88888888u;\n";
-  }
-  b << formatv("        rkc::u32 h[4];\n        rkc::u4x8_to_pairs<{0}>(w, off2, h);\n"
-               "        float (&d)[4] = *reinterpret_cast<float(*)[4]>(cg + 16 * j + 4 * c);\n"
-               "        rkc::mma_16816<{0}>(d, a0.x, a1.x, a0.y, a1.y, h[0], h[1]);\n"
-               "        rkc::mma_16816<{0}>(d, a0.z, a1.z, a0.w, a1.w, h[2], h[3]);\n"
-               "      }\n",
-               B);
+    b << "      #pragma unroll\n      for (int j = 0; j < COLS; ++j)\n"
+         "      #pragma unroll\n      for (int c = 0; c < 4; ++c) {\n";
+    if (zeros) {
+      if (ngi)
+        b << formatv("        const rkc::u32 off2 = rkc::offset_pair<{0}>(blk.zp[gi][j].get(c));\n", B);
+      else
+        b << formatv("        const int nz = nb + 32 * j + c;\n"
+                     "        const rkc::u32 off2 = rkc::offset_pair<{0}>(nz < N ? rkc::to_f32(a{1}[(long long)(kwb / GR) * N + nz]) : 0.0f);\n",
+                     B, zi);
+      b << "        const rkc::u32 w = blk.w[u][j][c];\n";
+    } else {
+      b << formatv("        const rkc::u32 off2 = rkc::offset_pair<{0}>(8.0f);\n", B);
+      b << "        const rkc::u32 w = blk.w[u][j][c] ^ 0x88888888u;\n";
+    }
+    b << formatv("        rkc::u32 h[4];\n        rkc::u4x8_to_pairs<{0}>(w, off2, h);\n"
+                 "        float (&d)[4] = *reinterpret_cast<float(*)[4]>(cg + 16 * j + 4 * c);\n"
+                 "        rkc::mma_16816<{0}>(d, a0.x, a1.x, a0.y, a1.y, h[0], h[1]);\n"
+                 "        rkc::mma_16816<{0}>(d, a0.z, a1.z, a0.w, a1.w, h[2], h[3]);\n"
+                 "      }\n",
+                 B);
   }
   // Fold at the end of a group (and of the warp's range).
   b << "      if ((kwb + RB) % GR == 0 || s + 1 == set_stop) {\n"
