@@ -260,6 +260,22 @@ func.func @gemv_bias(%x: tensor<3x256xbf16>, %q: tensor<256x64xi4, #rk.quant<bit
 
 // -----
 
+// On tensor cores the thread's partials are four m16n8 accumulators (16
+// values) per group of 32 columns (cols = 2: 32), whatever the rows; with
+// kwarps = 2 of 8 warps the CTA tile is 2 x 32 x 4 = 256 columns, so the
+// thread's share of the 16 x 256 tile over a cluster of 2 is 8 values.
+// CHECK-LABEL: func.func @gemv_mma
+// CHECK:         %[[P:.*]] = tier.kdot {{.*}} -> <32 x f32>
+// CHECK-NEXT:    %[[R:.*]] = tier.ksplit_reduce %[[P]] : <32 x f32> -> <8 x f32>
+// CHECK-NEXT:    tier.store_tile %[[R]], {{.*}} : <8 x f32>, tensor<16x256xf16>
+func.func @gemv_mma(%x: tensor<16x512xf16>, %q: tensor<512x256xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, %s: tensor<4x256xf16>) -> tensor<16x256xf16>
+    attributes {tier.arch = "sm_90a", tier.layout = #tier.ksplit_layout<rows = 16, cols = 2, warps = 8, cluster = 2, unroll = 2, mma = true, kwarps = 2>} {
+  %o = rk.gemv %x, %q, %s : (tensor<16x512xf16>, tensor<512x256xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, tensor<4x256xf16>) -> tensor<16x256xf16>
+  return %o : tensor<16x256xf16>
+}
+
+// -----
+
 // rk.quantize / rk.dequantize along K: one tile op each, writing the
 // destination arguments (quantized values, then scales).
 // CHECK-LABEL: func.func @quantize
