@@ -6,11 +6,13 @@
 # or over the register model are rejected), through `rkc tune --try` (the
 # tuner's harness: reference check, CUDA events, L2 flush, median).
 #   bash bench/ab_cluster_ctas.sh > ab.txt      (rkc on PATH, a GPU)
+# AB_OPS, AB_DTYPES, AB_NS narrow the cases; AB_TRY replaces the schedules
+# (';'-separated override strings).
 T=""
 for t in 256 512 1024; do for c in 2 4 8 16; do for b in 0 2; do
   T="$T;threads=$t,cluster=$c,min_blocks=$b"
 done; done; done
-T=${T#;}
+T=${AB_TRY:-${T#;}}
 root=$(cd "$(dirname "$0")/.." && pwd)
 for op in ${AB_OPS:-rms_norm layer_norm softmax log_softmax cross_entropy}; do
   a=x; [ "$op" = cross_entropy ] && a=logits

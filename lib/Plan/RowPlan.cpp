@@ -30,6 +30,8 @@ static constexpr int64_t kRegisterValues = 64;  // fp32 row values per thread
 static constexpr int64_t kMinCtaThreads = 128;
 static constexpr int64_t kClusterThreads = 256;  // threads per CTA of a cluster
 static constexpr int64_t kClusterValues = 32;    // row values per thread in a cluster
+static constexpr int64_t kClusterStagedValues = 64; // the same, staged asynchronously
+static constexpr int64_t kClusterStagedBytes = 64 * 1024; // their shared memory per CTA
 static constexpr int64_t kOneWaveCtas = 108;     // one CTA per SM of the smallest target (A100)
 
 const char *stagingName(Staging s) {
@@ -133,12 +135,12 @@ int64_t pickVector(int64_t cols, int elemBytes) {
   return w;
 }
 
-int64_t registerBudget(const RowProblem &p, int64_t threads) {
+int64_t registerBudget(const RowProblem &p, int64_t threads, bool staged) {
   // Registers per thread when one CTA of `threads` threads fills an SM
   // (65536 registers, at most 255 per thread), less ~16 for addresses,
   // loop state and the reduction; shared by the live fragments.
   int64_t regs = std::min<int64_t>(255, 65536 / std::max<int64_t>(threads, 128));
-  double live = std::max(p.liveFrags, 1.0);
+  double live = std::max(staged ? p.liveFragsStaged : p.liveFrags, 1.0);
   int64_t v = std::max<int64_t>((int64_t)((regs - 16) / live), 1);
   return std::min<int64_t>((int64_t)llvm::bit_floor((uint64_t)v), kRegisterValues);
 }
@@ -190,8 +192,8 @@ std::string checkPlan(const RowPlan &pl, const RowProblem &p, const Target &t) {
   if (pl.prefetch && !inRegisters)
     return "prefetch = 1 needs a row held in registers (staging = registers or async)";
   // Prefetched [N] operands are held from the start: a whole fragment each.
-  double regValues =
-      pl.values * (std::max(p.liveFrags, 1.0) + (pl.prefetch ? p.rowVectorInputs : 0));
+  double live = pl.staging == Staging::Async ? p.liveFragsStaged : p.liveFrags;
+  double regValues = pl.values * (std::max(live, 1.0) + (pl.prefetch ? p.rowVectorInputs : 0));
   if (inRegisters && regValues > regs) {
     double frags = regValues / pl.values;
     return llvm::formatv("values per thread x live fragments ({0} x {1}) would "
@@ -207,13 +209,13 @@ std::string checkPlan(const RowPlan &pl, const RowProblem &p, const Target &t) {
   int64_t smem = (int64_t)p.reductions * p.stateWords * 4 *
                  (pl.rows * pl.warpsPerRow() * pl.cluster + 2);
   if (pl.staging == Staging::Smem) {
-    if (pl.vector * p.minElemBytes != 16 || !p.uniformInputs || pl.rows != 1)
+    if (pl.vector * p.inputElemBytes != 16 || !p.uniformInputs || pl.rows != 1)
       return "staging = smem copies 16-byte chunks of one element size, one row per CTA";
     int64_t passes = ceilDiv(p.cols, pl.threads * pl.cluster * pl.values);
     smem += passes * pl.values * pl.threads * p.inputRowBytes;
   }
   if (pl.staging == Staging::Async) {
-    if (pl.vector * p.minElemBytes != 16 || !p.uniformInputs || p.inputRowBytes <= 0)
+    if (pl.vector * p.inputElemBytes != 16 || !p.uniformInputs || p.inputRowBytes <= 0)
       return "staging = async copies 16-byte chunks of [M, N] inputs of one element size";
     smem += pl.values * pl.ctaThreads() * p.inputRowBytes;
   }
@@ -261,9 +263,12 @@ Expected<RowPlan> planRow(const RowProblem &p, const Target &t,
 
   // 2-5. Threads per row, cluster, values per thread, staging.
   int64_t nvec = ceilDiv(p.cols, pl.vector);
-  auto kmaxFor = [&](int64_t threads) {
-    return std::max<int64_t>(registerBudget(p, threads) / pl.vector, 1);
+  auto kmaxFor = [&](int64_t threads, bool staged = false) {
+    return std::max<int64_t>(registerBudget(p, threads, staged) / pl.vector, 1);
   };
+  // Async staging is possible: 16-byte copies of [M, N] inputs of one
+  // element size.
+  bool asyncOk = p.uniformInputs && p.inputRowBytes > 0 && pl.vector * p.inputElemBytes == 16;
   int64_t threads = o.threads > 0 ? o.threads : 32;
   int64_t cluster = 1;
   if (o.threads <= 0) {
@@ -284,6 +289,7 @@ Expected<RowPlan> planRow(const RowProblem &p, const Target &t,
         threads *= 2;
     }
   }
+  bool clusterAsync = false;
   if (ceilDiv(nvec, threads) > kmaxFor(threads) && t.hasClusters()) {
     // The row needs a cluster. CTAs of 256 threads holding up to 32 values
     // each keep two or more CTAs per SM in different phases (one loading
@@ -295,20 +301,35 @@ Expected<RowPlan> planRow(const RowProblem &p, const Target &t,
     // log-softmax, slower for softmax (-3..-15%) and f32 LayerNorm (76
     // registers: one CTA per SM), a wash over all (0.922 vs 0.918 of the
     // best); the tuning database carries the per-shape choice.
+    //
+    // The row's part in each CTA is staged asynchronously (cp.async into
+    // shared memory, read back at each use: no registers hold it while the
+    // copies are in flight or across the reductions), 64 values per thread
+    // (at most 64 KiB of shared memory per CTA): measured on the H100 over
+    // five ops x bf16/f32 x N = 65536..262144 (docs/performance-notes.md,
+    // session 8) within 0.98 of the best of 16 schedules in 28 of 30 cases,
+    // 1.0-1.96x over 32 values in registers.
     if (o.threads <= 0)
       threads = kClusterThreads;
-    int64_t k = std::min<int64_t>(kmaxFor(threads), std::max<int64_t>(kClusterValues / pl.vector, 1));
+    clusterAsync = asyncOk && (o.staging < 0 || o.staging == (int)Staging::Async);
+    int64_t k = clusterAsync
+                    ? std::min({kmaxFor(threads, true), kClusterStagedValues / pl.vector,
+                                kClusterStagedBytes / (threads * pl.vector * p.inputRowBytes)})
+                    : std::min<int64_t>(kmaxFor(threads), kClusterValues / pl.vector);
+    k = std::max<int64_t>(k, 1);
     cluster = std::min<int64_t>(pow2Ceil(ceilDiv(nvec, threads * k)), t.maxCluster);
   }
   if (o.cluster > 0)
     cluster = o.cluster;
-  int64_t kmax = kmaxFor(threads);
+  int64_t kmax = kmaxFor(threads, clusterAsync);
   pl.threads = threads;
   pl.cluster = cluster;
   int64_t chunks = ceilDiv(nvec, threads * cluster);
   bool fits = chunks <= kmax || o.values > 0;
   pl.staging = o.staging >= 0 ? (Staging)o.staging
-                              : (fits ? Staging::Registers : Staging::Stream);
+                              : (!fits          ? Staging::Stream
+                                 : clusterAsync ? Staging::Async
+                                                : Staging::Registers);
   // Shared-memory staging: a row too long for registers whose part in each
   // CTA of the cluster fits shared memory is copied there once (cp.async)
   // and the sweeps read it back from shared memory, so global memory is
@@ -321,7 +342,7 @@ Expected<RowPlan> planRow(const RowProblem &p, const Target &t,
   // (RMSNorm 1.47 vs 1.26 TB/s, softmax 1.63 vs 1.49): staging is the
   // default only where there are no clusters (sm_80), and an override.
   if (pl.staging == Staging::Stream && o.staging < 0 && !t.hasClusters() &&
-      p.uniformInputs && pl.vector * p.minElemBytes == 16 && p.inputRowBytes > 0) {
+      p.uniformInputs && pl.vector * p.inputElemBytes == 16 && p.inputRowBytes > 0) {
     int64_t c = o.cluster > 0 ? o.cluster : (t.hasClusters() ? t.maxCluster : 1);
     int64_t passes = ceilDiv(nvec, threads * c * passChunks);
     int64_t bytes = passes * passChunks * pl.vector * threads * p.inputRowBytes;
@@ -355,23 +376,13 @@ Expected<RowPlan> planRow(const RowProblem &p, const Target &t,
   note(llvm::formatv("reductions climb to the {0} tier", levelName(pl.reduceLevel())));
   pl.unroll = o.unroll > 0 ? o.unroll : pl.values / pl.vector;
   pl.minBlocks = o.minBlocks >= 0 ? o.minBlocks : 0;
-  // Asynchronous staging of 16-bit rows, where it was measured faster on
-  // the H100 (docs/performance-notes.md, session 5); the tuner measures it
-  // for every shape.
-  //  - softmax-like: split over a cluster, two or more reductions, an
-  //    [M, N] result and no [N] operand (softmax bf16 1.05x / 1.15x at N =
-  //    65536 / 262144, f16 1.05x / 1.18x, log-softmax bf16 1.09x / 1.05x).
-  //    Not: one reduction (RMSNorm, unchanged), f32 rows (slower), LayerNorm
-  //    (weight and bias; 0.96x / 1.01x), cross-entropy in a cluster (no row
-  //    result; 1.03x / 0.86x).
-  //  - read-only in one CTA, on Hopper (cross-entropy bf16 up to N = 16384:
-  //    best for every bench shape after re-tuning; 1.08x / 1.05x at N =
-  //    4096 / 8192 with the heuristic's threads and values).
-  bool softmaxLike = pl.cluster > 1 && p.reductions >= 2 && p.outputRowBytes > 0 &&
-                     p.rowVectorInputs == 0;
+  // Asynchronous staging of read-only rows of 16-bit data in one CTA, on
+  // Hopper, where it was measured faster (docs/performance-notes.md,
+  // session 5: cross-entropy bf16 up to N = 16384, best for every bench
+  // shape after re-tuning; 1.08x / 1.05x at N = 4096 / 8192 with the
+  // heuristic's threads and values). Cluster rows took it above.
   bool readOnlyRow = pl.cluster == 1 && p.outputRowBytes == 0 && t.hasClusters();
-  if (o.staging < 0 && pl.staging == Staging::Registers && p.minElemBytes == 2 &&
-      (softmaxLike || readOnlyRow)) {
+  if (o.staging < 0 && pl.staging == Staging::Registers && p.inputElemBytes == 2 && readOnlyRow) {
     RowPlan async = pl;
     async.staging = Staging::Async;
     if (checkPlan(async, p, t).empty())
@@ -396,8 +407,8 @@ Expected<RowPlan> planRow(const RowProblem &p, const Target &t,
                      pl.staging == Staging::Registers
                          ? std::string("the row stays in registers and is read from global memory once")
                      : pl.staging == Staging::Async
-                         ? std::string("the row is copied to shared memory with cp.async, then held "
-                                       "in registers; global memory is read once")
+                         ? std::string("the row is copied to shared memory with cp.async and read "
+                                       "back where it is used; global memory is read once")
                      : pl.staging == Staging::Smem
                          ? llvm::formatv("the row is staged in shared memory (cp.async) and swept "
                                          "in passes ({0}) of {1} elements; global memory is read once",

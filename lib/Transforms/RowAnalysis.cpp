@@ -7,6 +7,8 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SetVector.h"
 
 using namespace mlir;
 
@@ -118,6 +120,7 @@ rkc::analyzeRowProgram(func::FuncOp func) {
       if (firstIn && b != firstIn)
         p.uniformInputs = false;
       firstIn = b;
+      p.inputElemBytes = b;
     }
     p.rowVectorInputs += rowVector(t);
   }
@@ -127,19 +130,26 @@ rkc::analyzeRowProgram(func::FuncOp func) {
   p.elemBytes = maxB;
   p.minElemBytes = minB;
 
-  // Register pressure: the most fragments live at one point of the
-  // (single-block) program; a fragment lives from its definition (arguments
-  // are loaded at their first use) to its last use. A fragment consumed only
-  // by reductions is folded into them element by element and never held.
+  // Register pressure, in fp32 registers per row value, at each point of
+  // the (single-block) program, as the CUDA emitter holds values
+  // (EmitCuda.cpp, registers staging):
+  //  - an input is loaded at its first use and held to its last; 16-bit
+  //    data stays packed, two values per register (half a fragment);
+  //  - an elementwise result is computed where it is used, again after each
+  //    reduction, so it counts at its uses only; one consumed only by
+  //    reductions is folded into them element by element and never held.
+  // With async staging the [M, N] inputs wait in shared memory and are read
+  // again at each use too (liveFragsStaged).
   Block &body = func.getBody().front();
   llvm::DenseMap<Operation *, unsigned> order;
   unsigned idx = 0;
   for (Operation &op : body)
     order[&op] = ++idx;
-  auto useRange = [&](Value v) {
-    unsigned first = ~0u, last = 0;
+  // Where v is used (top-level positions; uses through a broadcast count
+  // where the broadcast is used).
+  auto usePoints = [&](Value v) {
+    SmallVector<unsigned> at;
     for (Operation *u : v.getUsers()) {
-      // Uses through a broadcast count where the broadcast is used.
       SmallVector<Operation *> tops;
       if (auto bc = dyn_cast<rk::BroadcastOp>(u))
         for (Operation *bu : bc->getUsers())
@@ -147,38 +157,36 @@ rkc::analyzeRowProgram(func::FuncOp func) {
       else
         tops.push_back(body.findAncestorOpInBlock(*u));
       for (Operation *top : tops)
-        if (top) {
-          first = std::min(first, order[top]);
-          last = std::max(last, order[top]);
-        }
+        if (top)
+          at.push_back(order[top]);
     }
-    return std::make_pair(first, last);
+    return at;
   };
-  // Where the last reduction of the row is (its top-level op).
-  unsigned lastReduction = 0;
-  func.walk([&](rk::ReduceOp red) {
-    if (Operation *top = body.findAncestorOpInBlock(*red))
-      lastReduction = std::max(lastReduction, order[top]);
-  });
-  struct Range {
-    unsigned first, last;
-    double weight; ///< fp32 registers per row value
+  SmallVector<double> held(idx + 2, 0.0), heldStaged(idx + 2, 0.0);
+  auto holdRange = [&](SmallVector<double> &h, ArrayRef<unsigned> at, double w) {
+    if (at.empty())
+      return;
+    auto [lo, hi] = std::minmax_element(at.begin(), at.end());
+    for (unsigned i = *lo; i <= *hi; ++i)
+      h[i] += w;
   };
-  SmallVector<Range> ranges;
+  auto holdAt = [&](SmallVector<double> &h, ArrayRef<unsigned> at, double w) {
+    for (unsigned i : llvm::SetVector<unsigned>(at.begin(), at.end()))
+      h[i] += w;
+  };
   for (BlockArgument a : func.getArguments()) {
     auto t = dyn_cast<RankedTensorType>(a.getType());
-    if (rowTensor(t) || rowVector(t)) {
-      auto [first, last] = useRange(a);
-      // An input first used after the last reduction is loaded there and
-      // consumed element by element: its values wait in their storage type
-      // (two bf16/f16 per register), not converted to fp32 (measured on
-      // the H100: bf16 RMSNorm at N = 32768 runs 1024 threads x 32 values
-      // in one CTA without spills, docs/tuning.md).
-      double weight = first > lastReduction
-                          ? std::min(1.0, storageBytes(t.getElementType()) / 4.0)
-                          : 1.0;
-      ranges.push_back({first, last, weight});
-    }
+    bool isRow = (bool)rowTensor(t);
+    if (!isRow && !rowVector(t))
+      continue;
+    Type e = t.getElementType();
+    double w = (e.isBF16() || e.isF16()) && p.cols % 2 == 0 ? 0.5 : 1.0;
+    SmallVector<unsigned> at = usePoints(a);
+    holdRange(held, at, w);
+    if (isRow)
+      holdAt(heldStaged, at, w);
+    else
+      holdRange(heldStaged, at, w);
   }
   int reductions = 0, stateWords = 1;
   for (Operation &op : body) {
@@ -196,19 +204,15 @@ rkc::analyzeRowProgram(func::FuncOp func) {
       bool onlyReduced = llvm::all_of(r.getUsers(), [](Operation *u) {
         return isa<rk::ReduceOp>(u);
       });
-      // Held from just after its definition (an elementwise result may
-      // take the registers of an operand that dies there).
-      if (!onlyReduced)
-        ranges.push_back({order[&op] + 1, useRange(r).second, 1.0});
+      if (onlyReduced)
+        continue;
+      SmallVector<unsigned> at = usePoints(r);
+      holdAt(held, at, 1.0);
+      holdAt(heldStaged, at, 1.0);
     }
   }
-  double live = 1;
-  for (unsigned at = 0; at <= idx; ++at) {
-    double n = 0;
-    for (const Range &r : ranges)
-      n += (r.first <= at && at <= r.last) ? r.weight : 0.0;
-    live = std::max(live, n);
-  }
+  double live = std::max(1.0, *llvm::max_element(held));
+  p.liveFragsStaged = std::max(1.0, *llvm::max_element(heldStaged));
   p.liveFrags = live;
   p.reductions = std::max(reductions, 1);
   p.stateWords = stateWords;

@@ -47,4 +47,14 @@ RKC_DEVICE void load_frag_staged(const T *smem, int t, float (&frag)[VPT]) {
                           *reinterpret_cast<float(*)[W]>(frag + c * W));
 }
 
+/// As load_frag_staged, into a packed fragment (16-byte slots, raw words).
+template <class T, int VPT, int W, int TPR>
+RKC_DEVICE void load_frag_staged(const T *smem, int t, PackedFrag<T, VPT> &frag) {
+  typedef detail::Access<16> A;
+#pragma unroll
+  for (int c = 0; c < VPT / W; ++c)
+    A::load_shared(smem_addr(smem + (c * TPR + t) * W),
+                   *reinterpret_cast<u32(*)[A::WORDS]>(frag.w + c * W / 2));
+}
+
 } // namespace rkc

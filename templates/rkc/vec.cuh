@@ -269,6 +269,80 @@ RKC_DEVICE void load_frag_stream(const T *row, int col0, int col_step, int n,
   detail::load_frag_impl<T, VPT, W, true>(row, col0, col_step, n, frag, fill);
 }
 
+// ---------------------------------------------------------------------------
+// Packed fragments of 16-bit data (bf16, f16): two values per 32-bit
+// register, widened to f32 at each use. A row fragment that stays live across
+// a reduction then costs VPT / 2 registers instead of VPT. The compiler would
+// merge the widenings of a use before a reduction and one after it into one
+// f32 value held in between, undoing the saving: the generated code calls
+// refresh() after each reduction, an empty asm that gives the words new
+// values (no instruction), so the widenings after it are new computations.
+// ---------------------------------------------------------------------------
+
+namespace detail {
+template <class T> RKC_DEVICE float widen_half(u32 w, int hi);
+/// bf16: the bits become the upper half of the f32.
+template <> RKC_DEVICE float widen_half<bf16>(u32 w, int hi) {
+  return __uint_as_float(hi ? (w & 0xffff0000u) : (w << 16));
+}
+template <> RKC_DEVICE float widen_half<f16>(u32 w, int hi) {
+  float f;
+  if (hi)
+    asm("{\n\t.reg .b16 lo, hi;\n\tmov.b32 {lo, hi}, %1;\n\tcvt.f32.f16 %0, hi;\n\t}"
+        : "=f"(f) : "r"(w));
+  else
+    asm("{\n\t.reg .b16 lo, hi;\n\tmov.b32 {lo, hi}, %1;\n\tcvt.f32.f16 %0, lo;\n\t}"
+        : "=f"(f) : "r"(w));
+  return f;
+}
+} // namespace detail
+
+/// VPT values of a 16-bit storage type T (bf16 or f16), value v in half
+/// v % 2 of word v / 2 (memory order). frag[i] widens value i to f32.
+template <class T, int VPT> struct PackedFrag {
+  static_assert(sizeof(T) == 2 && VPT % 2 == 0, "rkc::PackedFrag: 16-bit T, even VPT");
+  u32 w[VPT / 2];
+  RKC_DEVICE float operator[](int i) const { return detail::widen_half<T>(w[i / 2], i % 2); }
+  /// Ends the reuse of earlier widenings (see above); emits no instruction.
+  RKC_DEVICE void refresh() {
+#pragma unroll
+    for (int k = 0; k < VPT / 2; ++k)
+      asm volatile("" : "+r"(w[k]));
+  }
+};
+
+/// As load_frag, into a packed fragment. W is even: each vector access is
+/// whole words (sizeof(T) * W >= 4). Values at columns >= n are `fill`
+/// narrowed to T (the reduction identities 0 and -inf are exact).
+template <class T, int VPT, int W>
+RKC_DEVICE void load_frag(const T *row, int col0, int col_step, int n,
+                          PackedFrag<T, VPT> &frag, float fill) {
+  static_assert(VPT % W == 0 && W % 2 == 0, "rkc::load_frag: packed chunks of even W");
+  constexpr int BYTES = sizeof(T) * W > 16 ? 16 : sizeof(T) * W;
+  constexpr int E = BYTES / sizeof(T); // elements per access
+  typedef detail::Access<BYTES> A;
+#pragma unroll
+  for (int c = 0; c < VPT / W; ++c) {
+    const int col = col0 + c * col_step;
+#pragma unroll
+    for (int k = 0; k < W / E; ++k) {
+      u32(&words)[A::WORDS] = *reinterpret_cast<u32(*)[A::WORDS]>(frag.w + (c * W + k * E) / 2);
+      if (col + W <= n) {
+        A::load(row + col + k * E, words);
+      } else {
+        const u16 f = from_f32<T>(fill).bits;
+#pragma unroll
+        for (int j = 0; j < E; j += 2) {
+          const int at = col + k * E + j;
+          const u16 lo = at < n ? row[at].bits : f;
+          const u16 hi = at + 1 < n ? row[at + 1].bits : f;
+          words[j / 2] = (u32)lo | ((u32)hi << 16);
+        }
+      }
+    }
+  }
+}
+
 /// Stores a fragment; never writes columns >= n. S: float values, or the
 /// int values of an int8 tensor.
 template <class T, int VPT, int W, class S>

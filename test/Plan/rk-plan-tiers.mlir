@@ -14,6 +14,7 @@
 // RUN: rk-opt %t/softmax.mlir --rk-plan-tiers=arch=sm_90a -verify-diagnostics -mlir-print-op-on-diagnostic=false | FileCheck %s --check-prefix=SOFTMAX --enable-var-scope
 // RUN: rk-opt %t/override.mlir --rk-plan-tiers="arch=sm_90a schedule=threads=512,vector=4,rows=1,unroll=1,min_blocks=2" -verify-diagnostics -mlir-print-op-on-diagnostic=false | FileCheck %s --check-prefix=OVERRIDE
 // RUN: rk-opt %t/override_cluster.mlir --rk-plan-tiers="arch=sm_90a schedule=cluster=4" -verify-diagnostics -mlir-print-op-on-diagnostic=false | FileCheck %s --check-prefix=OVERRIDE-CLUSTER
+// RUN: rk-opt %t/registers_cluster.mlir --rk-plan-tiers="arch=sm_90a schedule=staging=registers" -verify-diagnostics -mlir-print-op-on-diagnostic=false | FileCheck %s --check-prefix=REGISTERS-CLUSTER
 
 // RUN: rk-opt %t/columns.mlir --rk-plan-tiers=arch=sm_90a -verify-diagnostics -mlir-print-op-on-diagnostic=false | FileCheck %s --check-prefix=COLS
 // RUN: rk-opt %t/columns_override.mlir --rk-plan-tiers="arch=sm_90a schedule=vector=4,threads=256,cluster=4,unroll=4" -verify-diagnostics -mlir-print-op-on-diagnostic=false | FileCheck %s --check-prefix=COLS-OVERRIDE
@@ -78,7 +79,7 @@ func.func @unaligned_f32(%x: tensor<4x3xf32>) -> tensor<4xf32> {
 // expected-remark@below {{plan: cluster = 1}}
 // expected-remark@below {{plan: rows per CTA: 4 (128 threads)}}
 // expected-remark@below {{plan: reductions climb to the warp tier}}
-// expected-remark@below {{plan: staging = async: the row is copied to shared memory with cp.async, then held in registers; global memory is read once}}
+// expected-remark@below {{plan: staging = async: the row is copied to shared memory with cp.async and read back where it is used; global memory is read once}}
 func.func @f16_n1000(%x: tensor<4x1000xf16>) -> tensor<4xf32> {
   %s = rk.reduce add %x : tensor<4x1000xf16> -> tensor<4xf32>
   return %s : tensor<4xf32>
@@ -94,7 +95,7 @@ func.func @f16_n1000(%x: tensor<4x1000xf16>) -> tensor<4xf32> {
 // expected-remark@below {{plan: cluster = 1}}
 // expected-remark@below {{plan: rows per CTA: 1 (128 threads)}}
 // expected-remark@below {{plan: reductions climb to the block tier}}
-// expected-remark@below {{plan: staging = async: the row is copied to shared memory with cp.async, then held in registers; global memory is read once}}
+// expected-remark@below {{plan: staging = async: the row is copied to shared memory with cp.async and read back where it is used; global memory is read once}}
 func.func @bf16_n4096(%x: tensor<64x4096xbf16>) -> tensor<64xf32> {
   %s = rk.reduce add %x : tensor<64x4096xbf16> -> tensor<64xf32>
   return %s : tensor<64xf32>
@@ -110,7 +111,7 @@ func.func @bf16_n4096(%x: tensor<64x4096xbf16>) -> tensor<64xf32> {
 // expected-remark@below {{plan: cluster = 1}}
 // expected-remark@below {{plan: rows per CTA: 16 (128 threads)}}
 // expected-remark@below {{plan: reductions climb to the warp tier}}
-// expected-remark@below {{plan: staging = async: the row is copied to shared memory with cp.async, then held in registers; global memory is read once}}
+// expected-remark@below {{plan: staging = async: the row is copied to shared memory with cp.async and read back where it is used; global memory is read once}}
 func.func @bf16_n256_read_only(%x: tensor<64x256xbf16>) -> tensor<64xf32> {
   %s = rk.reduce add %x : tensor<64x256xbf16> -> tensor<64xf32>
   return %s : tensor<64xf32>
@@ -140,35 +141,58 @@ func.func @bf16_n256_map(%x: tensor<64x256xbf16>) -> tensor<64x256xbf16> {
 // N = 65536 bf16: 8192 vectors. 1024 threads hold at most 4 vectors each
 // (a CTA of 1024 threads has 64 registers per thread: (64 - 16) -> 32
 // values), 4096 vectors: the row needs a cluster. Cluster CTAs have 256
-// threads with at most 32 values (4 vectors) each: 8192 / (256 x 4) = 8.
+// threads and stage their part asynchronously, 64 values (8 vectors, 32
+// KiB per CTA) each: 8192 / (256 x 8) = 4.
 // expected-remark@below {{plan: vector = 8: 16-byte accesses of 2-byte elements}}
-// expected-remark@below {{plan: 256 threads per row, 32 values per thread (4 vector loads in flight)}}
-// expected-remark@below {{plan: cluster = 8: the row is split over the CTAs of a cluster and reduced through DSMEM}}
+// expected-remark@below {{plan: 256 threads per row, 64 values per thread (8 vector loads in flight)}}
+// expected-remark@below {{plan: cluster = 4: the row is split over the CTAs of a cluster and reduced through DSMEM}}
 // expected-remark@below {{plan: rows per CTA: 1 (256 threads)}}
 // expected-remark@below {{plan: reductions climb to the cluster tier}}
-// expected-remark@below {{plan: staging = registers: the row stays in registers and is read from global memory once}}
+// expected-remark@below {{plan: staging = async: the row is copied to shared memory with cp.async and read back where it is used; global memory is read once}}
 func.func @bf16_n65536(%x: tensor<8x65536xbf16>) -> tensor<8xf32> {
   %s = rk.reduce add %x : tensor<8x65536xbf16> -> tensor<8xf32>
   return %s : tensor<8xf32>
 }
 // SM90-LABEL: func.func @bf16_n65536
-// SM90-SAME:    attributes {tier.arch = "sm_90a", tier.layout = #tier.tv_layout<threads = 256, values = 32, vector = 8, rows = 1>, tier.schedule = #tier.schedule<reduce = cluster, cluster = 8, staging = registers, unroll = 4, min_blocks = 0>}
+// SM90-SAME:    attributes {tier.arch = "sm_90a", tier.layout = #tier.tv_layout<threads = 256, values = 64, vector = 8, rows = 1>, tier.schedule = #tier.schedule<reduce = cluster, cluster = 4, staging = async, unroll = 8, min_blocks = 0>}
 
-// N = 262144 f32: 65536 vectors of 4; 256-thread cluster CTAs of 8 vectors
-// (32 values) would need 32 CTAs: capped at 16, each thread then holds
-// 65536 / (256 x 16) = 16 vectors (64 values, within its 239 registers).
+// N = 65536, f32 values quantized to int8 (a [M, N] result of 1 byte): the
+// vector is 16 int8, so an f32 input chunk is 64 bytes, not the 16 that
+// cp.async copies: the cluster row stays in registers, 32 values per thread.
+// expected-remark@below {{plan: vector = 16: 16-byte accesses of 1-byte elements}}
+// expected-remark@below {{plan: 256 threads per row, 32 values per thread (2 vector loads in flight)}}
+// expected-remark@below {{plan: cluster = 8: the row is split over the CTAs of a cluster and reduced through DSMEM}}
+// expected-remark@below {{plan: rows per CTA: 1 (256 threads)}}
+// expected-remark@below {{plan: reductions climb to the cluster tier}}
+// expected-remark@below {{plan: staging = registers: the row stays in registers and is read from global memory once}}
+func.func @f32_to_i8_n65536(%x: tensor<8x65536xf32>) -> tensor<8x65536xi8> {
+  %m = rk.reduce max %x : tensor<8x65536xf32> -> tensor<8xf32>
+  %b = rk.broadcast %m dims [0] : tensor<8xf32> -> tensor<8x65536xf32>
+  %q = rk.map %x, %b {
+  ^bb0(%a: f32, %s: f32):
+    %v = arith.divf %a, %s : f32
+    %i = arith.fptosi %v : f32 to i8
+    rk.yield %i : i8
+  } : tensor<8x65536xf32>, tensor<8x65536xf32> -> tensor<8x65536xi8>
+  return %q : tensor<8x65536xi8>
+}
+// SM90-LABEL: func.func @f32_to_i8_n65536
+// SM90-SAME:    staging = registers
+
+// N = 262144 f32: 65536 vectors of 4; 256-thread cluster CTAs staging 64
+// values (16 vectors, 64 KiB per CTA) each: 65536 / (256 x 16) = 16.
 // expected-remark@below {{plan: vector = 4: 16-byte accesses of 4-byte elements}}
 // expected-remark@below {{plan: 256 threads per row, 64 values per thread (16 vector loads in flight)}}
 // expected-remark@below {{plan: cluster = 16: the row is split over the CTAs of a cluster and reduced through DSMEM}}
 // expected-remark@below {{plan: rows per CTA: 1 (256 threads)}}
 // expected-remark@below {{plan: reductions climb to the cluster tier}}
-// expected-remark@below {{plan: staging = registers: the row stays in registers and is read from global memory once}}
+// expected-remark@below {{plan: staging = async: the row is copied to shared memory with cp.async and read back where it is used; global memory is read once}}
 func.func @f32_n262144(%x: tensor<8x262144xf32>) -> tensor<8xf32> {
   %s = rk.reduce add %x : tensor<8x262144xf32> -> tensor<8xf32>
   return %s : tensor<8xf32>
 }
 // SM90-LABEL: func.func @f32_n262144
-// SM90-SAME:    attributes {tier.arch = "sm_90a", tier.layout = #tier.tv_layout<threads = 256, values = 64, vector = 4, rows = 1>, tier.schedule = #tier.schedule<reduce = cluster, cluster = 16, staging = registers, unroll = 16, min_blocks = 0>}
+// SM90-SAME:    attributes {tier.arch = "sm_90a", tier.layout = #tier.tv_layout<threads = 256, values = 64, vector = 4, rows = 1>, tier.schedule = #tier.schedule<reduce = cluster, cluster = 16, staging = async, unroll = 16, min_blocks = 0>}
 
 // N = 1048576 f32: 262144 vectors > 16 CTAs x 256 threads x 16 vectors:
 // no cluster holds the row, it is streamed with the largest cluster (16)
@@ -271,18 +295,20 @@ func.func @softmax(%arg0: tensor<16x32768xbf16> {rk.name = "x"}) -> tensor<16x32
 // SOFTMAX-SAME:    attributes {tier.arch = "sm_90a", tier.layout = #tier.tv_layout<threads = 1024, values = 32, vector = 8, rows = 1>, tier.schedule = #tier.schedule<reduce = block, cluster = 1, staging = registers, unroll = 4, min_blocks = 0>}
 
 //--- rmsnorm.mlir
-// A decomposed RMSNorm, N = 32768. The weight w is first used after the
-// last reduction: it is loaded there and consumed element by element, so
-// its 16-bit values wait packed, two per register: x (1) + w (1/2) = 1.5
-// live fragments at the last map. bf16: 1024 threads have (64 - 16) / 1.5
-// = 32 values for the 4096 vectors (4 each): one CTA, no cluster.
-// 8 CTAs are far less than a wave, but prefetching w (a whole fragment
-// from the start: 1 + 1 + 1/2 -> 2.5 x 32 = 80 > 64 registers) does not fit.
+// A decomposed RMSNorm, N = 32768. 16-bit inputs are held packed, two
+// values per register (half a fragment each), and elementwise results count
+// only where they are used (the emitter recomputes them there): x (1/2) +
+// w (1/2) = 1 live fragment at the last map, 1 (the result) at the return.
+// bf16: 1024 threads have (64 - 16) / 1 -> 32 values for the 4096 vectors
+// (4 each): one CTA, no cluster. 8 CTAs are far less than a wave, and
+// prefetching w (a whole fragment from the start: 32 x (1 + 1) = 64
+// registers) fits.
 // expected-remark@below {{plan: vector = 8: 16-byte accesses of 2-byte elements}}
 // expected-remark@below {{plan: 1024 threads per row, 32 values per thread (4 vector loads in flight)}}
 // expected-remark@below {{plan: cluster = 1}}
 // expected-remark@below {{plan: rows per CTA: 1 (1024 threads)}}
 // expected-remark@below {{plan: reductions climb to the block tier}}
+// expected-remark@below {{plan: prefetch: the [N] operands are loaded with the row (8 CTAs, about one wave: the kernel is latency-bound)}}
 // expected-remark@below {{plan: staging = registers: the row stays in registers and is read from global memory once}}
 func.func @rms_bf16(%x: tensor<8x32768xbf16> {rk.name = "x"}, %w: tensor<32768xbf16> {rk.name = "w"}) -> tensor<8x32768xbf16> {
   %eps = arith.constant 9.99999997E-7 : f32
@@ -311,21 +337,21 @@ func.func @rms_bf16(%x: tensor<8x32768xbf16> {rk.name = "x"}, %w: tensor<32768xb
   return %5 : tensor<8x32768xbf16>
 }
 // RMS-LABEL: func.func @rms_bf16
-// RMS-SAME:    tier.tv_layout<threads = 1024, values = 32, vector = 8, rows = 1>, tier.schedule = #tier.schedule<reduce = block, cluster = 1, staging = registers, unroll = 4, min_blocks = 0>}
+// RMS-SAME:    tier.tv_layout<threads = 1024, values = 32, vector = 8, rows = 1>, tier.schedule = #tier.schedule<reduce = block, cluster = 1, staging = registers, unroll = 4, min_blocks = 0, prefetch = 1>}
 
-// The same in f32: w's values take a register each, 2 live fragments;
-// 1024 threads have (64 - 16) / 2 = 24 -> 16 values, too few for the 8192
-// vectors of 4: a cluster of 256-thread CTAs holding 32 values, 8192 /
-// (256 x 8) = 4 CTAs. 8 rows x 4 = 32 CTAs, less than a wave (108, the
-// smallest target's SM count when the GPU is unknown): w is loaded with the
-// row (32 x (2 + 1) = 96 of 255 registers).
+// The same in f32: x and w take a register per value, 2 live fragments at
+// the last map; 1024 threads have (64 - 16) / 2 = 24 -> 16 values, too few
+// for the 8192 vectors of 4: a cluster of 256-thread CTAs staging 64 values
+// each asynchronously, 8192 / (256 x 16) = 2 CTAs. 8 rows x 2 = 16 CTAs,
+// less than a wave (108, the smallest target's SM count when the GPU is
+// unknown): w is loaded with the row (64 x (2 + 1) = 192 of 255 registers).
 // expected-remark@below {{plan: vector = 4: 16-byte accesses of 4-byte elements}}
-// expected-remark@below {{plan: 256 threads per row, 32 values per thread (8 vector loads in flight)}}
-// expected-remark@below {{plan: cluster = 4: the row is split over the CTAs of a cluster and reduced through DSMEM}}
+// expected-remark@below {{plan: 256 threads per row, 64 values per thread (16 vector loads in flight)}}
+// expected-remark@below {{plan: cluster = 2: the row is split over the CTAs of a cluster and reduced through DSMEM}}
 // expected-remark@below {{plan: rows per CTA: 1 (256 threads)}}
 // expected-remark@below {{plan: reductions climb to the cluster tier}}
-// expected-remark@below {{plan: prefetch: the [N] operands are loaded with the row (32 CTAs, about one wave: the kernel is latency-bound)}}
-// expected-remark@below {{plan: staging = registers: the row stays in registers and is read from global memory once}}
+// expected-remark@below {{plan: prefetch: the [N] operands are loaded with the row (16 CTAs, about one wave: the kernel is latency-bound)}}
+// expected-remark@below {{plan: staging = async: the row is copied to shared memory with cp.async and read back where it is used; global memory is read once}}
 func.func @rms_f32(%x: tensor<8x32768xf32> {rk.name = "x"}, %w: tensor<32768xf32> {rk.name = "w"}) -> tensor<8x32768xf32> {
   %eps = arith.constant 9.99999997E-7 : f32
   %n = arith.constant 3.276800e+04 : f32
@@ -353,16 +379,16 @@ func.func @rms_f32(%x: tensor<8x32768xf32> {rk.name = "x"}, %w: tensor<32768xf32
   return %5 : tensor<8x32768xf32>
 }
 // RMS-LABEL: func.func @rms_f32
-// RMS-SAME:    tier.tv_layout<threads = 256, values = 32, vector = 4, rows = 1>, tier.schedule = #tier.schedule<reduce = cluster, cluster = 4, staging = registers, unroll = 8, min_blocks = 0, prefetch = 1>}
+// RMS-SAME:    tier.tv_layout<threads = 256, values = 64, vector = 4, rows = 1>, tier.schedule = #tier.schedule<reduce = cluster, cluster = 2, staging = async, unroll = 16, min_blocks = 0, prefetch = 1>}
 
-// The same f32 row with 4096 rows: 16384 CTAs, many waves; w stays where
+// The same f32 row with 4096 rows: 8192 CTAs, many waves; w stays where
 // it is first used.
 // expected-remark@below {{plan: vector = 4: 16-byte accesses of 4-byte elements}}
-// expected-remark@below {{plan: 256 threads per row, 32 values per thread (8 vector loads in flight)}}
-// expected-remark@below {{plan: cluster = 4: the row is split over the CTAs of a cluster and reduced through DSMEM}}
+// expected-remark@below {{plan: 256 threads per row, 64 values per thread (16 vector loads in flight)}}
+// expected-remark@below {{plan: cluster = 2: the row is split over the CTAs of a cluster and reduced through DSMEM}}
 // expected-remark@below {{plan: rows per CTA: 1 (256 threads)}}
 // expected-remark@below {{plan: reductions climb to the cluster tier}}
-// expected-remark@below {{plan: staging = registers: the row stays in registers and is read from global memory once}}
+// expected-remark@below {{plan: staging = async: the row is copied to shared memory with cp.async and read back where it is used; global memory is read once}}
 func.func @rms_f32_many(%x: tensor<4096x32768xf32> {rk.name = "x"}, %w: tensor<32768xf32> {rk.name = "w"}) -> tensor<4096x32768xf32> {
   %eps = arith.constant 9.99999997E-7 : f32
   %n = arith.constant 3.276800e+04 : f32
@@ -390,7 +416,7 @@ func.func @rms_f32_many(%x: tensor<4096x32768xf32> {rk.name = "x"}, %w: tensor<3
   return %5 : tensor<4096x32768xf32>
 }
 // RMS-LABEL: func.func @rms_f32_many
-// RMS-SAME:    tier.schedule = #tier.schedule<reduce = cluster, cluster = 4, staging = registers, unroll = 8, min_blocks = 0>}
+// RMS-SAME:    tier.schedule = #tier.schedule<reduce = cluster, cluster = 2, staging = async, unroll = 16, min_blocks = 0>}
 
 //--- override.mlir
 // The override replaces the heuristic field by field: 8-byte vectors, 512
@@ -410,31 +436,33 @@ func.func @override(%x: tensor<64x4096xbf16>) -> tensor<64xf32> {
 
 //--- override_cluster.mlir
 // Only the cluster is overridden: the row still needs a cluster, so CTAs of
-// 256 threads; 8192 vectors / (4 x 256) = 8 vectors, 64 values per thread.
+// 256 threads, staged asynchronously; 8192 vectors / (4 x 256) = 8
+// vectors, 64 values per thread.
 // expected-remark@below {{plan: vector = 8: 16-byte accesses of 2-byte elements}}
 // expected-remark@below {{plan: 256 threads per row, 64 values per thread (8 vector loads in flight)}}
 // expected-remark@below {{plan: cluster = 4: the row is split over the CTAs of a cluster and reduced through DSMEM}}
 // expected-remark@below {{plan: rows per CTA: 1 (256 threads)}}
 // expected-remark@below {{plan: reductions climb to the cluster tier}}
-// expected-remark@below {{plan: staging = registers: the row stays in registers and is read from global memory once}}
+// expected-remark@below {{plan: staging = async: the row is copied to shared memory with cp.async and read back where it is used; global memory is read once}}
 func.func @override_cluster(%x: tensor<8x65536xbf16>) -> tensor<8xf32> {
   %s = rk.reduce add %x : tensor<8x65536xbf16> -> tensor<8xf32>
   return %s : tensor<8xf32>
 }
 // OVERRIDE-CLUSTER-LABEL: func.func @override_cluster
-// OVERRIDE-CLUSTER-SAME:    attributes {tier.arch = "sm_90a", tier.layout = #tier.tv_layout<threads = 256, values = 64, vector = 8, rows = 1>, tier.schedule = #tier.schedule<reduce = cluster, cluster = 4, staging = registers, unroll = 8, min_blocks = 0>}
+// OVERRIDE-CLUSTER-SAME:    attributes {tier.arch = "sm_90a", tier.layout = #tier.tv_layout<threads = 256, values = 64, vector = 8, rows = 1>, tier.schedule = #tier.schedule<reduce = cluster, cluster = 4, staging = async, unroll = 8, min_blocks = 0>}
 
 //--- async.mlir
-// staging = async (rule in RowPlan.cpp, measured in docs/performance-notes.md):
-// a row of 16-bit data split over a cluster, with two reductions (max, sum),
-// reaches registers through cp.async copies into shared memory.
-// N = 65536 bf16: 8192 vectors; 256-thread CTAs of 4 vectors: cluster 8.
+// staging = async (rule 4 in RowPlan.cpp, measured in
+// docs/performance-notes.md, session 8): a row split over a cluster is
+// copied into shared memory with cp.async, 64 values per thread, and read
+// back at each use (nothing held in registers across the reductions).
+// N = 65536 bf16: 8192 vectors; 256-thread CTAs of 8 vectors: cluster 4.
 // expected-remark@below {{plan: vector = 8: 16-byte accesses of 2-byte elements}}
-// expected-remark@below {{plan: 256 threads per row, 32 values per thread (4 vector loads in flight)}}
-// expected-remark@below {{plan: cluster = 8: the row is split over the CTAs of a cluster and reduced through DSMEM}}
+// expected-remark@below {{plan: 256 threads per row, 64 values per thread (8 vector loads in flight)}}
+// expected-remark@below {{plan: cluster = 4: the row is split over the CTAs of a cluster and reduced through DSMEM}}
 // expected-remark@below {{plan: rows per CTA: 1 (256 threads)}}
 // expected-remark@below {{plan: reductions climb to the cluster tier}}
-// expected-remark@below {{plan: staging = async: the row is copied to shared memory with cp.async, then held in registers; global memory is read once}}
+// expected-remark@below {{plan: staging = async: the row is copied to shared memory with cp.async and read back where it is used; global memory is read once}}
 func.func @softmax_bf16_cluster(%arg0: tensor<8x65536xbf16> {rk.name = "x"}) -> tensor<8x65536xbf16> {
   %cst = arith.constant 1.000000e+00 : f32
   %0 = rk.reduce max %arg0 : tensor<8x65536xbf16> -> tensor<8xf32>
@@ -460,17 +488,16 @@ func.func @softmax_bf16_cluster(%arg0: tensor<8x65536xbf16> {rk.name = "x"}) -> 
   return %6 : tensor<8x65536xbf16>
 }
 // ASYNC-LABEL: func.func @softmax_bf16_cluster
-// ASYNC-SAME:    tier.schedule = #tier.schedule<reduce = cluster, cluster = 8, staging = async, unroll = 4, min_blocks = 0>
+// ASYNC-SAME:    tier.schedule = #tier.schedule<reduce = cluster, cluster = 4, staging = async, unroll = 8, min_blocks = 0>
 
-// The same row in f32 (the slots would double the shared memory per CTA;
-// measured slower): registers. 16384 vectors of 4; 256-thread CTAs of 32
-// values (8 vectors): cluster 8.
+// The same row in f32: 64 values per thread too (64 KiB of shared memory
+// per CTA). 16384 vectors of 4; 256-thread CTAs of 16 vectors: cluster 4.
 // expected-remark@below {{plan: vector = 4: 16-byte accesses of 4-byte elements}}
-// expected-remark@below {{plan: 256 threads per row, 32 values per thread (8 vector loads in flight)}}
-// expected-remark@below {{plan: cluster = 8: the row is split over the CTAs of a cluster and reduced through DSMEM}}
+// expected-remark@below {{plan: 256 threads per row, 64 values per thread (16 vector loads in flight)}}
+// expected-remark@below {{plan: cluster = 4: the row is split over the CTAs of a cluster and reduced through DSMEM}}
 // expected-remark@below {{plan: rows per CTA: 1 (256 threads)}}
 // expected-remark@below {{plan: reductions climb to the cluster tier}}
-// expected-remark@below {{plan: staging = registers: the row stays in registers and is read from global memory once}}
+// expected-remark@below {{plan: staging = async: the row is copied to shared memory with cp.async and read back where it is used; global memory is read once}}
 func.func @softmax_f32_cluster(%arg0: tensor<8x65536xf32> {rk.name = "x"}) -> tensor<8x65536xf32> {
   %cst = arith.constant 1.000000e+00 : f32
   %0 = rk.reduce max %arg0 : tensor<8x65536xf32> -> tensor<8xf32>
@@ -496,30 +523,30 @@ func.func @softmax_f32_cluster(%arg0: tensor<8x65536xf32> {rk.name = "x"}) -> te
   return %6 : tensor<8x65536xf32>
 }
 // ASYNC-LABEL: func.func @softmax_f32_cluster
-// ASYNC-SAME:    staging = registers
+// ASYNC-SAME:    tier.schedule = #tier.schedule<reduce = cluster, cluster = 4, staging = async, unroll = 16, min_blocks = 0>
 
-// One reduction (a row sum) over the same bf16 row: registers.
+// One reduction (a row sum) over the same bf16 row: async too.
 // expected-remark@below {{plan: vector = 8: 16-byte accesses of 2-byte elements}}
-// expected-remark@below {{plan: 256 threads per row, 32 values per thread (4 vector loads in flight)}}
-// expected-remark@below {{plan: cluster = 8: the row is split over the CTAs of a cluster and reduced through DSMEM}}
+// expected-remark@below {{plan: 256 threads per row, 64 values per thread (8 vector loads in flight)}}
+// expected-remark@below {{plan: cluster = 4: the row is split over the CTAs of a cluster and reduced through DSMEM}}
 // expected-remark@below {{plan: rows per CTA: 1 (256 threads)}}
 // expected-remark@below {{plan: reductions climb to the cluster tier}}
-// expected-remark@below {{plan: staging = registers: the row stays in registers and is read from global memory once}}
+// expected-remark@below {{plan: staging = async: the row is copied to shared memory with cp.async and read back where it is used; global memory is read once}}
 func.func @sum_bf16_cluster(%x: tensor<8x65536xbf16>) -> tensor<8xf32> {
   %s = rk.reduce add %x : tensor<8x65536xbf16> -> tensor<8xf32>
   return %s : tensor<8xf32>
 }
 // ASYNC-LABEL: func.func @sum_bf16_cluster
-// ASYNC-SAME:    staging = registers
+// ASYNC-SAME:    staging = async
 
 // Two reductions but no [M, N] result (a row logsumexp, as cross-entropy):
-// measured no faster through shared memory, registers.
+// async.
 // expected-remark@below {{plan: vector = 8: 16-byte accesses of 2-byte elements}}
-// expected-remark@below {{plan: 256 threads per row, 32 values per thread (4 vector loads in flight)}}
-// expected-remark@below {{plan: cluster = 8: the row is split over the CTAs of a cluster and reduced through DSMEM}}
+// expected-remark@below {{plan: 256 threads per row, 64 values per thread (8 vector loads in flight)}}
+// expected-remark@below {{plan: cluster = 4: the row is split over the CTAs of a cluster and reduced through DSMEM}}
 // expected-remark@below {{plan: rows per CTA: 1 (256 threads)}}
 // expected-remark@below {{plan: reductions climb to the cluster tier}}
-// expected-remark@below {{plan: staging = registers: the row stays in registers and is read from global memory once}}
+// expected-remark@below {{plan: staging = async: the row is copied to shared memory with cp.async and read back where it is used; global memory is read once}}
 func.func @lse_bf16_cluster(%x: tensor<8x65536xbf16>) -> tensor<8xf32> {
   %m = rk.reduce max %x : tensor<8x65536xbf16> -> tensor<8xf32>
   %mb = rk.broadcast %m dims [0] : tensor<8xf32> -> tensor<8x65536xf32>
@@ -533,17 +560,17 @@ func.func @lse_bf16_cluster(%x: tensor<8x65536xbf16>) -> tensor<8xf32> {
   return %s : tensor<8xf32>
 }
 // ASYNC-LABEL: func.func @lse_bf16_cluster
-// ASYNC-SAME:    staging = registers
+// ASYNC-SAME:    staging = async
 
-// Two reductions and a row result, but an [N] operand (a LayerNorm-like
-// scale): registers. 8 rows x 8 CTAs: w is prefetched.
+// Two reductions, a row result and an [N] operand (a LayerNorm-like
+// scale): async; 8 rows x 4 CTAs, so w is prefetched.
 // expected-remark@below {{plan: vector = 8: 16-byte accesses of 2-byte elements}}
-// expected-remark@below {{plan: 256 threads per row, 32 values per thread (4 vector loads in flight)}}
-// expected-remark@below {{plan: cluster = 8: the row is split over the CTAs of a cluster and reduced through DSMEM}}
+// expected-remark@below {{plan: 256 threads per row, 64 values per thread (8 vector loads in flight)}}
+// expected-remark@below {{plan: cluster = 4: the row is split over the CTAs of a cluster and reduced through DSMEM}}
 // expected-remark@below {{plan: rows per CTA: 1 (256 threads)}}
 // expected-remark@below {{plan: reductions climb to the cluster tier}}
-// expected-remark@below {{plan: prefetch: the [N] operands are loaded with the row (64 CTAs, about one wave: the kernel is latency-bound)}}
-// expected-remark@below {{plan: staging = registers: the row stays in registers and is read from global memory once}}
+// expected-remark@below {{plan: prefetch: the [N] operands are loaded with the row (32 CTAs, about one wave: the kernel is latency-bound)}}
+// expected-remark@below {{plan: staging = async: the row is copied to shared memory with cp.async and read back where it is used; global memory is read once}}
 func.func @scaled_bf16_cluster(%x: tensor<8x65536xbf16>, %w: tensor<65536xbf16>) -> tensor<8x65536xbf16> {
   %m = rk.reduce max %x : tensor<8x65536xbf16> -> tensor<8xf32>
   %s = rk.reduce add %x : tensor<8x65536xbf16> -> tensor<8xf32>
@@ -563,7 +590,23 @@ func.func @scaled_bf16_cluster(%x: tensor<8x65536xbf16>, %w: tensor<65536xbf16>)
   return %y : tensor<8x65536xbf16>
 }
 // ASYNC-LABEL: func.func @scaled_bf16_cluster
-// ASYNC-SAME:    staging = registers
+// ASYNC-SAME:    staging = async
+
+//--- registers_cluster.mlir
+// staging=registers by override on a cluster row: the registers rule, 32
+// values per thread (4 vectors): 8192 / (256 x 4) = cluster 8.
+// expected-remark@below {{plan: vector = 8: 16-byte accesses of 2-byte elements}}
+// expected-remark@below {{plan: 256 threads per row, 32 values per thread (4 vector loads in flight)}}
+// expected-remark@below {{plan: cluster = 8: the row is split over the CTAs of a cluster and reduced through DSMEM}}
+// expected-remark@below {{plan: rows per CTA: 1 (256 threads)}}
+// expected-remark@below {{plan: reductions climb to the cluster tier}}
+// expected-remark@below {{plan: staging = registers: the row stays in registers and is read from global memory once}}
+func.func @registers_cluster(%x: tensor<8x65536xbf16>) -> tensor<8xf32> {
+  %s = rk.reduce add %x : tensor<8x65536xbf16> -> tensor<8xf32>
+  return %s : tensor<8xf32>
+}
+// REGISTERS-CLUSTER-LABEL: func.func @registers_cluster
+// REGISTERS-CLUSTER-SAME:    tier.schedule = #tier.schedule<reduce = cluster, cluster = 8, staging = registers, unroll = 4, min_blocks = 0>
 
 //--- async_override.mlir
 // staging=async by override on a short row (x * 2, a row result, so not
@@ -574,7 +617,7 @@ func.func @scaled_bf16_cluster(%x: tensor<8x65536xbf16>, %w: tensor<65536xbf16>)
 // expected-remark@below {{plan: cluster = 1}}
 // expected-remark@below {{plan: rows per CTA: 16 (128 threads)}}
 // expected-remark@below {{plan: reductions climb to the warp tier}}
-// expected-remark@below {{plan: staging = async: the row is copied to shared memory with cp.async, then held in registers; global memory is read once}}
+// expected-remark@below {{plan: staging = async: the row is copied to shared memory with cp.async and read back where it is used; global memory is read once}}
 func.func @sum_short(%x: tensor<64x64xbf16>) -> tensor<64x64xbf16> {
   %y = rk.map %x {
   ^bb0(%a: f32):

@@ -28,9 +28,13 @@
 // CHECK-DAG:     constexpr bool FULL_ROW = true;
 // CHECK:         const int rank = 0;
 // CHECK:         const float [[N:c[0-9]+]] = 4096.0f;
-// CHECK:         float [[XF:f[0-9]+]][V];
+// 16-bit data stays packed (two values per register); the square is
+// emitted where the reduction consumes it; after the block reduction the
+// packed x is refreshed (its later widenings are new computations, not f32
+// values held across the barrier).
+// CHECK:         rkc::PackedFrag<rkc::bf16, V> [[XF:f[0-9]+]];
 // CHECK-NEXT:    rkc::load_frag<rkc::bf16, V, W>(a0 + row * s0, col0, COL_STEP, N, [[XF]], 0.0f);
-// CHECK:         float [[SQ:f[0-9]+]][V];
+// CHECK-NEXT:    float [[SQ:f[0-9]+]][V];
 // CHECK-NEXT:    #pragma unroll
 // CHECK-NEXT:    for (int i = 0; i < V; ++i) {
 // CHECK-NEXT:      const float [[A:v[0-9]+]] = [[XF]][i];
@@ -42,12 +46,18 @@
 // CHECK:         const float [[WR:r[0-9]+]] = rkc::warp_reduce<32>([[T]], rkc::OpAdd());
 // CHECK-NEXT:    __shared__ float [[BUF:red[0-9]+]][ROWS * 8];
 // CHECK-NEXT:    const float [[BR:r[0-9]+]] = rkc::block_reduce<8>([[WR]], rkc::OpAdd(), [[BUF]], row_in_cta, warp_in_row, lane);
+// CHECK-NEXT:    [[XF]].refresh();
 // CHECK:           const float [[B0:v[0-9]+]] = [[BR]];
 // CHECK-NEXT:      const float [[B1:v[0-9]+]] = [[N]];
 // CHECK-NEXT:      const float [[Q:v[0-9]+]] = ([[B0]] / [[B1]]);
 // CHECK-NEXT:      const float {{v[0-9]+}} = rsqrtf([[Q]]);
-// CHECK:         rkc::load_frag<rkc::bf16, V, W>(a1, col0, COL_STEP, N, [[WF:f[0-9]+]], 0.0f);
-// CHECK:         if (row_ok) rkc::store_frag<rkc::bf16, V, W>(a2 + row * s2, col0, COL_STEP, N, [[Y:f[0-9]+]]);
+// CHECK:         rkc::PackedFrag<rkc::bf16, V> [[WF:f[0-9]+]];
+// CHECK-NEXT:    rkc::load_frag<rkc::bf16, V, W>(a1, col0, COL_STEP, N, [[WF]], 0.0f);
+// CHECK-NEXT:    float [[Y:f[0-9]+]][V];
+// CHECK-NEXT:    #pragma unroll
+// CHECK-NEXT:    for (int i = 0; i < V; ++i) {
+// CHECK-NEXT:      const float {{v[0-9]+}} = [[XF]][i];
+// CHECK:         if (row_ok) rkc::store_frag<rkc::bf16, V, W>(a2 + row * s2, col0, COL_STEP, N, [[Y]]);
 // CHECK-NEXT:  }
 // NEG-LABEL:   // kernel rkc_rms:
 // NEG-NOT:     __cluster_dims__
@@ -94,24 +104,30 @@ func.func @rms(%x: tensor<64x4096xbf16> {rk.name = "x"}, %w: tensor<4096xbf16> {
 // input) is copied into this thread's slots of the dynamic shared memory
 // with cp.async before anything else; the weight's load (an [N] operand) is
 // hoisted to the start, ahead of the first staged load, which waits for the
-// copies; everything after it is the registers kernel's.
+// copies. The staged values are read back from shared memory where they are
+// used, again after the reduction; global memory is not read again.
 // CHECK-LABEL: // kernel rkc_rms_async_prefetch: threads=256,values=16,vector=8,rows=1,cluster=1,staging=async,unroll=2,min_blocks=0,prefetch=1
 // CHECK:         extern __shared__ __align__(16) unsigned char rkc_smem[];
 // CHECK-NEXT:    rkc::bf16 *st0 = reinterpret_cast<rkc::bf16 *>(rkc_smem + 0) + row_in_cta * (V * TPR);
 // CHECK-NEXT:    rkc::stage_frag<rkc::bf16, V, W, TPR>(st0, a0 + row * s0, col0_base, COL_STEP, N, t);
 // CHECK-NEXT:    rkc::cp_async_commit();
-// CHECK-NEXT:    float [[WF2:f[0-9]+]][V];
+// CHECK-NEXT:    rkc::PackedFrag<rkc::bf16, V> [[WF2:f[0-9]+]];
 // CHECK-NEXT:    rkc::load_frag<rkc::bf16, V, W>(a1, col0, COL_STEP, N, [[WF2]], 0.0f);
 // CHECK:         rkc::cp_async_wait_all();
-// CHECK-NEXT:    float [[XF2:f[0-9]+]][V];
+// CHECK-NEXT:    rkc::PackedFrag<rkc::bf16, V> [[XF2:f[0-9]+]];
 // CHECK-NEXT:    rkc::load_frag_staged<rkc::bf16, V, W, TPR>(st0, t, [[XF2]]);
 // CHECK:         rkc::block_reduce<8>(
-// CHECK:         const float {{v[0-9]+}} = [[WF2]][i];
+// CHECK-NEXT:    [[WF2]].refresh();
+// CHECK:         rkc::PackedFrag<rkc::bf16, V> [[XF3:f[0-9]+]];
+// CHECK-NEXT:    rkc::load_frag_staged<rkc::bf16, V, W, TPR>(st0, t, [[XF3]]);
+// CHECK:         const float {{v[0-9]+}} = [[XF3]][i];
+// CHECK-NEXT:    const float {{v[0-9]+}} = sv{{[0-9]+}};
+// CHECK-NEXT:    const float {{v[0-9]+}} = [[WF2]][i];
 // CHECK:         if (row_ok) rkc::store_frag<rkc::bf16, V, W>(a2 + row * s2,
 // NEG-LABEL:   // kernel rkc_rms_async_prefetch:
 // NEG-NOT:     rkc::load_frag<rkc::bf16, V, W>(a0
 // NEG:         rkc::block_reduce<8>
-// NEG-NOT:     load_frag
+// NEG-NOT:     rkc::load_frag<
 // NEG:         rkc::store_frag
 func.func @rms_async_prefetch(%x: tensor<64x4096xbf16> {rk.name = "x"}, %w: tensor<4096xbf16> {rk.name = "w"},
                %y: tensor<64x4096xbf16> {rk.name = "out0", tier.output})

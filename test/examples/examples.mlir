@@ -128,7 +128,7 @@
 // (the row of bf16 logits is staged with cp.async, issued before the
 // gather; the first staged load waits for the copies)
 // CE-GATHER-NEXT:   rkc::cp_async_wait_all();
-// CE-GATHER-NEXT:   float {{f[0-9]+}}[V];
+// CE-GATHER-NEXT:   rkc::PackedFrag<rkc::bf16, V> {{f[0-9]+}};
 // CE-GATHER-NEXT:   rkc::load_frag_staged<rkc::bf16, V, W, TPR>(st0, t,
 // CE-CUDA-DAG:      if (row_ok && t == 0 && rank == 0) a2[row] = rkc::from_f32<float>(
 // CE-CUDA-DAG:      if (row_ok && t == 0 && rank == 0) a3[row] = rkc::from_f32<float>(

@@ -29,13 +29,17 @@ struct RowProblem {
   int64_t cols = 1;        ///< N, the reduced (row) length
   int elemBytes = 4;       ///< storage bytes of the widest [M, N] operand
   int minElemBytes = 4;    ///< storage bytes of the narrowest [M, N] operand
-  /// Row fragments live at once, in fp32-register units (register
-  /// pressure): a 16-bit row input first loaded after the last reduction
-  /// is held packed and counts half a fragment.
+  /// Row fragments live at once, in fp32 registers per row value (register
+  /// pressure, RowAnalysis.cpp): 16-bit inputs are held packed (half a
+  /// fragment), elementwise results count at their uses only.
   double liveFrags = 1;
+  /// The same with async staging: [M, N] inputs wait in shared memory and
+  /// count at their uses only.
+  double liveFragsStaged = 1;
   int reductions = 1;      ///< reductions per row (each owns smem buffers)
   int stateWords = 1;      ///< largest reduction state, in 32-bit words
   int inputRowBytes = 0;   ///< bytes per column of all [M, N] inputs together
+  int inputElemBytes = 0;  ///< storage bytes of the [M, N] inputs (uniformInputs)
   int outputRowBytes = 0;  ///< bytes per column of all [M, N] results together
   int rowVectorInputs = 0; ///< [N] inputs shared by every row (weights, biases)
   bool uniformInputs = true; ///< all [M, N] inputs have the same element size
@@ -83,8 +87,9 @@ llvm::Expected<PlanOverride> parseOverride(llvm::StringRef text);
 int64_t pickVector(int64_t cols, int elemBytes);
 
 /// Row values per thread that fit in registers with `liveFrags` fragments
-/// live, in CTAs of `threads` threads (a power of two).
-int64_t registerBudget(const RowProblem &p, int64_t threads);
+/// live (`liveFragsStaged` if `staged`: async staging), in CTAs of `threads`
+/// threads (a power of two).
+int64_t registerBudget(const RowProblem &p, int64_t threads, bool staged = false);
 
 /// True if no register-staged schedule (clusters included) can hold a row.
 bool needsStreaming(const RowProblem &p, const Target &t);

@@ -18,6 +18,8 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/Format.h"
@@ -123,6 +125,16 @@ private:
   LogicalResult emitOp(Operation *op);
   LogicalResult emitBody();
   LogicalResult emitSweep(ArrayRef<Operation *> consumers);
+  /// Registers staging: emits the fragment maps `consumer` needs (not
+  /// emitted since the last reduction) before it.
+  LogicalResult emitMapsFor(Operation *consumer);
+  /// Registers staging: fragment ops emitted at their uses, again after
+  /// each reduction (maps; row loads from async-staged shared memory).
+  bool isRecomputed(Operation *op) const {
+    if (auto ld = dyn_cast<tier::LoadOp>(op))
+      return asyncStaged && ld.getSource().getType().getRank() == 2;
+    return isa<tier::MapOp>(op) && isFragOp(op);
+  }
   // Column (K-split) kernels: #tier.ksplit_layout (EmitCuda.cpp, below).
   LogicalResult emitKSplit(rkc::KernelInfo &info, tier::KSplitLayoutAttr ks);
   LogicalResult emitKDot(tier::KDotOp op, tier::KSplitLayoutAttr ks);
@@ -158,6 +170,10 @@ private:
   bool clusterWaited = false;
   int64_t smemBytes = 0;
   llvm::DenseMap<Operation *, std::string> stateNames;
+  /// Loaded fragments held packed (rkc::PackedFrag).
+  llvm::DenseSet<Value> packedFrags;
+  /// Fragment maps emitted since the last reduction (registers staging).
+  llvm::SmallPtrSet<Operation *, 16> emittedMaps;
   std::map<std::string, std::string> stateStructs;
 };
 
@@ -397,10 +413,19 @@ LogicalResult KernelEmitter::emitOp(Operation *op) {
     std::string n = fresh("f");
     names[ld] = n;
     bool isRow = ld.getSource().getType().getRank() == 2;
+    // 16-bit data stays packed, two values per register, widened at each
+    // use (rkc::PackedFrag): a row held across reductions costs half the
+    // registers. Needs whole words per access (even W).
+    Type elem = ld.getSource().getType().getElementType();
+    bool packed = (elem.isBF16() || elem.isF16()) && layout.getVector() % 2 == 0;
+    std::string decl = packed ? formatv("  rkc::PackedFrag<{0}, V> {1};\n", *st, n).str()
+                              : formatv("  float {0}[V];\n", n).str();
+    if (packed)
+      packedFrags.insert(ld);
     if (staged && isRow) {
-      b << formatv("  float {0}[V];\n  rkc::load_frag_staged<{1}, V, W, TPR>(st{2} + pass * V * TPR, "
-                   "t, {0});\n",
-                   n, *st, i);
+      b << decl
+        << formatv("  rkc::load_frag_staged<{0}, V, W, TPR>(st{1} + pass * V * TPR, t, {2});\n",
+                   *st, i, n);
       return success();
     }
     if (asyncStaged && isRow) {
@@ -410,13 +435,12 @@ LogicalResult KernelEmitter::emitOp(Operation *op) {
       if (!asyncWaited)
         b << "  rkc::cp_async_wait_all();\n";
       asyncWaited = true;
-      b << formatv("  float {0}[V];\n  rkc::load_frag_staged<{1}, V, W, TPR>(st{2}, t, {0});\n",
-                   n, *st, i);
+      b << decl << formatv("  rkc::load_frag_staged<{0}, V, W, TPR>(st{1}, t, {2});\n", *st, i, n);
       return success();
     }
-    b << formatv("  float {0}[V];\n  rkc::load_frag<{1}, V, W>(a{2}{3}, col0, "
-                 "COL_STEP, N, {0}, 0.0f);\n",
-                 n, *st, i, isRow ? formatv(" + row * s{0}", i).str() : "");
+    b << decl
+      << formatv("  rkc::load_frag<{0}, V, W>(a{1}{2}, col0, COL_STEP, N, {3}, 0.0f);\n", *st,
+                 i, isRow ? formatv(" + row * s{0}", i).str() : "", n);
     return success();
   }
   if (auto ld = dyn_cast<tier::LoadRowScalarOp>(op)) {
@@ -580,9 +604,18 @@ LogicalResult KernelEmitter::emitOp(Operation *op) {
     auto sty = storageType(st.getDest().getType().getElementType(), op);
     if (failed(sty))
       return failure();
+    std::string v = names.lookup(st.getValue());
+    if (packedFrags.contains(st.getValue())) {
+      // A loaded fragment stored as it is: widened first (store_frag takes
+      // f32 values).
+      std::string f = fresh("f");
+      b << formatv("  float {0}[V];\n  #pragma unroll\n  for (int i = 0; i < V; ++i) {0}[i] = {1}[i];\n",
+                   f, v);
+      v = f;
+    }
     b << formatv("  if (row_ok) rkc::store_frag<{0}, V, W>(a{1} + row * s{1}, col0, "
                  "COL_STEP, N, {2});\n",
-                 *sty, i, names.lookup(st.getValue()));
+                 *sty, i, v);
     return success();
   }
   if (auto st = dyn_cast<tier::StoreRowScalarOp>(op)) {
@@ -628,9 +661,33 @@ LogicalResult KernelEmitter::emitBody() {
             return failure();
           hoisted.insert(&op);
         }
-    for (Operation &op : block)
-      if (!hoisted.contains(&op) && failed(emitOp(&op)))
+    // Elementwise fragment ops are emitted where they are used and again
+    // after each reduction (its top tier) instead of being
+    // held across it: only the loaded fragments (16-bit ones packed) stay
+    // live through a reduction, the maps are recomputed from them. With
+    // async staging the row's values are in shared memory: they too are
+    // read again after a reduction instead of held.
+    for (Operation &op : block) {
+      if (hoisted.contains(&op) || isRecomputed(&op))
+        continue;
+      if (failed(emitMapsFor(&op)) || failed(emitOp(&op)))
         return failure();
+      // The top tier of a reduction (its state goes to no further tier).
+      bool topTier = isa<tier::WarpReduceOp, tier::BlockReduceOp, tier::ClusterReduceOp>(op) &&
+                     llvm::none_of(op.getUsers(), [](Operation *u) {
+                       return isa<tier::BlockReduceOp, tier::ClusterReduceOp>(u);
+                     });
+      if (topTier) {
+        emittedMaps.clear();
+        // Packed fragments used after the reduction are widened again
+        // there, not kept as f32 (rkc::PackedFrag::refresh).
+        for (Operation &ld : block)
+          if (isa<tier::LoadOp>(ld) && !isRecomputed(&ld) &&
+              packedFrags.contains(ld.getResult(0)) &&
+              llvm::any_of(ld.getUsers(), [&](Operation *u) { return op.isBeforeInBlock(u); }))
+            bodyOs << "  " << names.lookup(ld.getResult(0)) << ".refresh();\n";
+      }
+    }
     return success();
   }
   SmallVector<Operation *> stores;
@@ -651,6 +708,29 @@ LogicalResult KernelEmitter::emitBody() {
   }
   if (!stores.empty() && failed(emitSweep(stores)))
     return failure();
+  return success();
+}
+
+LogicalResult KernelEmitter::emitMapsFor(Operation *consumer) {
+  // The fragment maps the consumer needs that are not yet emitted since the
+  // last reduction, in program order.
+  llvm::SetVector<Operation *> slice;
+  SmallVector<Value> work(consumer->getOperands());
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    Operation *def = v.getDefiningOp();
+    if (!def || !isRecomputed(def) || emittedMaps.contains(def) || slice.contains(def))
+      continue;
+    slice.insert(def);
+    llvm::append_range(work, def->getOperands());
+  }
+  SmallVector<Operation *> ordered(slice.begin(), slice.end());
+  llvm::sort(ordered, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  for (Operation *op : ordered) {
+    if (failed(emitOp(op)))
+      return failure();
+    emittedMaps.insert(op);
+  }
   return success();
 }
 
