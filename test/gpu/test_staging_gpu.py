@@ -4,8 +4,8 @@ An async plan holds the row in registers exactly like a registers plan of
 the same layout; only the way the row gets there differs (cp.async copies
 into thread-private shared-memory slots, then 128-bit shared loads). So the
 two kernels must agree bit for bit on the same inputs, and both must match
-the float64 reference. The cases cover the planner's own async choice
-(16-bit cluster rows with two reductions), overrides on f32 rows, rows with
+the float64 reference. The cases cover the heuristic's registers layouts
+(for rows the planner would stage, with other values per thread), rows with
 two [M, N] inputs, partial rows (N not a multiple of the layout), several
 rows per CTA, sub-warp rows and rows past M in the last CTA.
 """
@@ -98,6 +98,15 @@ def _reference(op, ins):
     raise AssertionError(op)
 
 
+def _registers_layout(text, op, dt, M, N):
+    """threads, values, vector, rows and cluster of the registers plan."""
+    arg = "logits" if op == "cross_entropy" else "x"
+    plan = rkc.compile(text, schedule="staging=registers").kernel(
+        "%s=%dx%d" % (arg, M, N), dtype=dt).plan
+    fields = dict(kv.split("=") for kv in plan.split(","))
+    return ",".join("%s=%s" % (k, fields[k]) for k in ("threads", "values", "vector", "rows", "cluster"))
+
+
 def _as_list(out):
     return list(out) if isinstance(out, tuple) else [out]
 
@@ -111,7 +120,12 @@ def test_async_equals_registers(op, dt, M, N, layout):
     gen = torch.Generator(device="cuda")
     gen.manual_seed(zlib.crc32(("%s-%s-%d-%d" % (op, dt, M, N)).encode()))
     text = _spec(op)
-    sched = (layout + "," if layout else "")
+    if not layout:
+        # The heuristic's registers layout (cluster rows are staged with
+        # more values per thread by default: another layout, another
+        # reduction order), for both plans.
+        layout = _registers_layout(text, op, dt, M, N)
+    sched = layout + ","
     f_async = rkc.compile(text, schedule=sched + "staging=async")
     f_regs = rkc.compile(text, schedule=sched + "staging=registers")
     ins = _inputs(op, dt, M, N, gen)
