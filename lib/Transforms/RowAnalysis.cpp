@@ -132,14 +132,21 @@ rkc::analyzeRowProgram(func::FuncOp func) {
 
   // Register pressure, in fp32 registers per row value, at each point of
   // the (single-block) program, as the CUDA emitter holds values
-  // (EmitCuda.cpp, registers staging):
-  //  - an input is loaded at its first use and held to its last; 16-bit
-  //    data stays packed, two values per register (half a fragment);
-  //  - an elementwise result is computed where it is used, again after each
-  //    reduction, so it counts at its uses only; one consumed only by
-  //    reductions is folded into them element by element and never held.
-  // With async staging the [M, N] inputs wait in shared memory and are read
-  // again at each use too (liveFragsStaged).
+  // (EmitCuda.cpp); the most is p.liveFrags (registers staging) and
+  // p.liveFragsStaged (async staging).
+  //  - Registers: an input is loaded at its first use and held to its last,
+  //    as f32 (an input first used after the last reduction is consumed
+  //    element by element there and waits in its storage type: measured on
+  //    the H100, bf16 RMSNorm at N = 32768 runs 1024 threads x 32 values in
+  //    one CTA without spills, docs/tuning.md); an elementwise result is
+  //    held from just after its definition (it may take the registers of an
+  //    operand that dies there) to its last use.
+  //  - Async: the [M, N] inputs wait in shared memory and are read back
+  //    where they are used; [N] inputs are held packed (16-bit: half a
+  //    fragment); elementwise results are recomputed after each reduction,
+  //    so they count at their uses only.
+  // Either way, a result consumed only by reductions is folded into them
+  // element by element and never held.
   Block &body = func.getBody().front();
   llvm::DenseMap<Operation *, unsigned> order;
   unsigned idx = 0;
@@ -162,12 +169,14 @@ rkc::analyzeRowProgram(func::FuncOp func) {
     }
     return at;
   };
+  unsigned lastReduction = 0;
+  func.walk([&](rk::ReduceOp red) {
+    if (Operation *top = body.findAncestorOpInBlock(*red))
+      lastReduction = std::max(lastReduction, order[top]);
+  });
   SmallVector<double> held(idx + 2, 0.0), heldStaged(idx + 2, 0.0);
-  auto holdRange = [&](SmallVector<double> &h, ArrayRef<unsigned> at, double w) {
-    if (at.empty())
-      return;
-    auto [lo, hi] = std::minmax_element(at.begin(), at.end());
-    for (unsigned i = *lo; i <= *hi; ++i)
+  auto holdRange = [&](SmallVector<double> &h, unsigned lo, unsigned hi, double w) {
+    for (unsigned i = lo; i <= hi && i < h.size(); ++i)
       h[i] += w;
   };
   auto holdAt = [&](SmallVector<double> &h, ArrayRef<unsigned> at, double w) {
@@ -179,14 +188,16 @@ rkc::analyzeRowProgram(func::FuncOp func) {
     bool isRow = (bool)rowTensor(t);
     if (!isRow && !rowVector(t))
       continue;
-    Type e = t.getElementType();
-    double w = (e.isBF16() || e.isF16()) && p.cols % 2 == 0 ? 0.5 : 1.0;
     SmallVector<unsigned> at = usePoints(a);
-    holdRange(held, at, w);
+    if (at.empty())
+      continue;
+    unsigned first = *llvm::min_element(at), last = *llvm::max_element(at);
+    double packed = std::min(1.0, storageBytes(t.getElementType()) / 4.0);
+    holdRange(held, first, last, first > lastReduction ? packed : 1.0);
     if (isRow)
-      holdAt(heldStaged, at, w);
+      holdAt(heldStaged, at, packed);
     else
-      holdRange(heldStaged, at, w);
+      holdRange(heldStaged, first, last, p.cols % 2 == 0 ? packed : 1.0);
   }
   int reductions = 0, stateWords = 1;
   for (Operation &op : body) {
@@ -207,13 +218,13 @@ rkc::analyzeRowProgram(func::FuncOp func) {
       if (onlyReduced)
         continue;
       SmallVector<unsigned> at = usePoints(r);
-      holdAt(held, at, 1.0);
+      if (!at.empty())
+        holdRange(held, order[&op] + 1, *llvm::max_element(at), 1.0);
       holdAt(heldStaged, at, 1.0);
     }
   }
-  double live = std::max(1.0, *llvm::max_element(held));
+  p.liveFrags = std::max(1.0, *llvm::max_element(held));
   p.liveFragsStaged = std::max(1.0, *llvm::max_element(heldStaged));
-  p.liveFrags = live;
   p.reductions = std::max(reductions, 1);
   p.stateWords = stateWords;
   return p;

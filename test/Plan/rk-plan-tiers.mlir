@@ -295,20 +295,18 @@ func.func @softmax(%arg0: tensor<16x32768xbf16> {rk.name = "x"}) -> tensor<16x32
 // SOFTMAX-SAME:    attributes {tier.arch = "sm_90a", tier.layout = #tier.tv_layout<threads = 1024, values = 32, vector = 8, rows = 1>, tier.schedule = #tier.schedule<reduce = block, cluster = 1, staging = registers, unroll = 4, min_blocks = 0>}
 
 //--- rmsnorm.mlir
-// A decomposed RMSNorm, N = 32768. 16-bit inputs are held packed, two
-// values per register (half a fragment each), and elementwise results count
-// only where they are used (the emitter recomputes them there): x (1/2) +
-// w (1/2) = 1 live fragment at the last map, 1 (the result) at the return.
-// bf16: 1024 threads have (64 - 16) / 1 -> 32 values for the 4096 vectors
-// (4 each): one CTA, no cluster. 8 CTAs are far less than a wave, and
-// prefetching w (a whole fragment from the start: 32 x (1 + 1) = 64
-// registers) fits.
+// A decomposed RMSNorm, N = 32768. The weight w is first used after the
+// last reduction: it is loaded there and consumed element by element, so
+// its 16-bit values wait packed, two per register: x (1) + w (1/2) = 1.5
+// live fragments at the last map. bf16: 1024 threads have (64 - 16) / 1.5
+// = 32 values for the 4096 vectors (4 each): one CTA, no cluster.
+// 8 CTAs are far less than a wave, but prefetching w (a whole fragment
+// from the start: 1 + 1 + 1/2 -> 2.5 x 32 = 80 > 64 registers) does not fit.
 // expected-remark@below {{plan: vector = 8: 16-byte accesses of 2-byte elements}}
 // expected-remark@below {{plan: 1024 threads per row, 32 values per thread (4 vector loads in flight)}}
 // expected-remark@below {{plan: cluster = 1}}
 // expected-remark@below {{plan: rows per CTA: 1 (1024 threads)}}
 // expected-remark@below {{plan: reductions climb to the block tier}}
-// expected-remark@below {{plan: prefetch: the [N] operands are loaded with the row (8 CTAs, about one wave: the kernel is latency-bound)}}
 // expected-remark@below {{plan: staging = registers: the row stays in registers and is read from global memory once}}
 func.func @rms_bf16(%x: tensor<8x32768xbf16> {rk.name = "x"}, %w: tensor<32768xbf16> {rk.name = "w"}) -> tensor<8x32768xbf16> {
   %eps = arith.constant 9.99999997E-7 : f32
@@ -337,13 +335,14 @@ func.func @rms_bf16(%x: tensor<8x32768xbf16> {rk.name = "x"}, %w: tensor<32768xb
   return %5 : tensor<8x32768xbf16>
 }
 // RMS-LABEL: func.func @rms_bf16
-// RMS-SAME:    tier.tv_layout<threads = 1024, values = 32, vector = 8, rows = 1>, tier.schedule = #tier.schedule<reduce = block, cluster = 1, staging = registers, unroll = 4, min_blocks = 0, prefetch = 1>}
+// RMS-SAME:    tier.tv_layout<threads = 1024, values = 32, vector = 8, rows = 1>, tier.schedule = #tier.schedule<reduce = block, cluster = 1, staging = registers, unroll = 4, min_blocks = 0>}
 
-// The same in f32: x and w take a register per value, 2 live fragments at
-// the last map; 1024 threads have (64 - 16) / 2 = 24 -> 16 values, too few
-// for the 8192 vectors of 4: a cluster of 256-thread CTAs staging 64 values
-// each asynchronously, 8192 / (256 x 16) = 2 CTAs. 8 rows x 2 = 16 CTAs,
-// less than a wave (108, the smallest target's SM count when the GPU is
+// The same in f32: w's values take a register each, 2 live fragments;
+// 1024 threads have (64 - 16) / 2 = 24 -> 16 values, too few for the 8192
+// vectors of 4: a cluster of 256-thread CTAs staging 64 values each
+// asynchronously (x waits in shared memory: w and the result, 2 fragments
+// at the last map), 8192 / (256 x 16) = 2 CTAs. 8 rows x 2 = 16 CTAs, less
+// than a wave (108, the smallest target's SM count when the GPU is
 // unknown): w is loaded with the row (64 x (2 + 1) = 192 of 255 registers).
 // expected-remark@below {{plan: vector = 4: 16-byte accesses of 4-byte elements}}
 // expected-remark@below {{plan: 256 threads per row, 64 values per thread (16 vector loads in flight)}}

@@ -30,11 +30,13 @@ struct RowProblem {
   int elemBytes = 4;       ///< storage bytes of the widest [M, N] operand
   int minElemBytes = 4;    ///< storage bytes of the narrowest [M, N] operand
   /// Row fragments live at once, in fp32 registers per row value (register
-  /// pressure, RowAnalysis.cpp): 16-bit inputs are held packed (half a
-  /// fragment), elementwise results count at their uses only.
+  /// pressure, RowAnalysis.cpp): a 16-bit row input first loaded after the
+  /// last reduction is held packed and counts half a fragment.
   double liveFrags = 1;
   /// The same with async staging: [M, N] inputs wait in shared memory and
-  /// count at their uses only.
+  /// count at their uses only, 16-bit [N] inputs are held packed, and
+  /// elementwise results (recomputed after each reduction) count at their
+  /// uses only.
   double liveFragsStaged = 1;
   int reductions = 1;      ///< reductions per row (each owns smem buffers)
   int stateWords = 1;      ///< largest reduction state, in 32-bit words
