@@ -8,7 +8,9 @@
 //  3. Threads per row: enough for ~4 vector loads in flight per thread;
 //     a sub-warp group when the row has fewer than 32 vectors; up to 1024.
 //  4. Cluster: when one CTA of 1024 threads cannot hold the row within the
-//     register budget, split the row over 2..16 CTAs (DSMEM reductions).
+//     register budget, split the row over 2..16 CTAs (DSMEM reductions) of
+//     256 threads, staged asynchronously with 64 values each where the
+//     inputs move in 16-byte chunks (else 32 values in registers).
 //  5. Streaming: when even the largest cluster cannot hold it.
 //  6. Rows per CTA: CTAs of at least 128 threads for short rows.
 //
