@@ -383,13 +383,23 @@ Expected<RowPlan> planRow(const RowProblem &p, const Target &t,
   note(llvm::formatv("reductions climb to the {0} tier", levelName(pl.reduceLevel())));
   pl.unroll = o.unroll > 0 ? o.unroll : pl.values / pl.vector;
   pl.minBlocks = o.minBlocks >= 0 ? o.minBlocks : 0;
-  // Asynchronous staging of read-only rows of 16-bit data in one CTA, on
-  // Hopper, where it was measured faster (docs/performance-notes.md,
-  // session 5: cross-entropy bf16 up to N = 16384, best for every bench
-  // shape after re-tuning; 1.08x / 1.05x at N = 4096 / 8192 with the
-  // heuristic's threads and values). Cluster rows took it above.
+  // Asynchronous staging of rows of 16-bit data in one CTA, on Hopper,
+  // where it was measured faster with the same layout
+  // (docs/performance-notes.md, sessions 5 and 8):
+  //  - read-only rows (cross-entropy bf16 up to N = 16384: best for every
+  //    bench shape after re-tuning; 1.08x / 1.05x at N = 4096 / 8192);
+  //  - rows with a result, one per CTA of 256 threads or more, over more
+  //    than a wave of CTAs (N = 8192 .. 32768, five ops: 0.99-1.27x, e.g.
+  //    softmax bf16 16384 2.55 -> 2.94 TB/s, LayerNorm bf16 16384 2.30 ->
+  //    2.91). A grid of about one wave is latency-bound; not measured there.
+  // Cluster rows took it above.
+  int64_t gridCtas = ceilDiv(p.rows, pl.rows) * pl.cluster;
+  int64_t oneWave = t.numSms > 0 ? t.numSms : kOneWaveCtas;
   bool readOnlyRow = pl.cluster == 1 && p.outputRowBytes == 0 && t.hasClusters();
-  if (o.staging < 0 && pl.staging == Staging::Registers && p.inputElemBytes == 2 && readOnlyRow) {
+  bool wideRow = pl.cluster == 1 && pl.rows == 1 && pl.threads >= 256 && gridCtas > oneWave &&
+                 t.hasClusters();
+  if (o.staging < 0 && pl.staging == Staging::Registers && p.inputElemBytes == 2 &&
+      (readOnlyRow || wideRow)) {
     RowPlan async = pl;
     async.staging = Staging::Async;
     if (checkPlan(async, p, t).empty())
