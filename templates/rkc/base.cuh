@@ -75,16 +75,6 @@ RKC_DEVICE float fast_exp(float x) {
   return fast_exp2(x * 1.4426950408889634f);
 }
 
-/// e^(a - b) as 2^(a log2(e) - b log2(e)): one FFMA and ex2.approx (for a
-/// loop-invariant b, such as a row's max, b log2(e) is computed once). Beyond
-/// fast_exp's error, the rounding of b log2(e) adds |b| 2^-24 ln(2) relative
-/// error, below the precision of 16-bit data for |b| < 2^10. Special values
-/// as e^(a - b): a = -inf gives 0, a = b = -inf gives NaN.
-RKC_DEVICE float fast_exp_diff(float a, float b) {
-  const float kLog2e = 1.4426950408889634f;
-  return fast_exp2(fmaf(a, kLog2e, -(b * kLog2e)));
-}
-
 /// log(x) as lg2.approx.ftz(x) * ln(2): absolute error ~2^-22 in log2 units;
 /// fast_log(0) == -inf, fast_log(x < 0) == NaN, subnormal x is flushed to 0.
 RKC_DEVICE float fast_log(float x) {

@@ -279,15 +279,7 @@ FailureOr<std::string> KernelEmitter::expr(Operation &op) {
                        (w >= 64 ? ~0ULL : ((1ULL << w) - 1))).str();
       })
       .Case([&](arith::UIToFPOp) { return "((float)(unsigned long long)" + n(0) + ")"; })
-      .Case([&](math::ExpOp e) {
-        // e^(a - b) on 16-bit data: one FFMA and ex2 (rkc::fast_exp_diff;
-        // b, usually a row's max, is loop-invariant), not FADD, FMUL, ex2.
-        if (auto d = e.getOperand().getDefiningOp<arith::SubFOp>(); d && fastMath)
-          return formatv("rkc::fast_exp_diff({0}, {1})", names.lookup(d.getLhs()),
-                         names.lookup(d.getRhs()))
-              .str();
-        return call(fastMath ? "__expf" : "expf");
-      })
+      .Case([&](math::ExpOp) { return call(fastMath ? "__expf" : "expf"); })
       .Case([&](math::Exp2Op) { return call("exp2f"); })
       .Case([&](math::ExpM1Op) { return call("expm1f"); })
       .Case([&](math::LogOp) { return call(fastMath ? "__logf" : "logf"); })
