@@ -60,7 +60,8 @@ struct RowPlan {
   int64_t prefetch = 0;    ///< 1: [N] operands loaded at the kernel start
 
   Level reduceLevel() const;
-  /// The row is held in registers (staging registers or async).
+  /// The whole row is on chip at once, in one pass: in registers, or staged
+  /// in shared memory and read back where used (staging registers or async).
   bool inRegisters() const {
     return staging == Staging::Registers || staging == Staging::Async;
   }

@@ -149,8 +149,9 @@ private:
   bool streaming = false;
   /// staging = smem: [M, N] inputs are copied to shared memory once.
   bool staged = false;
-  /// staging = async: [M, N] inputs reach registers through cp.async copies
-  /// into thread-private shared-memory slots (registers semantics).
+  /// staging = async: [M, N] inputs are copied with cp.async into
+  /// thread-private shared-memory slots and read back where they are used
+  /// (the registers plan's layout and arithmetic).
   bool asyncStaged = false;
   bool asyncWaited = false;
   /// bf16/f16 data: exp and log use the hardware approximations (relative
