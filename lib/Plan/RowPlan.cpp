@@ -137,6 +137,21 @@ int64_t pickVector(int64_t cols, int elemBytes) {
   return w;
 }
 
+/// CTAs of the plan's grid, and whether they are about one wave (at most
+/// one CTA per SM; 108 SMs when the GPU is unknown at plan time).
+static int64_t gridCtas(const RowPlan &pl, const RowProblem &p) {
+  return ceilDiv(p.rows, pl.rows) * pl.cluster;
+}
+static bool oneWave(const RowPlan &pl, const RowProblem &p, const Target &t) {
+  return gridCtas(pl, p) <= (t.numSms > 0 ? t.numSms : kOneWaveCtas);
+}
+
+/// Whether the [M, N] inputs can be copied to shared memory (staging smem
+/// or async): 16-byte chunks (vector accesses) of inputs of one element size.
+static bool copiesInChunks(const RowProblem &p, int64_t vector) {
+  return p.uniformInputs && p.inputRowBytes > 0 && vector * p.inputElemBytes == 16;
+}
+
 int64_t registerBudget(const RowProblem &p, int64_t threads, bool staged) {
   // Registers per thread when one CTA of `threads` threads fills an SM
   // (65536 registers, at most 255 per thread), less ~16 for addresses,
@@ -211,13 +226,13 @@ std::string checkPlan(const RowPlan &pl, const RowProblem &p, const Target &t) {
   int64_t smem = (int64_t)p.reductions * p.stateWords * 4 *
                  (pl.rows * pl.warpsPerRow() * pl.cluster + 2);
   if (pl.staging == Staging::Smem) {
-    if (pl.vector * p.inputElemBytes != 16 || !p.uniformInputs || pl.rows != 1)
+    if (!copiesInChunks(p, pl.vector) || pl.rows != 1)
       return "staging = smem copies 16-byte chunks of one element size, one row per CTA";
     int64_t passes = ceilDiv(p.cols, pl.threads * pl.cluster * pl.values);
     smem += passes * pl.values * pl.threads * p.inputRowBytes;
   }
   if (pl.staging == Staging::Async) {
-    if (pl.vector * p.inputElemBytes != 16 || !p.uniformInputs || p.inputRowBytes <= 0)
+    if (!copiesInChunks(p, pl.vector))
       return "staging = async copies 16-byte chunks of [M, N] inputs of one element size";
     smem += pl.values * pl.ctaThreads() * p.inputRowBytes;
   }
@@ -230,9 +245,7 @@ std::string checkPlan(const RowPlan &pl, const RowProblem &p, const Target &t) {
 
 void choosePrefetch(RowPlan &pl, const RowProblem &p, const Target &t) {
   pl.prefetch = 0;
-  int64_t ctas = ceilDiv(p.rows, pl.rows) * pl.cluster;
-  int64_t wave = t.numSms > 0 ? t.numSms : kOneWaveCtas;
-  if (p.rowVectorInputs == 0 || ctas > wave || !pl.inRegisters())
+  if (p.rowVectorInputs == 0 || !oneWave(pl, p, t) || !pl.inRegisters())
     return;
   RowPlan pre = pl;
   pre.prefetch = 1;
@@ -268,9 +281,6 @@ Expected<RowPlan> planRow(const RowProblem &p, const Target &t,
   auto kmaxFor = [&](int64_t threads, bool staged = false) {
     return std::max<int64_t>(registerBudget(p, threads, staged) / pl.vector, 1);
   };
-  // Async staging is possible: 16-byte copies of [M, N] inputs of one
-  // element size.
-  bool asyncOk = p.uniformInputs && p.inputRowBytes > 0 && pl.vector * p.inputElemBytes == 16;
   int64_t threads = o.threads > 0 ? o.threads : 32;
   int64_t cluster = 1;
   if (o.threads <= 0) {
@@ -317,7 +327,7 @@ Expected<RowPlan> planRow(const RowProblem &p, const Target &t,
     // (LayerNorm bf16: 0.92x / 0.95x at N = 32768 / 65536, the weight and
     // bias held packed through the epilogue keep two CTAs per SM).
     bool manyHalfVectors = p.rowVectorInputs >= 2 && p.inputElemBytes == 2;
-    clusterAsync = asyncOk && (o.staging == (int)Staging::Async ||
+    clusterAsync = copiesInChunks(p, pl.vector) && (o.staging == (int)Staging::Async ||
                                (o.staging < 0 && !manyHalfVectors));
     int64_t k = clusterAsync
                     ? std::min({kmaxFor(threads, true), kClusterStagedValues / pl.vector,
@@ -349,7 +359,7 @@ Expected<RowPlan> planRow(const RowProblem &p, const Target &t,
   // (RMSNorm 1.47 vs 1.26 TB/s, softmax 1.63 vs 1.49): staging is the
   // default only where there are no clusters (sm_80), and an override.
   if (pl.staging == Staging::Stream && o.staging < 0 && !t.hasClusters() &&
-      p.uniformInputs && pl.vector * p.inputElemBytes == 16 && p.inputRowBytes > 0) {
+      copiesInChunks(p, pl.vector)) {
     int64_t c = o.cluster > 0 ? o.cluster : (t.hasClusters() ? t.maxCluster : 1);
     int64_t passes = ceilDiv(nvec, threads * c * passChunks);
     int64_t bytes = passes * passChunks * pl.vector * threads * p.inputRowBytes;
@@ -393,10 +403,8 @@ Expected<RowPlan> planRow(const RowProblem &p, const Target &t,
   //    softmax bf16 16384 2.55 -> 2.94 TB/s, LayerNorm bf16 16384 2.30 ->
   //    2.91). A grid of about one wave is latency-bound; not measured there.
   // Cluster rows took it above.
-  int64_t gridCtas = ceilDiv(p.rows, pl.rows) * pl.cluster;
-  int64_t oneWave = t.numSms > 0 ? t.numSms : kOneWaveCtas;
   bool readOnlyRow = pl.cluster == 1 && p.outputRowBytes == 0 && t.hasClusters();
-  bool wideRow = pl.cluster == 1 && pl.rows == 1 && pl.threads >= 256 && gridCtas > oneWave &&
+  bool wideRow = pl.cluster == 1 && pl.rows == 1 && pl.threads >= 256 && !oneWave(pl, p, t) &&
                  t.hasClusters();
   if (o.staging < 0 && pl.staging == Staging::Registers && p.inputElemBytes == 2 &&
       (readOnlyRow || wideRow)) {
@@ -411,7 +419,7 @@ Expected<RowPlan> planRow(const RowProblem &p, const Target &t,
   // is about one wave, each CTA's time is its latency chain, and that
   // second memory round trip after the reductions is on it: load them with
   // the row instead, if the registers allow.
-  int64_t ctas = ceilDiv(p.rows, pl.rows) * pl.cluster;
+  int64_t ctas = gridCtas(pl, p);
   if (o.prefetch >= 0)
     pl.prefetch = o.prefetch;
   else

@@ -197,7 +197,7 @@ rkc::analyzeRowProgram(func::FuncOp func) {
     if (isRow)
       holdAt(heldStaged, at, packed);
     else
-      holdRange(heldStaged, first, last, p.cols % 2 == 0 ? packed : 1.0);
+      holdRange(heldStaged, first, last, packed);
   }
   int reductions = 0, stateWords = 1;
   for (Operation &op : body) {

@@ -19,6 +19,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -720,22 +721,33 @@ LogicalResult KernelEmitter::emitBody() {
   return success();
 }
 
-LogicalResult KernelEmitter::emitMapsFor(Operation *consumer) {
-  // The fragment maps the consumer needs that are not yet emitted since the
-  // last reduction, in program order.
+/// The ops the consumers need, transitively through their operands, among
+/// those `take` accepts (a rejected op ends the walk on its path), in
+/// program order.
+static SmallVector<Operation *> producersOf(ArrayRef<Operation *> consumers,
+                                            llvm::function_ref<bool(Operation *)> take) {
   llvm::SetVector<Operation *> slice;
-  SmallVector<Value> work(consumer->getOperands());
+  SmallVector<Value> work;
+  for (Operation *c : consumers)
+    llvm::append_range(work, c->getOperands());
   while (!work.empty()) {
-    Value v = work.pop_back_val();
-    Operation *def = v.getDefiningOp();
-    if (!def || !isRecomputed(def) || emittedMaps.contains(def) || slice.contains(def))
+    Operation *def = work.pop_back_val().getDefiningOp();
+    if (!def || slice.contains(def) || !take(def))
       continue;
     slice.insert(def);
     llvm::append_range(work, def->getOperands());
   }
   SmallVector<Operation *> ordered(slice.begin(), slice.end());
   llvm::sort(ordered, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
-  for (Operation *op : ordered) {
+  return ordered;
+}
+
+LogicalResult KernelEmitter::emitMapsFor(Operation *consumer) {
+  // The fragment maps the consumer needs that are not yet emitted since the
+  // last reduction.
+  for (Operation *op : producersOf(consumer, [&](Operation *d) {
+         return isRecomputed(d) && !emittedMaps.contains(d);
+       })) {
     if (failed(emitOp(op)))
       return failure();
     emittedMaps.insert(op);
@@ -745,20 +757,7 @@ LogicalResult KernelEmitter::emitMapsFor(Operation *consumer) {
 
 LogicalResult KernelEmitter::emitSweep(ArrayRef<Operation *> consumers) {
   // The fragment ops the consumers need, in program order.
-  llvm::SetVector<Operation *> slice;
-  SmallVector<Value> work;
-  for (Operation *c : consumers)
-    llvm::append_range(work, c->getOperands());
-  while (!work.empty()) {
-    Value v = work.pop_back_val();
-    Operation *def = v.getDefiningOp();
-    if (!def || !isFragOp(def) || slice.contains(def))
-      continue;
-    slice.insert(def);
-    llvm::append_range(work, def->getOperands());
-  }
-  SmallVector<Operation *> ordered(slice.begin(), slice.end());
-  llvm::sort(ordered, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  SmallVector<Operation *> ordered = producersOf(consumers, isFragOp);
   const char *loopHead = "  for (int pass = 0; pass < PASSES; ++pass) {\n"
                          "  const int col0 = col0_base + pass * PASS_COLS;\n";
   if (auto tr = dyn_cast<tier::ThreadReduceOp>(consumers.front())) {
@@ -1292,8 +1291,7 @@ LogicalResult KernelEmitter::emitKDot(tier::KDotOp op, tier::KSplitLayoutAttr ks
          "  float *red_s = rowsum_s + MR * CTA_ROWS;\n";
   else
     b << "  float *red_s = act_s + MR * SPAN;\n";
-  b << 
-       "  float *recv_s = red_s + KWARPS * MR * TILE_COLS;\n  (void)recv_s;\n"
+  b << "  float *recv_s = red_s + KWARPS * MR * TILE_COLS;\n  (void)recv_s;\n"
        "  const int its = (kw_end - kw_begin + U - 1) / U;\n"
        "  const int it_begin = warp * its / WARPS, it_end = (warp + 1) * its / WARPS;\n"
        "  const int kw_stop = min(kw_end, kw_begin + it_end * U);\n";
