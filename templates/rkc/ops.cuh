@@ -14,12 +14,27 @@
 
 namespace rkc {
 
-/// max / min that propagate NaN (arith.maximumf / arith.minimumf).
+/// max / min that propagate NaN (arith.maximumf / arith.minimumf). From
+/// sm_80 one `max.NaN.f32` / `min.NaN.f32` (a single FMNMX.NAN); before it,
+/// a NaN test and a select around fmaxf / fminf (three instructions, which
+/// in a max over a 16-bit row was a fifth of the per-element work).
 RKC_DEVICE float maximumf(float a, float b) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  float y;
+  asm("max.NaN.f32 %0, %1, %2;" : "=f"(y) : "f"(a), "f"(b));
+  return y;
+#else
   return (a != a || b != b) ? __uint_as_float(0x7fc00000u) : fmaxf(a, b);
+#endif
 }
 RKC_DEVICE float minimumf(float a, float b) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  float y;
+  asm("min.NaN.f32 %0, %1, %2;" : "=f"(y) : "f"(a), "f"(b));
+  return y;
+#else
   return (a != a || b != b) ? __uint_as_float(0x7fc00000u) : fminf(a, b);
+#endif
 }
 
 /// f32 rounded to the nearest bf16 / f16 value, kept as f32.

@@ -157,7 +157,10 @@ private:
   bool asyncWaited = false;
   /// bf16/f16 data: exp and log use the hardware approximations (relative
   /// error ~2^-21, far below the storage precision); f32 data keeps the
-  /// accurate libdevice functions.
+  /// accurate libdevice functions. exp is rkc::fast_exp (ex2.approx.ftz:
+  /// one MUFU; __expf's ex2 without ftz adds a compare and two predicated
+  /// multiplies per element for subnormal results, which no 16-bit output
+  /// keeps); log stays __logf, so a subnormal input still has a finite log.
   bool fastMath = false;
 
   func::FuncOp func;
@@ -281,7 +284,7 @@ FailureOr<std::string> KernelEmitter::expr(Operation &op) {
                        (w >= 64 ? ~0ULL : ((1ULL << w) - 1))).str();
       })
       .Case([&](arith::UIToFPOp) { return "((float)(unsigned long long)" + n(0) + ")"; })
-      .Case([&](math::ExpOp) { return call(fastMath ? "__expf" : "expf"); })
+      .Case([&](math::ExpOp) { return call(fastMath ? "rkc::fast_exp" : "expf"); })
       .Case([&](math::Exp2Op) { return call("exp2f"); })
       .Case([&](math::ExpM1Op) { return call("expm1f"); })
       .Case([&](math::LogOp) { return call(fastMath ? "__logf" : "logf"); })
