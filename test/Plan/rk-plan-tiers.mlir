@@ -103,6 +103,41 @@ func.func @bf16_n4096(%x: tensor<64x4096xbf16>) -> tensor<64xf32> {
 // SM90-LABEL: func.func @bf16_n4096
 // SM90-SAME:    attributes {tier.arch = "sm_90a", tier.layout = #tier.tv_layout<threads = 128, values = 32, vector = 8, rows = 1>, tier.schedule = #tier.schedule<reduce = block, cluster = 1, staging = async, unroll = 4, min_blocks = 0>}
 
+// N = 16384 f32, read-only (a sum, like cross-entropy f32): 4096 vectors;
+// widening stops at 512 threads x 8 vectors, within the 64-value budget of a
+// 512-thread CTA, so two CTAs share an SM (one 1024-thread CTA per SM runs
+// its loads and its reduction back to back).
+// expected-remark@below {{plan: vector = 4: 16-byte accesses of 4-byte elements}}
+// expected-remark@below {{plan: 512 threads per row, 32 values per thread (8 vector loads in flight)}}
+// expected-remark@below {{plan: cluster = 1}}
+// expected-remark@below {{plan: rows per CTA: 1 (512 threads)}}
+// expected-remark@below {{plan: reductions climb to the block tier}}
+// expected-remark@below {{plan: staging = registers: the row stays in registers and is read from global memory once}}
+func.func @f32_n16384_read_only(%x: tensor<64x16384xf32>) -> tensor<64xf32> {
+  %s = rk.reduce add %x : tensor<64x16384xf32> -> tensor<64xf32>
+  return %s : tensor<64xf32>
+}
+// SM90-LABEL: func.func @f32_n16384_read_only
+// SM90-SAME:    tier.layout = #tier.tv_layout<threads = 512, values = 32, vector = 4, rows = 1>
+
+// The same row with an [M, N] result (x + x): 1024 threads x 4 vectors.
+// expected-remark@below {{plan: vector = 4: 16-byte accesses of 4-byte elements}}
+// expected-remark@below {{plan: 1024 threads per row, 16 values per thread (4 vector loads in flight)}}
+// expected-remark@below {{plan: cluster = 1}}
+// expected-remark@below {{plan: rows per CTA: 1 (1024 threads)}}
+// expected-remark@below {{plan: reductions climb to the block tier}}
+// expected-remark@below {{plan: staging = registers: the row stays in registers and is read from global memory once}}
+func.func @f32_n16384_map(%x: tensor<64x16384xf32>) -> tensor<64x16384xf32> {
+  %y = rk.map %x {
+  ^bb0(%a: f32):
+    %v = arith.addf %a, %a : f32
+    rk.yield %v : f32
+  } : tensor<64x16384xf32> -> tensor<64x16384xf32>
+  return %y : tensor<64x16384xf32>
+}
+// SM90-LABEL: func.func @f32_n16384_map
+// SM90-SAME:    tier.layout = #tier.tv_layout<threads = 1024, values = 16, vector = 4, rows = 1>
+
 // N = 256 bf16, read-only: 32 vectors, 4 per thread -> 8 threads (not 32
 // threads of one vector: a row without stores needs more loads in flight);
 // 128 / 8 = 16 rows per CTA; async.
