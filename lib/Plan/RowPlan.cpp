@@ -330,15 +330,15 @@ Expected<RowPlan> planRow(const RowProblem &p, const Target &t,
     // (at most 64 KiB of shared memory per CTA): measured on the H100 over
     // five ops x bf16/f32 x N = 65536..262144 (docs/performance-notes.md,
     // session 8) within 0.98 of the best of 16 schedules in 28 of 30 cases,
-    // 1.0-1.96x over 32 values in registers.
+    // 1.0-1.96x over 32 values in registers. Rows with two 16-bit [N]
+    // operands (LayerNorm bf16) were kept in registers until the emitter
+    // ran the epilogue in chunks (session 9: 90 -> 37 registers; staged
+    // LayerNorm bf16 1.15x / 1.21x / 1.45x the registers plan at N = 32768
+    // / 65536 / 262144).
     if (o.threads <= 0)
       threads = kClusterThreads;
-    // Not taken by default for rows with two or more 16-bit [N] operands
-    // (LayerNorm bf16: 0.92x / 0.95x at N = 32768 / 65536, the weight and
-    // bias held packed through the epilogue keep two CTAs per SM).
-    bool manyHalfVectors = p.rowVectorInputs >= 2 && p.inputElemBytes == 2;
-    clusterAsync = copiesInChunks(p, pl.vector) && (o.staging == (int)Staging::Async ||
-                               (o.staging < 0 && !manyHalfVectors));
+    clusterAsync = copiesInChunks(p, pl.vector) &&
+                   (o.staging == (int)Staging::Async || o.staging < 0);
     int64_t k = clusterAsync
                     ? std::min({kmaxFor(threads, true), kClusterStagedValues / pl.vector,
                                 kClusterStagedBytes / (threads * pl.vector * p.inputRowBytes)})

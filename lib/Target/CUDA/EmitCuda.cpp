@@ -126,6 +126,10 @@ private:
   LogicalResult emitOp(Operation *op);
   LogicalResult emitBody();
   LogicalResult emitSweep(ArrayRef<Operation *> consumers);
+  /// Async staging: the [M, N] stores when they can be emitted chunk by
+  /// chunk after the last reduction (emitEpilogue), else none.
+  SmallVector<Operation *> epilogueStores(Block &block) const;
+  LogicalResult emitEpilogue(ArrayRef<Operation *> stores);
   /// Registers staging: emits the fragment maps `consumer` needs (not
   /// emitted since the last reduction) before it.
   LogicalResult emitMapsFor(Operation *consumer);
@@ -179,6 +183,8 @@ private:
   llvm::DenseSet<Value> packedFrags;
   /// Fragment maps emitted since the last reduction (registers staging).
   llvm::SmallPtrSet<Operation *, 16> emittedMaps;
+  /// Inside emitEpilogue's loop: staged reads start at its chunk.
+  bool inEpilogue = false;
   std::map<std::string, std::string> stateStructs;
 };
 
@@ -448,7 +454,9 @@ LogicalResult KernelEmitter::emitOp(Operation *op) {
       if (!asyncWaited)
         b << "  rkc::cp_async_wait_all();\n";
       asyncWaited = true;
-      b << decl << formatv("  rkc::load_frag_staged<{0}, V, W, TPR>(st{1}, t, {2});\n", *st, i, n);
+      b << decl
+        << formatv("  rkc::load_frag_staged<{0}, V, W, TPR>(st{1}{2}, t, {3});\n", *st, i,
+                   inEpilogue ? " + chunk * (TPR * W)" : "", n);
       return success();
     }
     b << decl
@@ -656,6 +664,35 @@ LogicalResult KernelEmitter::emitOp(Operation *op) {
   return op->emitError() << "'" << op->getName() << "' has no CUDA lowering";
 }
 
+/// The ops the consumers need, transitively through their operands, among
+/// those `take` accepts (a rejected op ends the walk on its path), in
+/// program order.
+static SmallVector<Operation *> producersOf(ArrayRef<Operation *> consumers,
+                                            llvm::function_ref<bool(Operation *)> take) {
+  llvm::SetVector<Operation *> slice;
+  SmallVector<Value> work;
+  for (Operation *c : consumers)
+    llvm::append_range(work, c->getOperands());
+  while (!work.empty()) {
+    Operation *def = work.pop_back_val().getDefiningOp();
+    if (!def || slice.contains(def) || !take(def))
+      continue;
+    slice.insert(def);
+    llvm::append_range(work, def->getOperands());
+  }
+  SmallVector<Operation *> ordered(slice.begin(), slice.end());
+  llvm::sort(ordered, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  return ordered;
+}
+
+/// The top tier of a reduction (its state goes to no further tier).
+static bool isTopTier(Operation &op) {
+  return isa<tier::WarpReduceOp, tier::BlockReduceOp, tier::ClusterReduceOp>(op) &&
+         llvm::none_of(op.getUsers(), [](Operation *u) {
+           return isa<tier::BlockReduceOp, tier::ClusterReduceOp>(u);
+         });
+}
+
 /// Registers staging: the ops in order. Streaming: per-row scalar work in
 /// order; each reduction's inputs, and the stored fragments, are computed in
 /// a sweep over the row (PASSES passes of PASS_COLS columns) that redoes
@@ -680,17 +717,26 @@ LogicalResult KernelEmitter::emitBody() {
     // live through a reduction, the maps are recomputed from them. With
     // async staging the row's values are in shared memory: they too are
     // read again after a reduction instead of held.
+    // Async staging: the stores after the last reduction, and the [N]
+    // loads only they use, are emitted together, chunk by chunk.
+    SmallVector<Operation *> epilogue = hoisted.empty() ? epilogueStores(block)
+                                                        : SmallVector<Operation *>();
+    llvm::SmallPtrSet<Operation *, 8> inEpilogueLoop;
+    if (!epilogue.empty())
+      for (Operation *d : producersOf(epilogue, isFragOp))
+        inEpilogueLoop.insert(d);
+    inEpilogueLoop.insert(epilogue.begin(), epilogue.end());
     for (Operation &op : block) {
       if (hoisted.contains(&op) || isRecomputed(&op))
         continue;
+      if (inEpilogueLoop.contains(&op)) {
+        if (&op == epilogue.back() && failed(emitEpilogue(epilogue)))
+          return failure();
+        continue;
+      }
       if (failed(emitMapsFor(&op)) || failed(emitOp(&op)))
         return failure();
-      // The top tier of a reduction (its state goes to no further tier).
-      bool topTier = isa<tier::WarpReduceOp, tier::BlockReduceOp, tier::ClusterReduceOp>(op) &&
-                     llvm::none_of(op.getUsers(), [](Operation *u) {
-                       return isa<tier::BlockReduceOp, tier::ClusterReduceOp>(u);
-                     });
-      if (topTier) {
+      if (isTopTier(op)) {
         emittedMaps.clear();
         // Packed fragments used after the reduction are widened again
         // there, not kept as f32 (rkc::PackedFrag::refresh).
@@ -724,27 +770,6 @@ LogicalResult KernelEmitter::emitBody() {
   return success();
 }
 
-/// The ops the consumers need, transitively through their operands, among
-/// those `take` accepts (a rejected op ends the walk on its path), in
-/// program order.
-static SmallVector<Operation *> producersOf(ArrayRef<Operation *> consumers,
-                                            llvm::function_ref<bool(Operation *)> take) {
-  llvm::SetVector<Operation *> slice;
-  SmallVector<Value> work;
-  for (Operation *c : consumers)
-    llvm::append_range(work, c->getOperands());
-  while (!work.empty()) {
-    Operation *def = work.pop_back_val().getDefiningOp();
-    if (!def || slice.contains(def) || !take(def))
-      continue;
-    slice.insert(def);
-    llvm::append_range(work, def->getOperands());
-  }
-  SmallVector<Operation *> ordered(slice.begin(), slice.end());
-  llvm::sort(ordered, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
-  return ordered;
-}
-
 LogicalResult KernelEmitter::emitMapsFor(Operation *consumer) {
   // The fragment maps the consumer needs that are not yet emitted since the
   // last reduction.
@@ -755,6 +780,73 @@ LogicalResult KernelEmitter::emitMapsFor(Operation *consumer) {
       return failure();
     emittedMaps.insert(op);
   }
+  return success();
+}
+
+SmallVector<Operation *> KernelEmitter::epilogueStores(Block &block) const {
+  if (!asyncStaged || streaming)
+    return {};
+  Operation *lastTop = nullptr;
+  for (Operation &op : block)
+    if (isTopTier(op))
+      lastTop = &op;
+  if (!lastTop)
+    return {};
+  SmallVector<Operation *> stores;
+  for (Operation &op : block)
+    if (isa<tier::StoreOp>(op)) {
+      if (!lastTop->isBeforeInBlock(&op))
+        return {};
+      stores.push_back(&op);
+    }
+  if (stores.empty())
+    return {};
+  // Every fragment they need is emitted again inside the loop: maps, staged
+  // row reads, and [N] loads that come after the last reduction (so nothing
+  // before it holds them).
+  for (Operation *d : producersOf(stores, isFragOp))
+    if (!isRecomputed(d) && !(isa<tier::LoadOp>(d) && lastTop->isBeforeInBlock(d)))
+      return {};
+  return stores;
+}
+
+/// The epilogue of an async-staged kernel (the [M, N] stores after the last
+/// reduction, with the maps, staged reads and [N] loads they need) runs in a
+/// loop over groups of the thread's V / W vector chunks, with V, col0 and
+/// the staged slots narrowed to the group: every fragment op keeps its
+/// emitted form. Emitted in one piece over all V values, the [N] operands'
+/// loads all came first and ptxas kept them live together (LayerNorm f32, 64
+/// values per thread: 122 registers, two CTAs per SM; 40 per group). Groups
+/// of two chunks for 16-bit data (16-byte vectors of 8 values), one for f32,
+/// measured on the H100 (docs/performance-notes.md, session 9): RMSNorm bf16
+/// at N = 262144 2.52 / 2.82 / 2.82 TB/s with groups of 1 / 2 / 4 chunks,
+/// RMSNorm f32 2.85 / 2.29 / 2.38 (ptxas issues each group's [N] loads only
+/// after the previous group's stores; which grouping overlaps best was not
+/// predictable from the SASS).
+static int64_t epilogueGroup(int64_t chunks, int64_t vector) {
+  int64_t group = std::min<int64_t>(vector >= 8 ? 2 : 1, chunks);
+  while (chunks % group)
+    --group;
+  return group;
+}
+
+LogicalResult KernelEmitter::emitEpilogue(ArrayRef<Operation *> stores) {
+  int64_t group = epilogueGroup(layout.getValues() / layout.getVector(), layout.getVector());
+  bodyOs << formatv("  #pragma unroll\n"
+                    "  for (int chunk = 0; chunk < V / W; chunk += {0}) {{\n"
+                    "  constexpr int V = {0} * W; // this group of chunks\n"
+                    "  const int col0 = col0_base + chunk * COL_STEP;\n",
+                    group);
+  inEpilogue = true;
+  emittedMaps.clear();
+  for (Operation *op : producersOf(stores, isFragOp))
+    if (failed(emitOp(op)))
+      return failure();
+  for (Operation *st : stores)
+    if (failed(emitOp(st)))
+      return failure();
+  inEpilogue = false;
+  bodyOs << "  }\n";
   return success();
 }
 
