@@ -25,6 +25,15 @@
 
 namespace rkc {
 
+/// The revision of the generated kernels: raised whenever the emitter or
+/// the device templates change the code of a kernel for the same schedule
+/// (a row's timing, and so its choice of schedule, holds only for the code
+/// it timed). Rows of another revision are stale: kept in the files, never
+/// used (they fall back to the heuristic until re-tuned).
+///   1: 16-bit exp as ex2.approx.ftz, max.NaN, the chunked staged epilogue
+///      (session 9; the shipped H100 rows were re-timed with it).
+inline constexpr int kCodegenRevision = 1;
+
 /// One database row.
 struct TuningEntry {
   std::string key;       ///< exact-match key (request + machine + versions)
@@ -37,6 +46,7 @@ struct TuningEntry {
   std::string nvrtc, rkcVersion, arch;
   std::string schedule;  ///< the winner, in --schedule syntax
   double ms = 0, tbps = 0, heuristicMs = 0, rooflineTbps = 0;
+  int codegen = 0;       ///< kCodegenRevision it was timed with (0: before)
 };
 
 /// The machine part of every key: GPU signature, NVRTC and rkc versions.
@@ -49,8 +59,9 @@ std::string tuningKey(const CompileRequest &request);
 /// one built into the library (data/tuning/*.jsonl).
 class TuningDb {
 public:
-  /// Loads both; rows that do not parse or come from another rkc version
-  /// are skipped with a warning, never trusted.
+  /// Loads both; rows that do not parse, come from another rkc version or
+  /// were timed with another kCodegenRevision are skipped with a warning,
+  /// never trusted.
   static TuningDb &get();
   /// The schedule for `request`: its exact entry, else the nearest tuned N
   /// of the same spec, dtype and GPU (a shape bucket). nullopt: heuristic.

@@ -335,6 +335,7 @@ llvm::Expected<TuneReport> rkc::tune(CompileRequest req, const TuneOptions &opt)
   auto nv = rkc::nvrtcVersion();
   e.nvrtc = nv ? *nv : (llvm::consumeError(nv.takeError()), std::string("none"));
   e.rkcVersion = RKC_VERSION;
+  e.codegen = kCodegenRevision;
   e.arch = req.options.arch;
   e.schedule = rep.best.schedule;
   e.ms = rep.best.ms;

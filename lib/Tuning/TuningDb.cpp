@@ -89,6 +89,8 @@ std::optional<TuningEntry> TuningDb::parseLine(llvm::StringRef line) {
       !num("heuristic_ms", e.heuristicMs) || !num("M", rows) || !num("N", cols))
     return std::nullopt;
   num("roofline_tbps", e.rooflineTbps);
+  if (auto c = o->getInteger("codegen"))
+    e.codegen = (int)*c;
   e.rows = (int64_t)rows;
   e.cols = (int64_t)cols;
   return e;
@@ -103,7 +105,8 @@ std::string TuningDb::formatLine(const TuningEntry &e) {
                        {"rkc", e.rkcVersion}, {"arch", e.arch},
                        {"schedule", e.schedule}, {"ms", e.ms},
                        {"tbps", e.tbps},     {"heuristic_ms", e.heuristicMs},
-                       {"roofline_tbps", e.rooflineTbps}};
+                       {"roofline_tbps", e.rooflineTbps},
+                       {"codegen", e.codegen}};
   std::string s;
   llvm::raw_string_ostream os(s);
   os << llvm::json::Value(std::move(o));
@@ -121,7 +124,7 @@ static void parseInto(llvm::StringRef text, llvm::StringRef origin,
                       std::vector<TuningEntry> &out) {
   llvm::SmallVector<llvm::StringRef> lines;
   text.split(lines, '\n', -1, false);
-  int bad = 0, foreign = 0;
+  int bad = 0, foreign = 0, stale = 0;
   for (llvm::StringRef l : lines) {
     if (l.trim().empty())
       continue;
@@ -130,12 +133,18 @@ static void parseInto(llvm::StringRef text, llvm::StringRef origin,
       ++bad;
     else if (e->rkcVersion != RKC_VERSION)
       ++foreign;
+    else if (e->codegen != kCodegenRevision)
+      ++stale;
     else
       out.push_back(*e);
   }
   if (bad || foreign)
     llvm::errs() << "rkc: warning: tuning database " << origin << ": ignored " << bad
                  << " malformed and " << foreign << " foreign-version rows\n";
+  if (stale)
+    llvm::errs() << "rkc: warning: tuning database " << origin << ": ignored " << stale
+                 << " rows timed with other generated code (codegen revision != "
+                 << kCodegenRevision << "); re-tune those shapes with `rkc tune`\n";
 }
 
 void TuningDb::reload() {

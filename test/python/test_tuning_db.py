@@ -42,10 +42,14 @@ def print_key(cache, shape, dtype="bf16", spec=SPEC):
 OP = None  # the spec signature of SPEC (set by key_and_machine)
 
 
+CODEGEN = None  # the library's kCodegenRevision (set by key_and_machine)
+
+
 def key_and_machine(cache, shape, dtype="bf16"):
-    global OP
+    global OP, CODEGEN
     fields = print_key(cache, shape, dtype)
     OP = fields["op"]
+    CODEGEN = int(fields["codegen"])
     return fields["key"], fields["machine"]
 
 
@@ -70,14 +74,17 @@ def test_key_follows_the_spec_meaning_not_its_spelling(tmp_path):
     assert print_key(cache, "x=8x4096", spec=shipped)["op"] == f[0]["op"]
 
 
-def row(key, machine, shape, n, schedule, dtype="bf16", version=None):
+def row(key, machine, shape, n, schedule, dtype="bf16", version=None, codegen=None):
     gpu = machine.split("|nvrtc ")[0]
     nvrtc = machine.split("|nvrtc ")[1].split("|rkc ")[0]
     rkcv = version or machine.split("|rkc ")[1]
-    return {"format": 1, "key": key, "op": OP, "name": "rkc_softmax", "dtype": dtype,
-            "shapes": shape, "M": 64, "N": n, "gpu": gpu, "nvrtc": nvrtc, "rkc": rkcv,
-            "arch": "sm_90a", "schedule": schedule, "ms": 0.01, "tbps": 1.0,
-            "heuristic_ms": 0.02, "roofline_tbps": 3.0}
+    r = {"format": 1, "key": key, "op": OP, "name": "rkc_softmax", "dtype": dtype,
+         "shapes": shape, "M": 64, "N": n, "gpu": gpu, "nvrtc": nvrtc, "rkc": rkcv,
+         "arch": "sm_90a", "schedule": schedule, "ms": 0.01, "tbps": 1.0,
+         "heuristic_ms": 0.02, "roofline_tbps": 3.0}
+    if codegen != "absent":
+        r["codegen"] = CODEGEN if codegen is None else codegen
+    return r
 
 
 def plan_of(cache, shape, dtype="bf16"):
@@ -147,6 +154,30 @@ def test_exact_entry_is_used_and_other_machine_is_not(tmp_path):
     assert plan_of(cache, "x=64x4096")[0] == TUNED
     # Another dtype is another key.
     assert plan_of(cache, "x=64x4096", dtype="f32")[0] != TUNED
+
+
+def test_rows_of_other_generated_code_are_stale(tmp_path):
+    """A row timed with another kCodegenRevision (or before the field
+    existed) chose its schedule for other code: never used, reported."""
+    cache = tmp_path / "cache"
+    heuristic, _ = plan_of(cache, "x=64x4096")
+    key, machine = key_and_machine(cache, "x=64x4096")
+    stale = [row(key, machine, "x=64x4096", 4096, TUNED, codegen=CODEGEN - 1),
+             row(key, machine, "x=64x4096", 4096, TUNED, codegen="absent")]
+    src = tmp_path / "stale.jsonl"
+    src.write_text("".join(json.dumps(r) + "\n" for r in stale))
+    r = rkc("tune", "--import", src, cache=cache)
+    assert "imported 0 entries" in r.stdout
+    assert "ignored 2 rows timed with other generated code" in r.stderr
+    assert plan_of(cache, "x=64x4096")[0] == heuristic
+    # Written to the user database directly, they are skipped when it loads.
+    (cache / "tuning.jsonl").write_text(src.read_text())
+    plan, err = plan_of(cache, "x=64x4096")
+    assert plan == heuristic
+    assert "ignored 2 rows timed with other generated code" in err
+    # The same row with this revision is used.
+    (cache / "tuning.jsonl").write_text(json.dumps(row(key, machine, "x=64x4096", 4096, TUNED)) + "\n")
+    assert plan_of(cache, "x=64x4096")[0] == TUNED
 
 
 def test_nearest_shape_bucket(tmp_path):

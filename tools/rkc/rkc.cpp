@@ -355,7 +355,8 @@ int tuneCommand(std::vector<std::string> args) {
     req.options.dtype = dtype;
     req.options.arch = arch.empty() ? "sm_90a" : arch;
     llvm::outs() << "key " << rkc::tuningKey(req) << "\nop " << rkc::specSignature(req.specText)
-                 << "\nmachine " << rkc::machineSignature() << "\n";
+                 << "\nmachine " << rkc::machineSignature() << "\ncodegen "
+                 << rkc::kCodegenRevision << "\n";
     // What the database answers this request, and what the answer costs
     // (the lookup a compile makes before it compiles; median of 200).
     auto found = db.lookup(req);
