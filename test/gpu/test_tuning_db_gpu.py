@@ -27,7 +27,7 @@ def shipped_rows():
 
 def machine_signature(env):
     """GPU|SMs|memory clock|driver, NVRTC and rkc version of this machine, as
-    `rkc tune --print-key` reports it."""
+    `rkc tune --print-key` reports it, and the library's code revision."""
     lib = os.environ.get("RKC_LIBRARY", os.path.join(REPO, "build", "lib", "librkc.so"))
     exe = os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(lib))), "bin", "rkc")
     if not os.path.exists(exe):
@@ -37,16 +37,17 @@ def machine_signature(env):
                          env=env, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     fields = dict(line.split(" ", 1) for line in out.stdout.strip().splitlines())
-    return fields["machine"]
+    return fields["machine"], int(fields["codegen"])
 
 
 def test_shipped_rows_apply_here(tmp_path):
     env = dict(os.environ, RKC_CACHE_DIR=str(tmp_path / "cache"))
     env.pop("RKC_DISABLE_TUNING_DB", None)
     env["PYTHONPATH"] = os.path.join(REPO, "python") + os.pathsep + env.get("PYTHONPATH", "")
-    machine = machine_signature(env)
+    machine, codegen = machine_signature(env)
     rows = [r for r in shipped_rows()
-            if "%s|nvrtc %s|rkc %s" % (r["gpu"], r["nvrtc"], r["rkc"]) == machine]
+            if "%s|nvrtc %s|rkc %s" % (r["gpu"], r["nvrtc"], r["rkc"]) == machine
+            and r.get("codegen", 0) == codegen]
     if not rows:
         pytest.skip("no shipped tuning row was measured on this machine (%s)" % machine)
     code = """
