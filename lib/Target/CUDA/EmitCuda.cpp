@@ -126,10 +126,11 @@ private:
   LogicalResult emitOp(Operation *op);
   LogicalResult emitBody();
   LogicalResult emitSweep(ArrayRef<Operation *> consumers);
-  /// Async staging: the [M, N] stores when they can be emitted chunk by
-  /// chunk after the last reduction (emitEpilogue), else none.
-  SmallVector<Operation *> epilogueStores(Block &block) const;
-  LogicalResult emitEpilogue(ArrayRef<Operation *> stores);
+  /// Async staging: the epilogue when it can be emitted chunk by chunk
+  /// after the last reduction (emitEpilogue) - the fragment ops the [M, N]
+  /// stores need, in program order, then the stores - else none.
+  SmallVector<Operation *> epilogueOps(Block &block) const;
+  LogicalResult emitEpilogue(ArrayRef<Operation *> ops);
   /// Registers staging: emits the fragment maps `consumer` needs (not
   /// emitted since the last reduction) before it.
   LogicalResult emitMapsFor(Operation *consumer);
@@ -716,20 +717,16 @@ LogicalResult KernelEmitter::emitBody() {
     // held across it: only the loaded fragments (16-bit ones packed) stay
     // live through a reduction, the maps are recomputed from them. With
     // async staging the row's values are in shared memory: they too are
-    // read again after a reduction instead of held.
-    // Async staging: the stores after the last reduction, and the [N]
-    // loads only they use, are emitted together, chunk by chunk.
-    SmallVector<Operation *> epilogue = hoisted.empty() ? epilogueStores(block)
-                                                        : SmallVector<Operation *>();
-    llvm::SmallPtrSet<Operation *, 8> inEpilogueLoop;
-    if (!epilogue.empty())
-      for (Operation *d : producersOf(epilogue, isFragOp))
-        inEpilogueLoop.insert(d);
-    inEpilogueLoop.insert(epilogue.begin(), epilogue.end());
+    // read again after a reduction instead of held; the stores after the
+    // last reduction, with the [N] loads only they use, are emitted
+    // together, chunk by chunk, at the last store.
+    SmallVector<Operation *> epilogue =
+        hoisted.empty() ? epilogueOps(block) : SmallVector<Operation *>();
+    llvm::SmallPtrSet<Operation *, 8> epilogueSet(epilogue.begin(), epilogue.end());
     for (Operation &op : block) {
       if (hoisted.contains(&op) || isRecomputed(&op))
         continue;
-      if (inEpilogueLoop.contains(&op)) {
+      if (epilogueSet.contains(&op)) {
         if (&op == epilogue.back() && failed(emitEpilogue(epilogue)))
           return failure();
         continue;
@@ -783,7 +780,7 @@ LogicalResult KernelEmitter::emitMapsFor(Operation *consumer) {
   return success();
 }
 
-SmallVector<Operation *> KernelEmitter::epilogueStores(Block &block) const {
+SmallVector<Operation *> KernelEmitter::epilogueOps(Block &block) const {
   if (!asyncStaged || streaming)
     return {};
   Operation *lastTop = nullptr;
@@ -804,10 +801,12 @@ SmallVector<Operation *> KernelEmitter::epilogueStores(Block &block) const {
   // Every fragment they need is emitted again inside the loop: maps, staged
   // row reads, and [N] loads that come after the last reduction (so nothing
   // before it holds them).
-  for (Operation *d : producersOf(stores, isFragOp))
+  SmallVector<Operation *> ops = producersOf(stores, isFragOp);
+  for (Operation *d : ops)
     if (!isRecomputed(d) && !(isa<tier::LoadOp>(d) && lastTop->isBeforeInBlock(d)))
       return {};
-  return stores;
+  llvm::append_range(ops, stores);
+  return ops;
 }
 
 /// The epilogue of an async-staged kernel (the [M, N] stores after the last
@@ -830,7 +829,7 @@ static int64_t epilogueGroup(int64_t chunks, int64_t vector) {
   return group;
 }
 
-LogicalResult KernelEmitter::emitEpilogue(ArrayRef<Operation *> stores) {
+LogicalResult KernelEmitter::emitEpilogue(ArrayRef<Operation *> ops) {
   int64_t group = epilogueGroup(layout.getValues() / layout.getVector(), layout.getVector());
   bodyOs << formatv("  #pragma unroll\n"
                     "  for (int chunk = 0; chunk < V / W; chunk += {0}) {{\n"
@@ -838,12 +837,8 @@ LogicalResult KernelEmitter::emitEpilogue(ArrayRef<Operation *> stores) {
                     "  const int col0 = col0_base + chunk * COL_STEP;\n",
                     group);
   inEpilogue = true;
-  emittedMaps.clear();
-  for (Operation *op : producersOf(stores, isFragOp))
+  for (Operation *op : ops)
     if (failed(emitOp(op)))
-      return failure();
-  for (Operation *st : stores)
-    if (failed(emitOp(st)))
       return failure();
   inEpilogue = false;
   bodyOs << "  }\n";
