@@ -32,8 +32,7 @@ namespace rkc {
 /// used (they fall back to the heuristic until re-tuned).
 ///   1: 16-bit exp as ex2.approx.ftz, max.NaN, the chunked staged epilogue
 ///      (session 9; the shipped H100 rows were re-timed with it).
-///   2: the staged epilogue of 1024-thread CTAs one chunk at a time, the
-///      max of packed 16-bit rows on pairs, exp(x - m) as one FFMA + ex2
+///   2: the staged epilogue of 1024-thread CTAs one chunk at a time
 ///      (session 10; rows whose PTX did not change were carried over by
 ///      scripts/tuning-restamp, the others re-tuned).
 inline constexpr int kCodegenRevision = 2;

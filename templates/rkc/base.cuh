@@ -75,15 +75,6 @@ RKC_DEVICE float fast_exp(float x) {
   return fast_exp2(x * 1.4426950408889634f);
 }
 
-/// e^(a - b) as 2^(a * log2(e) - b * log2(e)): one FFMA and the ex2 (b *
-/// log2(e) is computed once where b is loop-invariant, e.g. a row max).
-/// Against fast_exp(a - b) the argument carries the rounding of b * log2(e),
-/// |b| * 2^-24 absolute (6e-6 relative in the result for |b| = 100); the
-/// special values match: a = -inf gives 0, a = b = -inf NaN.
-RKC_DEVICE float fast_exp_sub(float a, float b) {
-  return fast_exp2(fmaf(a, 1.4426950408889634f, -(b * 1.4426950408889634f)));
-}
-
 /// log(x) as lg2.approx.ftz(x) * ln(2): absolute error ~2^-22 in log2 units;
 /// fast_log(0) == -inf, fast_log(x < 0) == NaN, subnormal x is flushed to 0.
 RKC_DEVICE float fast_log(float x) {

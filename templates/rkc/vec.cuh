@@ -28,7 +28,6 @@
 
 #include "rkc/base.cuh"
 #include "rkc/convert.cuh"
-#include "rkc/ops.cuh"
 
 namespace rkc {
 
@@ -311,62 +310,6 @@ template <class T, int VPT> struct PackedFrag {
       asm volatile("" : "+r"(w[k]));
   }
 };
-
-namespace detail {
-/// max / min of two 16-bit pairs, NaN-propagating (sm_80+: one
-/// max.NaN.bf16x2 / f16x2).
-template <bool Max, class T> RKC_DEVICE u32 pair_extremum(u32 a, u32 b);
-#define RKC_PAIR_EXTREMUM(MAX, T, INSTR)                                        \
-  template <> RKC_DEVICE u32 pair_extremum<MAX, T>(u32 a, u32 b) {              \
-    u32 y;                                                                      \
-    asm(INSTR " %0, %1, %2;" : "=r"(y) : "r"(a), "r"(b));                       \
-    return y;                                                                   \
-  }
-RKC_PAIR_EXTREMUM(true, bf16, "max.NaN.bf16x2")
-RKC_PAIR_EXTREMUM(false, bf16, "min.NaN.bf16x2")
-RKC_PAIR_EXTREMUM(true, f16, "max.NaN.f16x2")
-RKC_PAIR_EXTREMUM(false, f16, "min.NaN.f16x2")
-#undef RKC_PAIR_EXTREMUM
-
-template <bool Max, class T, int VPT>
-RKC_DEVICE float packed_extremum(const PackedFrag<T, VPT> &f, float acc) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  constexpr int WORDS = VPT / 2;
-  u32 w[WORDS];
-#pragma unroll
-  for (int k = 0; k < WORDS; ++k)
-    w[k] = f.w[k];
-  // A balanced tree over the words (independent instructions), then the
-  // two halves of the last pair, widened once.
-#pragma unroll
-  for (int step = 1; step < WORDS; step *= 2)
-#pragma unroll
-    for (int k = 0; k + step < WORDS; k += 2 * step)
-      w[k] = pair_extremum<Max, T>(w[k], w[k + step]);
-  const float lo = widen_half<T>(w[0], 0), hi = widen_half<T>(w[0], 1);
-  return Max ? maximumf(acc, maximumf(lo, hi)) : minimumf(acc, minimumf(lo, hi));
-#else
-#pragma unroll
-  for (int i = 0; i < VPT; ++i)
-    acc = Max ? maximumf(acc, f[i]) : minimumf(acc, f[i]);
-  return acc;
-#endif
-}
-} // namespace detail
-
-/// The max (min) of `acc` and the VPT values of a packed fragment, NaN
-/// propagating like rkc::maximumf (minimumf). The max of 16-bit values is
-/// one of them, so pairs are compared in the storage type (sm_80+): VPT / 2
-/// - 1 packed instructions and two widenings instead of a widening and a
-/// max.NaN.f32 per value.
-template <class T, int VPT>
-RKC_DEVICE float packed_max(const PackedFrag<T, VPT> &f, float acc) {
-  return detail::packed_extremum<true>(f, acc);
-}
-template <class T, int VPT>
-RKC_DEVICE float packed_min(const PackedFrag<T, VPT> &f, float acc) {
-  return detail::packed_extremum<false>(f, acc);
-}
 
 /// As load_frag, into a packed fragment. W is even: each vector access is
 /// whole words (sizeof(T) * W >= 4). Values at columns >= n are `fill`

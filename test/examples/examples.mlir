@@ -98,7 +98,7 @@
 // combiner at this size).
 // SOFTMAX-CUDA:     rkc::warp_reduce<32>({{.*}}, rkc::OpMax());
 // SOFTMAX-CUDA:     rkc::block_reduce<4>({{.*}}, rkc::OpMax(),
-// SOFTMAX-CUDA:     rkc::fast_exp_sub(
+// SOFTMAX-CUDA:     rkc::fast_exp(
 // SOFTMAX-CUDA:     rkc::warp_reduce<32>({{.*}}, rkc::OpAdd());
 // SOFTMAX-CUDA:     rkc::block_reduce<4>({{.*}}, rkc::OpAdd(),
 // SOFTMAX-CUDA:     rkc::store_frag<rkc::bf16, V, W>(a1 + row * s1,
