@@ -35,7 +35,9 @@ namespace rkc {
 ///   2: the staged epilogue of 1024-thread CTAs one chunk at a time
 ///      (session 10; rows whose PTX did not change were carried over by
 ///      scripts/tuning-restamp, the others re-tuned).
-inline constexpr int kCodegenRevision = 2;
+///   3: [N] operands of streamed sweeps loaded with an L2 evict-last policy
+///      (session 10; no shipped row is a streamed plan: all carried over).
+inline constexpr int kCodegenRevision = 3;
 
 /// One database row.
 struct TuningEntry {

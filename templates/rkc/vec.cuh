@@ -50,6 +50,12 @@ template <> struct Access<4> {
   RKC_DEVICE static void load_stream(const void *p, u32 (&w)[1]) {
     asm volatile("ld.global.cs.u32 %0, [%1];" : "=r"(w[0]) : "l"(p));
   }
+  RKC_DEVICE static void load_keep(const void *p, u32 (&w)[1]) {
+    asm volatile("{\n\t.reg .b64 pol;\n\tcreatepolicy.fractional.L2::evict_last.b64 pol, 1.0;\n\t"
+                 "ld.global.nc.L2::cache_hint.u32 %0, [%1], pol;\n\t}"
+                 : "=r"(w[0])
+                 : "l"(p));
+  }
   RKC_DEVICE static void load_shared(u32 a, u32 (&w)[1]) {
     asm volatile("ld.shared.u32 %0, [%1];" : "=r"(w[0]) : "r"(a) : "memory");
   }
@@ -67,6 +73,12 @@ template <> struct Access<8> {
   }
   RKC_DEVICE static void load_stream(const void *p, u32 (&w)[2]) {
     asm volatile("ld.global.cs.v2.u32 {%0, %1}, [%2];"
+                 : "=r"(w[0]), "=r"(w[1])
+                 : "l"(p));
+  }
+  RKC_DEVICE static void load_keep(const void *p, u32 (&w)[2]) {
+    asm volatile("{\n\t.reg .b64 pol;\n\tcreatepolicy.fractional.L2::evict_last.b64 pol, 1.0;\n\t"
+                 "ld.global.nc.L2::cache_hint.v2.u32 {%0, %1}, [%2], pol;\n\t}"
                  : "=r"(w[0]), "=r"(w[1])
                  : "l"(p));
   }
@@ -95,6 +107,12 @@ template <> struct Access<16> {
   }
   RKC_DEVICE static void load_stream(const void *p, u32 (&w)[4]) {
     asm volatile("ld.global.cs.v4.u32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(w[0]), "=r"(w[1]), "=r"(w[2]), "=r"(w[3])
+                 : "l"(p));
+  }
+  RKC_DEVICE static void load_keep(const void *p, u32 (&w)[4]) {
+    asm volatile("{\n\t.reg .b64 pol;\n\tcreatepolicy.fractional.L2::evict_last.b64 pol, 1.0;\n\t"
+                 "ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], pol;\n\t}"
                  : "=r"(w[0]), "=r"(w[1]), "=r"(w[2]), "=r"(w[3])
                  : "l"(p));
   }
@@ -134,8 +152,12 @@ RKC_DEVICE void unpack_words(const u32 (&w)[WORDS], float (&out)[W]) {
     WordCodec<T>::unpack(w[i], out + i * WordCodec<T>::ELEMS);
 }
 
-/// Vector load of W elements; STREAM selects the evict-first variant.
-template <class T, int W, bool STREAM>
+/// L2 policy of a global vector load: the default, read-once data
+/// (evict-first, ld.global.cs) or data every row reads again (evict-last).
+enum LoadPolicy : int { kLoadNormal = 0, kLoadStream = 1, kLoadKeep = 2 };
+
+/// Vector load of W elements with the given LoadPolicy.
+template <class T, int W, int POLICY>
 RKC_DEVICE void load_vec_impl(const T *p, float (&out)[W]) {
   static_assert(valid_vec<T, W>(), "rkc::load_vec: bad (T, W)");
   if constexpr (elementwise<T, W>()) {
@@ -148,21 +170,23 @@ RKC_DEVICE void load_vec_impl(const T *p, float (&out)[W]) {
     constexpr int S = 16 / sizeof(T);
 #pragma unroll
     for (int k = 0; k < W / S; ++k)
-      load_vec_impl<T, S, STREAM>(p + k * S,
+      load_vec_impl<T, S, POLICY>(p + k * S,
                                   *reinterpret_cast<float(*)[S]>(out + k * S));
   } else {
     typedef Access<sizeof(T) * W> A;
     u32 w[A::WORDS];
-    if constexpr (STREAM)
+    if constexpr (POLICY == kLoadStream)
       A::load_stream(p, w);
+    else if constexpr (POLICY == kLoadKeep)
+      A::load_keep(p, w);
     else
       A::load(p, w);
     unpack_words<T>(w, out);
   }
 }
 
-/// Fragment load shared by load_frag / load_frag_stream.
-template <class T, int VPT, int W, bool STREAM>
+/// Fragment load shared by load_frag / load_frag_stream / load_frag_keep.
+template <class T, int VPT, int W, int POLICY>
 RKC_DEVICE void load_frag_impl(const T *row, int col0, int col_step, int n,
                                float (&frag)[VPT], float fill) {
   static_assert(VPT % W == 0, "rkc::load_frag: VPT must be a multiple of W");
@@ -171,7 +195,7 @@ RKC_DEVICE void load_frag_impl(const T *row, int col0, int col_step, int n,
     const int col = col0 + c * col_step;
     float(&chunk)[W] = *reinterpret_cast<float(*)[W]>(frag + c * W);
     if (col + W <= n) {
-      load_vec_impl<T, W, STREAM>(row + col, chunk);
+      load_vec_impl<T, W, POLICY>(row + col, chunk);
     } else {
 #pragma unroll
       for (int j = 0; j < W; ++j)
@@ -209,7 +233,7 @@ RKC_DEVICE long long load_index(const long long *p) { return *p; }
 /// Loads p[0..W) with one access and widens it to f32. `p` is W-aligned.
 template <class T, int W>
 RKC_DEVICE void load_vec(const T *p, float (&out)[W]) {
-  detail::load_vec_impl<T, W, false>(p, out);
+  detail::load_vec_impl<T, W, detail::kLoadNormal>(p, out);
 }
 
 /// As load_vec, for global data read exactly once: `ld.global.cs` (cache
@@ -218,7 +242,7 @@ RKC_DEVICE void load_vec(const T *p, float (&out)[W]) {
 /// asm is not ordered after the thread's prior plain stores).
 template <class T, int W>
 RKC_DEVICE void load_vec_stream(const T *p, float (&out)[W]) {
-  detail::load_vec_impl<T, W, true>(p, out);
+  detail::load_vec_impl<T, W, detail::kLoadStream>(p, out);
 }
 
 /// Narrows in[0..W) to T and stores it to p[0..W) with one access.
@@ -259,14 +283,24 @@ RKC_DEVICE void store_vec(T *p, const S (&in)[W]) {
 template <class T, int VPT, int W>
 RKC_DEVICE void load_frag(const T *row, int col0, int col_step, int n,
                           float (&frag)[VPT], float fill) {
-  detail::load_frag_impl<T, VPT, W, false>(row, col0, col_step, n, frag, fill);
+  detail::load_frag_impl<T, VPT, W, detail::kLoadNormal>(row, col0, col_step, n, frag, fill);
+}
+
+/// As load_frag, for a [N] operand that every row of the grid reads again
+/// (a weight, a bias): the lines are kept in L2 with an evict-last policy
+/// (`ld.global.nc.L2::cache_hint`), so the streamed rows evict each other
+/// first. `row` is read-only for the whole kernel.
+template <class T, int VPT, int W>
+RKC_DEVICE void load_frag_keep(const T *row, int col0, int col_step, int n,
+                               float (&frag)[VPT], float fill) {
+  detail::load_frag_impl<T, VPT, W, detail::kLoadKeep>(row, col0, col_step, n, frag, fill);
 }
 
 /// As load_frag, with load_vec_stream for the full chunks (data read once).
 template <class T, int VPT, int W>
 RKC_DEVICE void load_frag_stream(const T *row, int col0, int col_step, int n,
                                  float (&frag)[VPT], float fill) {
-  detail::load_frag_impl<T, VPT, W, true>(row, col0, col_step, n, frag, fill);
+  detail::load_frag_impl<T, VPT, W, detail::kLoadStream>(row, col0, col_step, n, frag, fill);
 }
 
 // ---------------------------------------------------------------------------
@@ -311,12 +345,10 @@ template <class T, int VPT> struct PackedFrag {
   }
 };
 
-/// As load_frag, into a packed fragment. W is even: each vector access is
-/// whole words (sizeof(T) * W >= 4). Values at columns >= n are `fill`
-/// narrowed to T (the reduction identities 0 and -inf are exact).
-template <class T, int VPT, int W>
-RKC_DEVICE void load_frag(const T *row, int col0, int col_step, int n,
-                          PackedFrag<T, VPT> &frag, float fill) {
+namespace detail {
+template <class T, int VPT, int W, int POLICY>
+RKC_DEVICE void load_packed_impl(const T *row, int col0, int col_step, int n,
+                                 PackedFrag<T, VPT> &frag, float fill) {
   static_assert(VPT % W == 0 && W % 2 == 0, "rkc::load_frag: packed chunks of even W");
   constexpr int BYTES = sizeof(T) * W > 16 ? 16 : sizeof(T) * W;
   constexpr int E = BYTES / sizeof(T); // elements per access
@@ -328,7 +360,10 @@ RKC_DEVICE void load_frag(const T *row, int col0, int col_step, int n,
     for (int k = 0; k < W / E; ++k) {
       u32(&words)[A::WORDS] = *reinterpret_cast<u32(*)[A::WORDS]>(frag.w + (c * W + k * E) / 2);
       if (col + W <= n) {
-        A::load(row + col + k * E, words);
+        if constexpr (POLICY == kLoadKeep)
+          A::load_keep(row + col + k * E, words);
+        else
+          A::load(row + col + k * E, words);
       } else {
         const u16 f = from_f32<T>(fill).bits;
 #pragma unroll
@@ -341,6 +376,24 @@ RKC_DEVICE void load_frag(const T *row, int col0, int col_step, int n,
       }
     }
   }
+}
+
+} // namespace detail
+
+/// As load_frag, into a packed fragment. W is even: each vector access is
+/// whole words (sizeof(T) * W >= 4). Values at columns >= n are `fill`
+/// narrowed to T (the reduction identities 0 and -inf are exact).
+template <class T, int VPT, int W>
+RKC_DEVICE void load_frag(const T *row, int col0, int col_step, int n,
+                          PackedFrag<T, VPT> &frag, float fill) {
+  detail::load_packed_impl<T, VPT, W, detail::kLoadNormal>(row, col0, col_step, n, frag, fill);
+}
+
+/// As load_frag_keep (a [N] operand kept in L2), into a packed fragment.
+template <class T, int VPT, int W>
+RKC_DEVICE void load_frag_keep(const T *row, int col0, int col_step, int n,
+                               PackedFrag<T, VPT> &frag, float fill) {
+  detail::load_packed_impl<T, VPT, W, detail::kLoadKeep>(row, col0, col_step, n, frag, fill);
 }
 
 /// Stores a fragment; never writes columns >= n. S: float values, or the
