@@ -37,7 +37,8 @@ namespace rkc {
 ///      scripts/tuning-restamp, the others re-tuned).
 ///   3: [N] operands of streamed sweeps loaded with an L2 evict-last policy
 ///      (session 10; no shipped row is a streamed plan: all carried over).
-inline constexpr int kCodegenRevision = 3;
+///   4: that policy wherever the [N] operands total >= 2 MiB (session 10).
+inline constexpr int kCodegenRevision = 4;
 
 /// One database row.
 struct TuningEntry {

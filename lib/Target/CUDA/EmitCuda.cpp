@@ -49,6 +49,10 @@ namespace {
 /// Programmatic dependent launch (docs/runtime.md): a kernel waits for the
 /// previous kernel of its stream before its first global access, then lets
 /// the next one start its CTAs. Without a PDL launch both return at once.
+/// [N] operand bytes from which they are loaded with an L2 evict-last
+/// policy (see the tier.load emission).
+static constexpr int64_t kKeepRowOperandBytes = 2 << 20;
+
 static constexpr const char *kDependencyWait =
     "  rkc::grid_dependency_wait(); // PDL: the previous kernel is done\n"
     "  rkc::grid_launch_dependents();\n";
@@ -167,6 +171,8 @@ private:
   /// multiplies per element for subnormal results, which no 16-bit output
   /// keeps); log stays __logf, so a subnormal input still has a finite log.
   bool fastMath = false;
+  /// Bytes of the [N] operands (weights, biases) every row reads again.
+  int64_t rowOperandBytes = 0;
 
   func::FuncOp func;
   raw_ostream &os;
@@ -460,15 +466,17 @@ LogicalResult KernelEmitter::emitOp(Operation *op) {
                    inEpilogue ? " + chunk * (TPR * W)" : "", n);
       return success();
     }
-    // In a streamed sweep every pass re-reads its part of the row through
-    // L2; the [N] operands (weights, biases), read again by every row, are
-    // loaded with an evict-last policy so the row stream does not push them
-    // out (N = 1M on the H100: RMSNorm / LayerNorm +2-5%; at shorter rows
-    // the same policy measured -5..+6%, so only here).
+    // [N] operands (weights, biases) read again by every row: from 2 MiB
+    // of them per row the row stream pushes them out of L2 between rows
+    // (LayerNorm f32 N = 262144: 24.6 MB of DRAM reads beyond the model
+    // bytes, ncu), so they are loaded with an evict-last policy. Measured
+    // on the H100: +2-6.5% wherever they total >= 2 MiB (LayerNorm f32 256k,
+    // every RMSNorm / LayerNorm at 1M), -1..-5% below (RMSNorm f32 256k,
+    // 1 MiB, had no re-fetch to save and lost 5% to the hinted loads).
     b << decl
       << formatv("  rkc::load_frag{4}<{0}, V, W>(a{1}{2}, col0, COL_STEP, N, {3}, 0.0f);\n", *st,
                  i, isRow ? formatv(" + row * s{0}", i).str() : "", n,
-                 !isRow && streaming && !staged ? "_keep" : "");
+                 !isRow && rowOperandBytes >= kKeepRowOperandBytes ? "_keep" : "");
     return success();
   }
   if (auto ld = dyn_cast<tier::LoadRowScalarOp>(op)) {
@@ -943,6 +951,12 @@ LogicalResult KernelEmitter::emit(rkc::KernelInfo &info) {
   ps << ",\n    const long long M";
   info.rows = rows;
   info.cols = cols;
+  rowOperandBytes = 0;
+  for (BlockArgument a : func.getArguments()) {
+    auto t = cast<RankedTensorType>(a.getType());
+    if (t.getRank() == 1 && t.getDimSize(0) == cols && !func.getArgAttr(a.getArgNumber(), "tier.output"))
+      rowOperandBytes += cols * std::max<int64_t>(1, t.getElementTypeBitWidth() / 8);
+  }
 
   streaming = sched.getStaging() == tier::Staging::stream ||
               sched.getStaging() == tier::Staging::smem;
