@@ -49,13 +49,13 @@ namespace {
 /// Programmatic dependent launch (docs/runtime.md): a kernel waits for the
 /// previous kernel of its stream before its first global access, then lets
 /// the next one start its CTAs. Without a PDL launch both return at once.
-/// [N] operand bytes from which they are loaded with an L2 evict-last
-/// policy (see the tier.load emission).
-static constexpr int64_t kKeepRowOperandBytes = 2 << 20;
-
 static constexpr const char *kDependencyWait =
     "  rkc::grid_dependency_wait(); // PDL: the previous kernel is done\n"
     "  rkc::grid_launch_dependents();\n";
+
+/// [N] operand bytes from which they are loaded with an L2 evict-last
+/// policy (see the tier.load emission).
+static constexpr int64_t kKeepRowOperandBytes = 2 << 20;
 
 /// C++ type of a scalar compute value. Narrow floats are carried as float
 /// holding a rounded value.
@@ -952,11 +952,9 @@ LogicalResult KernelEmitter::emit(rkc::KernelInfo &info) {
   info.rows = rows;
   info.cols = cols;
   rowOperandBytes = 0;
-  for (BlockArgument a : func.getArguments()) {
-    auto t = cast<RankedTensorType>(a.getType());
-    if (t.getRank() == 1 && t.getDimSize(0) == cols && !func.getArgAttr(a.getArgNumber(), "tier.output"))
-      rowOperandBytes += cols * std::max<int64_t>(1, t.getElementTypeBitWidth() / 8);
-  }
+  for (const rkc::KernelArg &ka : info.args)
+    if (ka.shape.size() == 1 && ka.shape[0] == cols && !ka.output)
+      rowOperandBytes += cols * ka.elemBytes;
 
   streaming = sched.getStaging() == tier::Staging::stream ||
               sched.getStaging() == tier::Staging::smem;
