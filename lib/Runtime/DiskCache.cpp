@@ -17,7 +17,7 @@
 
 using namespace rkc;
 
-static constexpr const char *kMagic = "RKC-KERNEL-CACHE 4 " RKC_VERSION;
+static constexpr const char *kMagic = "RKC-KERNEL-CACHE 5 " RKC_VERSION;
 
 static void warnOnce(const std::string &msg) {
   static std::mutex mu;
@@ -103,6 +103,15 @@ std::string diskcache::serialize(const std::string &key, const CompileResult &r)
   for (const std::string &s : r.remarks)
     remarks += s + "\n";
   putBlob(payload, "remarks", remarks);
+  // What the planner saw (row kernels): the tuner searches from it.
+  std::ostringstream problem;
+  problem.precision(17);
+  if (const auto &p = r.problem)
+    problem << p->rows << " " << p->cols << " " << p->elemBytes << " " << p->minElemBytes << " "
+            << p->liveFrags << " " << p->liveFragsStaged << " " << p->reductions << " "
+            << p->stateWords << " " << p->inputRowBytes << " " << p->inputElemBytes << " "
+            << p->outputRowBytes << " " << p->rowVectorInputs << " " << (p->uniformInputs ? 1 : 0);
+  putBlob(payload, "problem", problem.str());
   return std::string(kMagic) + "\n" + key + "\n" + sha256(payload) + "\n" + payload;
 }
 
@@ -130,8 +139,9 @@ std::optional<CompileResult> diskcache::deserialize(const std::string &key,
     return data;
   };
   auto info = blob("info"), cubin = blob("cubin"), ptx = blob("ptx"),
-       cuda = blob("cuda"), rk = blob("rk"), remarks = blob("remarks");
-  if (!info || !cubin || !ptx || !cuda || !rk || !remarks || cubin->empty())
+       cuda = blob("cuda"), rk = blob("rk"), remarks = blob("remarks"),
+       problem = blob("problem");
+  if (!info || !cubin || !ptx || !cuda || !rk || !remarks || !problem || cubin->empty())
     return std::nullopt;
   CompileResult r;
   KernelInfo k;
@@ -171,6 +181,18 @@ std::optional<CompileResult> diskcache::deserialize(const std::string &key,
   llvm::StringRef(*remarks).split(lines, '\n', -1, false);
   for (llvm::StringRef l : lines)
     r.remarks.push_back(l.str());
+  if (!problem->empty()) {
+    plan::RowProblem p;
+    int uniform = 0;
+    std::istringstream pin(*problem);
+    pin >> p.rows >> p.cols >> p.elemBytes >> p.minElemBytes >> p.liveFrags >>
+        p.liveFragsStaged >> p.reductions >> p.stateWords >> p.inputRowBytes >>
+        p.inputElemBytes >> p.outputRowBytes >> p.rowVectorInputs >> uniform;
+    if (!pin)
+      return std::nullopt;
+    p.uniformInputs = uniform != 0;
+    r.problem = p;
+  }
   return r;
 }
 

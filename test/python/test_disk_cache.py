@@ -97,3 +97,21 @@ def test_unusable_directory_means_no_disk_cache(tmp_path):
     out, err = compile_once(blocker)
     assert "threads=" in out
     assert "compiling without a disk cache" in err
+
+
+RKC = pathlib.Path(LIB).resolve().parent.parent / "bin" / "rkc"
+
+
+@pytest.mark.skipif(not RKC.exists(), reason="needs the rkc tool")
+def test_tuner_after_a_disk_hit_sees_the_row_problem(tmp_path):
+    # The tuner searches from what the planner saw (the row problem); a
+    # kernel read back from the disk cache must carry it. Without a GPU the
+    # tuner stops at the driver, after that check.
+    cache = tmp_path / "c"
+    env = dict(os.environ, RKC_CACHE_DIR=str(cache), RKC_DISABLE_TUNING_DB="1")
+    cmd = [str(RKC), "tune", str(SPEC), "--dtype", "bf16", "--shape", "x=8x1000",
+           "--arch", "sm_90a", "--try", "threads=128"]
+    for _ in range(2):
+        r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
+        assert "row kernels only" not in r.stderr + r.stdout
+    assert len(entries(cache)) == 1  # the second run was a disk hit
