@@ -38,7 +38,10 @@ namespace rkc {
 ///   3: [N] operands of streamed sweeps loaded with an L2 evict-last policy
 ///      (session 10; no shipped row is a streamed plan: all carried over).
 ///   4: that policy wherever the [N] operands total >= 2 MiB (session 10).
-inline constexpr int kCodegenRevision = 4;
+///   5: streamed sweeps alternate direction; streamed LayerNorm statistics
+///      are one Welford reduction (session 11; no shipped row is a
+///      streamed plan: all carried over).
+inline constexpr int kCodegenRevision = 5;
 
 /// One database row.
 struct TuningEntry {

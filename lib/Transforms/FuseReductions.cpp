@@ -6,6 +6,10 @@
 // 2. When the row is streamed, `max` followed by a sum of `exp(x - max)`
 //    becomes one online (m, l) reduction, so the statistics need one read of
 //    the row instead of two.
+// 3. When the row is streamed, `sum(x)` followed by the sum of squared
+//    deviations from `sum(x) / N` (a variance) becomes one Welford
+//    (count, mean, M2) reduction combined with Chan's formula: one read of
+//    the row instead of two, without the cancellation of sum(x^2) - N mean^2.
 //
 //===----------------------------------------------------------------------===//
 
@@ -200,6 +204,173 @@ static bool isExpShift(MapOp map, Value x, Value shift) {
          b.getTerminator()->getOperand(0) == ex;
 }
 
+/// A map of x with one f32 result whose body yields a constant.
+static MapOp constantMap(OpBuilder &b, Location l, Value x, float value) {
+  Type f32 = b.getF32Type();
+  auto xt = cast<RankedTensorType>(x.getType());
+  auto map = MapOp::create(b, l, TypeRange{RankedTensorType::get(xt.getShape(), f32)},
+                           ValueRange{x});
+  OpBuilder::InsertionGuard g(b);
+  b.createBlock(&map.getBody(), {}, {f32}, {l});
+  Value c = arith::ConstantOp::create(b, l, b.getF32FloatAttr(value));
+  YieldOp::create(b, l, ValueRange{c});
+  return map;
+}
+
+/// The float constant `v` is: an arith.constant, directly or through the
+/// map operand bound to a block argument of `map`.
+static std::optional<double> constantValue(MapOp map, Value v) {
+  if (auto arg = dyn_cast<BlockArgument>(v))
+    if (arg.getOwner() == &map.getBody().front())
+      v = map.getOperands_()[arg.getArgNumber()];
+  if (auto c = v.getDefiningOp<arith::ConstantOp>())
+    if (auto f = dyn_cast<FloatAttr>(c.getValue()))
+      return f.getValueAsDouble();
+  return std::nullopt;
+}
+
+/// `mean` = rk.map of `sum` that divides it by N (or multiplies by 1 / N).
+static bool isMeanOf(Value mean, Value sum, int64_t n) {
+  auto map = mean.getDefiningOp<MapOp>();
+  if (!map || map.getNumResults() != 1 || map.getOperands_().empty() ||
+      map.getOperands_()[0] != sum)
+    return false;
+  Block &b = map.getBody().front();
+  // One division (or multiplication) of the sum; anything else in the body
+  // is a constant.
+  Operation *op = b.getTerminator()->getOperand(0).getDefiningOp();
+  if (!op || op->getBlock() != &b || op->getNumOperands() != 2 ||
+      op->getOperand(0) != b.getArgument(0))
+    return false;
+  for (Operation &o : b.without_terminator())
+    if (&o != op && !isa<arith::ConstantOp>(o))
+      return false;
+  std::optional<double> c = constantValue(map, op->getOperand(1));
+  if (!c)
+    return false;
+  if (isa<arith::DivFOp>(op))
+    return *c == (double)n;
+  if (isa<arith::MulFOp>(op))
+    return (float)*c == (float)(1.0 / (double)n);
+  return false;
+}
+
+/// In `map`'s body, `v` is (arg(i) - arg(j))^2 (mulf of the difference by
+/// itself); `diff` is set to the subf.
+static bool isSquaredDiff(Block &b, Value v, unsigned i, unsigned j) {
+  auto mul = v.getDefiningOp<arith::MulFOp>();
+  if (!mul || mul.getLhs() != mul.getRhs())
+    return false;
+  auto sub = mul.getLhs().getDefiningOp<arith::SubFOp>();
+  return sub && sub.getLhs() == b.getArgument(i) && sub.getRhs() == b.getArgument(j);
+}
+
+/// The reduction input `sq` is the elementwise (x - bm)^2: one map of
+/// (x, bm), or the square map of a (x - bm) map.
+static bool isSquaredDeviation(Value sq, Value x, Value bm) {
+  auto map = sq.getDefiningOp<MapOp>();
+  if (!map || map.getNumResults() != 1)
+    return false;
+  Block &b = map.getBody().front();
+  auto ops = b.without_terminator();
+  Value yielded = b.getTerminator()->getOperand(0);
+  auto operands = map.getOperands_();
+  if (operands.size() == 2 && operands[0] == x && operands[1] == bm &&
+      std::distance(ops.begin(), ops.end()) == 2)
+    return isSquaredDiff(b, yielded, 0, 1);
+  if (operands.size() != 1 || std::distance(ops.begin(), ops.end()) != 1)
+    return false;
+  auto mul = yielded.getDefiningOp<arith::MulFOp>();
+  if (!mul || mul.getLhs() != b.getArgument(0) || mul.getRhs() != b.getArgument(0))
+    return false;
+  auto diff = operands[0].getDefiningOp<MapOp>();
+  if (!diff || diff.getNumResults() != 1 || diff.getOperands_().size() != 2 ||
+      diff.getOperands_()[0] != x || diff.getOperands_()[1] != bm)
+    return false;
+  Block &db = diff.getBody().front();
+  auto sub = db.getTerminator()->getOperand(0).getDefiningOp<arith::SubFOp>();
+  return std::distance(db.without_terminator().begin(), db.without_terminator().end()) == 1 &&
+         sub && sub.getLhs() == db.getArgument(0) && sub.getRhs() == db.getArgument(1);
+}
+
+/// sum(x), mean = sum / N, sum((x - mean)^2) -> one Welford reduction of
+/// x with state (count, mean, M2), combined with Chan's formula:
+///   n = n1 + n2, d = m2 - m1, t = n2 / n (0 when n = 0),
+///   mean = m1 + d t, M2 = M2_1 + M2_2 + d^2 n1 t.
+/// The sum's uses get count x mean, the variance sum's uses get M2.
+static void formWelford(func::FuncOp func) {
+  SmallVector<ReduceOp> sums;
+  func.walk([&](ReduceOp r) {
+    if (r.getKind() == ReduceKind::add && r.getInputs().size() == 1)
+      sums.push_back(r);
+  });
+  for (ReduceOp sumOp : sums) {
+    Value x = sumOp.getInputs()[0];
+    auto xt = cast<RankedTensorType>(x.getType());
+    if (xt.getRank() != 2 || xt.isDynamicDim(1) ||
+        !isa<FloatType>(computeType(xt)))
+      continue;
+    int64_t n = xt.getDimSize(1);
+    for (Operation *mu : sumOp.getResult(0).getUsers()) {
+      if (!isa<MapOp>(mu) || !isMeanOf(mu->getResult(0), sumOp.getResult(0), n))
+        continue;
+      for (Operation *bu : mu->getResult(0).getUsers()) {
+        auto bc = dyn_cast<BroadcastOp>(bu);
+        if (!bc || bc.getDims() != ArrayRef<int64_t>{0})
+          continue;
+        ReduceOp varOp;
+        func.walk([&](ReduceOp r) {
+          if (!varOp && r.getKind() == ReduceKind::add && r.getInputs().size() == 1 &&
+              isSquaredDeviation(r.getInputs()[0], x, bc.getResult()))
+            varOp = r;
+        });
+        if (!varOp)
+          continue;
+        OpBuilder b(sumOp);
+        Location l = sumOp.getLoc();
+        Type f32 = b.getF32Type();
+        MapOp ones = constantMap(b, l, x, 1.0f);
+        MapOp zeros = constantMap(b, l, x, 0.0f);
+        Type perRow = sumOp.getResult(0).getType();
+        auto zero = b.getF32FloatAttr(0.0f);
+        auto wel = ReduceOp::create(b, l, TypeRange{perRow, perRow, perRow},
+                                    ValueRange{ones.getResult(0), x, zeros.getResult(0)},
+                                    b.getArrayAttr({zero, zero, zero}));
+        {
+          OpBuilder::InsertionGuard g(b);
+          Block *blk = b.createBlock(&wel.getCombiner(), {}, SmallVector<Type>(6, f32),
+                                     SmallVector<Location>(6, l));
+          Value n1 = blk->getArgument(0), m1 = blk->getArgument(1), q1 = blk->getArgument(2);
+          Value n2 = blk->getArgument(3), m2 = blk->getArgument(4), q2 = blk->getArgument(5);
+          Value nn = arith::AddFOp::create(b, l, n1, n2);
+          Value d = arith::SubFOp::create(b, l, m2, m1);
+          Value c0 = arith::ConstantOp::create(b, l, zero);
+          Value empty = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, nn, c0);
+          Value t = arith::SelectOp::create(b, l, empty, c0, arith::DivFOp::create(b, l, n2, nn));
+          Value m = arith::AddFOp::create(b, l, m1, arith::MulFOp::create(b, l, d, t));
+          Value dn = arith::MulFOp::create(b, l, d, arith::MulFOp::create(b, l, n1, t));
+          Value q = arith::AddFOp::create(b, l, arith::AddFOp::create(b, l, q1, q2),
+                                          arith::MulFOp::create(b, l, d, dn));
+          YieldOp::create(b, l, ValueRange{nn, m, q});
+        }
+        auto total = MapOp::create(b, l, TypeRange{perRow},
+                                   ValueRange{wel.getResult(0), wel.getResult(1)});
+        {
+          OpBuilder::InsertionGuard g(b);
+          Block *blk = b.createBlock(&total.getBody(), {}, {f32, f32}, {l, l});
+          YieldOp::create(b, l, ValueRange{arith::MulFOp::create(
+                                    b, l, blk->getArgument(0), blk->getArgument(1))});
+        }
+        sumOp.getResult(0).replaceAllUsesWith(total.getResult(0));
+        varOp.getResult(0).replaceAllUsesWith(wel.getResult(2));
+        varOp.erase();
+        sumOp.erase();
+        return formWelford(func); // the walk list is stale; start again
+      }
+    }
+  }
+}
+
 /// max(x) then sum(exp(x - max)) -> one online (m, l) reduction.
 static void formOnlineSoftmax(func::FuncOp func) {
   SmallVector<ReduceOp> maxes;
@@ -292,8 +463,10 @@ struct FuseReductions
         return signalPassFailure();
       stream = ::rkc::plan::needsStreaming(*problem, *target);
     }
-    if (stream)
+    if (stream) {
       formOnlineSoftmax(func);
+      formWelford(func);
+    }
     mergeSiblingReductions(func);
   }
 };

@@ -191,3 +191,116 @@ func.func @gemv_untouched(%x: tensor<1x256xf16>, %q: tensor<256x64xi4, #rk.quant
   %o = rk.gemv %x, %q, %s : (tensor<1x256xf16>, tensor<256x64xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, tensor<2x64xf16>) -> tensor<1x64xf16>
   return %o : tensor<1x64xf16>
 }
+
+// -----
+
+// A variance: sum(x), mean = sum / N, sum((x - mean)^2). When streamed
+// (always; auto at this length does not stream) it becomes one Welford
+// reduction of (1, x, 0) with state (count, mean, M2) and Chan's combiner;
+// the sum's uses get count * mean, the variance sum's uses get M2. The
+// deviation map stays for the normalisation.
+// CHECK-LABEL: func.func @variance
+// CHECK-SAME:    (%[[X:.*]]: tensor<8x1024xf32>)
+// ALWAYS:        %[[ONES:.*]] = rk.map %[[X]] {
+// ALWAYS:          arith.constant 1.000000e+00 : f32
+// ALWAYS:        %[[ZEROS:.*]] = rk.map %[[X]] {
+// ALWAYS:          arith.constant 0.000000e+00 : f32
+// ALWAYS:        %[[W:.*]]:3 = rk.reduce %[[ONES]], %[[X]], %[[ZEROS]] init [0.000000e+00 : f32, 0.000000e+00 : f32, 0.000000e+00 : f32] {
+// ALWAYS-NEXT:   ^bb0(%[[N1:.*]]: f32, %[[M1:.*]]: f32, %[[Q1:.*]]: f32, %[[N2:.*]]: f32, %[[M2:.*]]: f32, %[[Q2:.*]]: f32):
+// ALWAYS-NEXT:     %[[N:.*]] = arith.addf %[[N1]], %[[N2]] : f32
+// ALWAYS-NEXT:     %[[D:.*]] = arith.subf %[[M2]], %[[M1]] : f32
+// ALWAYS-NEXT:     %[[Z:.*]] = arith.constant 0.000000e+00 : f32
+// ALWAYS-NEXT:     %[[EMPTY:.*]] = arith.cmpf oeq, %[[N]], %[[Z]] : f32
+// ALWAYS-NEXT:     %[[Q:.*]] = arith.divf %[[N2]], %[[N]] : f32
+// ALWAYS-NEXT:     %[[T:.*]] = arith.select %[[EMPTY]], %[[Z]], %[[Q]] : f32
+// ALWAYS-NEXT:     %[[DT:.*]] = arith.mulf %[[D]], %[[T]] : f32
+// ALWAYS-NEXT:     %[[M:.*]] = arith.addf %[[M1]], %[[DT]] : f32
+// ALWAYS-NEXT:     %[[NT:.*]] = arith.mulf %[[N1]], %[[T]] : f32
+// ALWAYS-NEXT:     %[[DN:.*]] = arith.mulf %[[D]], %[[NT]] : f32
+// ALWAYS-NEXT:     %[[DDN:.*]] = arith.mulf %[[D]], %[[DN]] : f32
+// ALWAYS-NEXT:     %[[QQ:.*]] = arith.addf %[[Q1]], %[[Q2]] : f32
+// ALWAYS-NEXT:     %[[QS:.*]] = arith.addf %[[QQ]], %[[DDN]] : f32
+// ALWAYS-NEXT:     rk.yield %[[N]], %[[M]], %[[QS]] : f32, f32, f32
+// ALWAYS:        %[[S:.*]] = rk.map %[[W]]#0, %[[W]]#1 {
+// ALWAYS:          arith.mulf
+// ALWAYS:        %[[MEAN:.*]] = rk.map %[[S]], %{{.*}} {
+// ALWAYS-NOT:    rk.reduce
+// ALWAYS:        return %[[MEAN]], %[[W]]#2
+// NEVER:         rk.reduce add %[[X]]
+// NEVER:         rk.reduce add
+// AUTO:          rk.reduce add %[[X]]
+// AUTO:          rk.reduce add
+func.func @variance(%x: tensor<8x1024xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
+  %n = arith.constant 1024.0 : f32
+  %s = rk.reduce add %x : tensor<8x1024xf32> -> tensor<8xf32>
+  %mean = rk.map %s, %n {
+  ^bb0(%a: f32, %b: f32):
+    %q = arith.divf %a, %b : f32
+    rk.yield %q : f32
+  } : tensor<8xf32>, f32 -> tensor<8xf32>
+  %mb = rk.broadcast %mean dims [0] : tensor<8xf32> -> tensor<8x1024xf32>
+  %d = rk.map %x, %mb {
+  ^bb0(%a: f32, %b: f32):
+    %r = arith.subf %a, %b : f32
+    rk.yield %r : f32
+  } : tensor<8x1024xf32>, tensor<8x1024xf32> -> tensor<8x1024xf32>
+  %sq = rk.map %d {
+  ^bb0(%a: f32):
+    %p = arith.mulf %a, %a : f32
+    rk.yield %p : f32
+  } : tensor<8x1024xf32> -> tensor<8x1024xf32>
+  %v = rk.reduce add %sq : tensor<8x1024xf32> -> tensor<8xf32>
+  return %mean, %v : tensor<8xf32>, tensor<8xf32>
+}
+
+// -----
+
+// The same with the mean as a multiplication by 1 / N and the square of the
+// deviation in the same map: also a Welford reduction when streamed.
+// CHECK-LABEL: func.func @variance_fused_square
+// ALWAYS:        rk.reduce %{{.*}}, %{{.*}}, %{{.*}} init [0.000000e+00 : f32, 0.000000e+00 : f32, 0.000000e+00 : f32] {
+// ALWAYS-NOT:    rk.reduce add
+// NEVER-COUNT-2: rk.reduce add
+func.func @variance_fused_square(%x: tensor<8x1024xf32>) -> tensor<8xf32> {
+  %s = rk.reduce add %x : tensor<8x1024xf32> -> tensor<8xf32>
+  %mean = rk.map %s {
+  ^bb0(%a: f32):
+    %inv = arith.constant 9.765625E-4 : f32
+    %q = arith.mulf %a, %inv : f32
+    rk.yield %q : f32
+  } : tensor<8xf32> -> tensor<8xf32>
+  %mb = rk.broadcast %mean dims [0] : tensor<8xf32> -> tensor<8x1024xf32>
+  %sq = rk.map %x, %mb {
+  ^bb0(%a: f32, %b: f32):
+    %r = arith.subf %a, %b : f32
+    %p = arith.mulf %r, %r : f32
+    rk.yield %p : f32
+  } : tensor<8x1024xf32>, tensor<8x1024xf32> -> tensor<8x1024xf32>
+  %v = rk.reduce add %sq : tensor<8x1024xf32> -> tensor<8xf32>
+  return %v : tensor<8xf32>
+}
+
+// -----
+
+// Squared deviations from sum / 1000 of a row of 1024 are not a variance
+// (not the row's mean): the two reductions stay, streamed or not.
+// CHECK-LABEL: func.func @not_the_mean
+// CHECK-COUNT-2: rk.reduce add
+func.func @not_the_mean(%x: tensor<8x1024xf32>) -> tensor<8xf32> {
+  %n = arith.constant 1000.0 : f32
+  %s = rk.reduce add %x : tensor<8x1024xf32> -> tensor<8xf32>
+  %mean = rk.map %s, %n {
+  ^bb0(%a: f32, %b: f32):
+    %q = arith.divf %a, %b : f32
+    rk.yield %q : f32
+  } : tensor<8xf32>, f32 -> tensor<8xf32>
+  %mb = rk.broadcast %mean dims [0] : tensor<8xf32> -> tensor<8x1024xf32>
+  %sq = rk.map %x, %mb {
+  ^bb0(%a: f32, %b: f32):
+    %r = arith.subf %a, %b : f32
+    %p = arith.mulf %r, %r : f32
+    rk.yield %p : f32
+  } : tensor<8x1024xf32>, tensor<8x1024xf32> -> tensor<8x1024xf32>
+  %v = rk.reduce add %sq : tensor<8x1024xf32> -> tensor<8xf32>
+  return %v : tensor<8xf32>
+}

@@ -144,3 +144,63 @@ def test_async_equals_registers(op, dt, M, N, layout):
             tol = 1e-5 if dt == "f32" else 1e-4
         err = ((oa.double() - ref).norm() / ref.norm()).item()
         assert err <= tol, "output %d: relative error %.3e > %.0e" % (i, err, tol)
+
+
+# Streamed rows (staging = stream, N = 1M and beyond: the row is swept in
+# passes by a cluster of 16, the second sweep backwards; softmax's max and
+# sum are one online reduction, LayerNorm's mean and variance one Welford
+# reduction). op, dtype, M, N, schedule ("" = the heuristic's).
+STREAM_CASES = [(op, dt, 2, 1048576, "") for op in
+                ("softmax", "log_softmax", "layer_norm", "rms_norm", "cross_entropy",
+                 "rms_norm_residual") for dt in ("f32", "bf16")] + [
+    ("layer_norm", "bf16", 3, 1048576 + 8, ""),  # a partial last pass
+    ("softmax", "f32", 3, 2097152 + 4, ""),
+    ("layer_norm", "f32", 2, 1048576, "threads=1024,values=16,staging=stream"),
+    ("layer_norm", "bf16", 2, 1048576, "threads=512,values=32,staging=stream"),
+    ("softmax", "bf16", 2, 1048576, "threads=512,values=32,staging=stream"),
+]
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("op,dt,M,N,sched", STREAM_CASES,
+                         ids=["%s-%s-M%d-N%d%s" % (c[0], c[1], c[2], c[3], "-" + c[4] if c[4] else "")
+                              for c in STREAM_CASES])
+def test_streamed_rows(op, dt, M, N, sched):
+    _skip()
+    gen = torch.Generator(device="cuda")
+    gen.manual_seed(zlib.crc32(("stream-%s-%s-%d-%d" % (op, dt, M, N)).encode()))
+    f = rkc.compile(_spec(op), schedule=sched or None)
+    arg = "logits" if op == "cross_entropy" else "x"
+    plan = f.kernel("%s=%dx%d" % (arg, M, N), dtype=dt).plan
+    assert "staging=stream" in plan, plan
+    ins = _inputs(op, dt, M, N, gen)
+    out = _as_list(f(*ins))
+    torch.cuda.synchronize()
+    refs = _reference(op, ins)
+    for i, (o, ref) in enumerate(zip(out, refs)):
+        tol = TOL[dt]
+        if op == "cross_entropy":
+            tol = 1e-5 if dt == "f32" else 1e-4
+        err = ((o.double() - ref).norm() / ref.norm()).item()
+        assert err <= tol, "output %d: relative error %.3e > %.0e (%s)" % (i, err, tol, plan)
+
+
+@pytest.mark.gpu
+def test_streamed_layer_norm_large_mean():
+    # Rows of mean 1000 and std 2 in f32: the variance from one Welford
+    # reduction keeps the two-pass accuracy (the f32 mean itself is off by
+    # ~ulp(1000) = 6e-5, so ~1e-4 relative in y); sum(x^2) - N mean^2 in f32
+    # would lose the variance to cancellation (~10 % off).
+    _skip()
+    gen = torch.Generator(device="cuda")
+    gen.manual_seed(11)
+    M, N = 2, 1048576
+    x = torch.randn(M, N, generator=gen, device="cuda") * 2.0 + 1000.0
+    w = torch.randn(N, generator=gen, device="cuda")
+    b = torch.randn(N, generator=gen, device="cuda")
+    f = rkc.compile(_spec("layer_norm"))
+    assert "staging=stream" in f.kernel("x=%dx%d" % (M, N), dtype="f32").plan
+    y = f(x, w, b)
+    ref = F.layer_norm(x.double(), (N,), w.double(), b.double(), 1e-5)
+    err = ((y.double() - ref).norm() / ref.norm()).item()
+    assert err <= 1e-3, "relative error %.3e" % err

@@ -21,7 +21,8 @@ static void expect(bool ok, const std::string &what) {
   failures += !ok;
 }
 
-static std::string rowProgram(const std::string &spec, int64_t m, int64_t n, const char *dtype) {
+static std::string rowProgram(const std::string &spec, int64_t m, int64_t n, const char *dtype,
+                              const char *streaming = "auto") {
   auto buf = llvm::MemoryBuffer::getFile(spec);
   if (!buf) {
     std::printf("FAIL: cannot read %s\n", spec.c_str());
@@ -31,6 +32,7 @@ static std::string rowProgram(const std::string &spec, int64_t m, int64_t n, con
   req.specText = (*buf)->getBuffer().str();
   req.options.shapes = {"x=" + std::to_string(m) + "x" + std::to_string(n)};
   req.options.dtype = dtype;
+  req.options.streaming = streaming;
   req.upTo = rkc::Emit::Rk;
   auto res = rkc::compile(req);
   if (!res) {
@@ -163,6 +165,47 @@ int main(int argc, char **argv) {
                                       std::to_string(badQ) + " wrong");
     } else {
       llvm::consumeError(q.takeError());
+    }
+  }
+  // LayerNorm with streaming forced: mean and variance come from one
+  // Welford (count, mean, M2) reduction (FuseReductions); on rows with a
+  // large mean (1000 + N(0, 2)) it must give the two-pass result. The
+  // per-row sum is an f32 result (rounded: ulp(4e6) / N ~ 6e-5 on the
+  // mean), hence errors relative to max(|y|, 1) of ~1e-4; a variance from
+  // sum(x^2) - N mean^2 would be off by ~10 %.
+  {
+    std::string ln = rowProgram(examples + "/layer_norm.mlir", m, n, "f32", "always");
+    expect(ln.find("rk.reduce add") == std::string::npos,
+           "layer_norm streamed has no plain sum left (one Welford reduction)");
+    rkc::HostTensor xl{{m, n}, std::vector<double>(m * n)}, w{{n}, std::vector<double>(n)},
+        b{{n}, std::vector<double>(n)};
+    for (double &v : xl.data)
+      v = rkc::roundTo(1000.0 + normal(rng), "f32");
+    for (double &v : w.data)
+      v = rkc::roundTo(normal(rng), "f32");
+    for (double &v : b.data)
+      v = rkc::roundTo(normal(rng), "f32");
+    auto y = rkc::evaluateRowProgram(ln, {xl, w, b});
+    expect((bool)y, "layer_norm (Welford) evaluates");
+    if (y) {
+      double worst = 0;
+      for (int64_t r = 0; r < m; ++r) {
+        double mean = 0, var = 0;
+        for (int64_t c = 0; c < n; ++c) mean += xl.data[r * n + c];
+        mean /= n;
+        for (int64_t c = 0; c < n; ++c)
+          var += (xl.data[r * n + c] - mean) * (xl.data[r * n + c] - mean);
+        double inv = 1.0 / std::sqrt(var / n + 1e-5);
+        for (int64_t c = 0; c < n; ++c) {
+          double want = (xl.data[r * n + c] - mean) * inv * w.data[c] + b.data[c];
+          worst = std::fmax(worst, std::fabs((*y)[0].data[r * n + c] - want) /
+                                       std::fmax(std::fabs(want), 1.0));
+        }
+      }
+      expect(worst < 5e-4, "layer_norm (Welford) matches the two-pass formula on rows of mean "
+                           "1000, worst rel. error " + std::to_string(worst));
+    } else {
+      llvm::consumeError(y.takeError());
     }
   }
   return failures ? 1 : 0;

@@ -171,6 +171,8 @@ private:
   /// multiplies per element for subnormal results, which no 16-bit output
   /// keeps); log stays __logf, so a subnormal input still has a finite log.
   bool fastMath = false;
+  /// Streamed sweeps emitted so far (odd ones run backwards).
+  unsigned sweepCount = 0;
   /// Bytes of the [N] operands (weights, biases) every row reads again.
   int64_t rowOperandBytes = 0;
 
@@ -866,8 +868,16 @@ LogicalResult KernelEmitter::emitEpilogue(ArrayRef<Operation *> ops) {
 LogicalResult KernelEmitter::emitSweep(ArrayRef<Operation *> consumers) {
   // The fragment ops the consumers need, in program order.
   SmallVector<Operation *> ordered = producersOf(consumers, isFragOp);
-  const char *loopHead = "  for (int pass = 0; pass < PASSES; ++pass) {\n"
-                         "  const int col0 = col0_base + pass * PASS_COLS;\n";
+  // Sweeps alternate direction: each one starts with the passes the
+  // previous one read last, which are the likeliest to be still in L2
+  // (a row of N = 1M is 2-4 MiB, and the rows of every resident CTA
+  // together are more than L2 holds).
+  const char *loopHead =
+      sweepCount++ % 2 == 0
+          ? "  for (int pass = 0; pass < PASSES; ++pass) {\n"
+            "  const int col0 = col0_base + pass * PASS_COLS;\n"
+          : "  for (int pass = PASSES - 1; pass >= 0; --pass) {\n"
+            "  const int col0 = col0_base + pass * PASS_COLS;\n";
   if (auto tr = dyn_cast<tier::ThreadReduceOp>(consumers.front())) {
     // The state lives across the sweep: emitOp writes "State r = init;",
     // the fold loop over the values, then the unpacking; the declaration
