@@ -34,6 +34,7 @@ static constexpr int64_t kClusterThreads = 256;  // threads per CTA of a cluster
 static constexpr int64_t kClusterValues = 32;    // row values per thread in a cluster
 static constexpr int64_t kClusterStagedValues = 64; // the same, staged asynchronously
 static constexpr int64_t kClusterStagedBytes = 64 * 1024; // their shared memory per CTA
+static constexpr int64_t kStreamThreads16 = 512; // streamed 16-bit rows with a result
 static constexpr int64_t kOneWaveCtas = 108;     // one CTA per SM of the smallest target (A100)
 
 const char *stagingName(Staging s) {
@@ -385,6 +386,18 @@ Expected<RowPlan> planRow(const RowProblem &p, const Target &t,
     // A sweep also keeps its addresses and the pass state live: half the
     // register budget per pass.
     chunks = std::min(passChunks, ceilDiv(nvec, threads * pl.cluster));
+    // Streamed 16-bit rows with a result are swept twice; the second sweep
+    // hits L2 only for the parts of rows read recently, and each resident
+    // CTA holds one part in flight. CTAs of 512 threads with the same
+    // values per thread run as many threads per SM (two of 58 registers
+    // against four of 53) with half the parts in flight: measured on the
+    // H100 at N = 1M (docs/performance-notes.md, session 11) RMSNorm bf16
+    // 1.96 -> 2.13 TB/s, softmax 1.95 -> 2.12, LayerNorm 1.77 -> 1.82;
+    // f32 rows gain 0-3 % (softmax, RMSNorm) or lose 13 % (LayerNorm, 512
+    // threads of more registers: one CTA per SM) and keep 256 threads.
+    if (pl.staging == Staging::Stream && o.threads <= 0 && t.hasClusters() &&
+        p.outputRowBytes > 0 && p.inputElemBytes == 2)
+      pl.threads = kStreamThreads16;
   }
   pl.values = o.values > 0 ? o.values : chunks * pl.vector;
   note(llvm::formatv("{0} threads per row{1}, {2} values per thread ({3} "

@@ -246,6 +246,29 @@ func.func @f32_n1048576(%x: tensor<8x1048576xf32>) -> tensor<8xf32> {
 // SM90-LABEL: func.func @f32_n1048576
 // SM90-SAME:    attributes {tier.arch = "sm_90a", tier.layout = #tier.tv_layout<threads = 256, values = 32, vector = 4, rows = 1>, tier.schedule = #tier.schedule<reduce = cluster, cluster = 16, staging = stream, unroll = 8, min_blocks = 0>}
 
+// N = 1048576 bf16 with an [M, N] result: streamed and swept twice, in
+// CTAs of 512 threads (half the row parts in flight of 256-thread CTAs at
+// the same threads per SM, so more of the second sweep hits L2):
+// 1048576 / (512 x 16 x 32) = 4 passes.
+// expected-remark@below {{plan: vector = 8: 16-byte accesses of 2-byte elements}}
+// expected-remark@below {{plan: 512 threads per row, 32 values per thread (4 vector loads in flight)}}
+// expected-remark@below {{plan: cluster = 16: the row is split over the CTAs of a cluster and reduced through DSMEM}}
+// expected-remark@below {{plan: rows per CTA: 1 (512 threads)}}
+// expected-remark@below {{plan: reductions climb to the cluster tier}}
+// expected-remark@below {{plan: staging = stream: the row does not fit on chip; it is swept in passes (4) of 262144 elements, with online combiners}}
+func.func @bf16_n1048576_result(%x: tensor<8x1048576xbf16>) -> tensor<8x1048576xbf16> {
+  %s = rk.reduce add %x : tensor<8x1048576xbf16> -> tensor<8xf32>
+  %b = rk.broadcast %s dims [0] : tensor<8xf32> -> tensor<8x1048576xf32>
+  %y = rk.map %x, %b {
+  ^bb0(%a: f32, %c: f32):
+    %p = arith.mulf %a, %c : f32
+    rk.yield %p : f32
+  } : tensor<8x1048576xbf16>, tensor<8x1048576xf32> -> tensor<8x1048576xbf16>
+  return %y : tensor<8x1048576xbf16>
+}
+// SM90-LABEL: func.func @bf16_n1048576_result
+// SM90-SAME:    tier.layout = #tier.tv_layout<threads = 512, values = 32, vector = 8, rows = 1>, tier.schedule = #tier.schedule<reduce = cluster, cluster = 16, staging = stream, unroll = 4, min_blocks = 0>}
+
 //--- sm80.mlir
 // Rows that fit one CTA are planned as on sm_90a.
 // expected-remark@below {{plan: vector = 8: 16-byte accesses of 2-byte elements}}
