@@ -98,8 +98,9 @@ struct TuneOptions {
   int reps = 25;
   bool progress = true;
   /// Measure exactly these schedules (override syntax; unset fields as the
-  /// search sets them) next to the heuristic, without searching and without
-  /// writing the database: an A/B of layout rules (`rkc tune --try`).
+  /// search sets them, as the planner does for staging = stream / smem)
+  /// next to the heuristic, without searching and without writing the
+  /// database: an A/B of layout rules (`rkc tune --try`).
   std::vector<std::string> trySchedules;
 };
 

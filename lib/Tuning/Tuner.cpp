@@ -192,7 +192,7 @@ llvm::Expected<TuneReport> rkc::tune(CompileRequest req, const TuneOptions &opt)
   });
 
   unsigned width = std::max(1u, std::thread::hardware_concurrency());
-  auto compileAll = [&](const std::vector<plan::RowPlan> &batch) {
+  auto compileAll = [&](const std::vector<std::string> &batch) {
     std::vector<std::shared_ptr<Kernel>> kernels(batch.size());
     std::vector<std::string> errors(batch.size());
     std::atomic<size_t> next{0};
@@ -202,7 +202,7 @@ llvm::Expected<TuneReport> rkc::tune(CompileRequest req, const TuneOptions &opt)
       pool.emplace_back([&] {
         for (size_t j; (j = next++) < batch.size();) {
           CompileRequest r = req;
-          r.options.schedule = scheduleOf(batch[j]);
+          r.options.schedule = batch[j];
           auto k = Kernel::get(r);
           if (k)
             kernels[j] = *k;
@@ -228,11 +228,12 @@ llvm::Expected<TuneReport> rkc::tune(CompileRequest req, const TuneOptions &opt)
                                     rep.best.tbps, rep.best.ms * 1e3);
   };
 
-  auto runBatch = [&](const std::vector<plan::RowPlan> &batch) -> llvm::Error {
+  // Compiles and times schedules (override text).
+  auto runSchedules = [&](const std::vector<std::string> &batch) -> llvm::Error {
     auto [kernels, errors] = compileAll(batch);
     for (size_t i = 0; i < batch.size(); ++i) {
       TuneCandidate c;
-      c.schedule = scheduleOf(batch[i]);
+      c.schedule = batch[i];
       if (!kernels[i]) {
         c.why = "compile failed: " + errors[i];
       } else if (llvm::Error e = measure(*kernels[i], c)) {
@@ -245,14 +246,27 @@ llvm::Expected<TuneReport> rkc::tune(CompileRequest req, const TuneOptions &opt)
     }
     return llvm::Error::success();
   };
+  auto runBatch = [&](const std::vector<plan::RowPlan> &batch) -> llvm::Error {
+    std::vector<std::string> texts;
+    for (const plan::RowPlan &pl : batch)
+      texts.push_back(scheduleOf(pl));
+    return runSchedules(texts);
+  };
 
   if (!opt.trySchedules.empty()) {
     // An A/B of given schedules: measured as the search's candidates are.
-    std::vector<plan::RowPlan> batch;
+    std::vector<std::string> batch;
     for (const std::string &text : opt.trySchedules) {
       auto o = plan::parseOverride(text);
       if (!o)
         return o.takeError();
+      if (o->staging == (int)plan::Staging::Stream || o->staging == (int)plan::Staging::Smem) {
+        // Swept rows are outside the search's space: the override as the
+        // planner reads it (unset fields from its rules), as
+        // `rkc compile --schedule` does.
+        batch.push_back(text);
+        continue;
+      }
       int64_t threads = o->threads > 0 ? o->threads : 256;
       int64_t cluster = o->cluster > 0 ? o->cluster : 1;
       int64_t rows = o->rows > 0 ? o->rows : Space::rowsFor(threads, cluster);
@@ -265,9 +279,9 @@ llvm::Expected<TuneReport> rkc::tune(CompileRequest req, const TuneOptions &opt)
         rep.tried.push_back(c);
         continue;
       }
-      batch.push_back(*pl);
+      batch.push_back(scheduleOf(*pl));
     }
-    if (llvm::Error e = runBatch(batch))
+    if (llvm::Error e = runSchedules(batch))
       return std::move(e);
     if (opt.progress)
       llvm::errs() << "\n";
