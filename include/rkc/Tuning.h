@@ -41,7 +41,9 @@ namespace rkc {
 ///   5: streamed sweeps alternate direction; streamed LayerNorm statistics
 ///      are one Welford reduction (session 11; no shipped row is a
 ///      streamed plan: all carried over).
-inline constexpr int kCodegenRevision = 5;
+///   6: the last streamed sweep loads evict-first, streamed stores are
+///      evict-first (session 11; all rows carried over).
+inline constexpr int kCodegenRevision = 6;
 
 /// One database row.
 struct TuningEntry {

@@ -395,9 +395,16 @@ Expected<RowPlan> planRow(const RowProblem &p, const Target &t,
     // 1.96 -> 2.13 TB/s, softmax 1.95 -> 2.12, LayerNorm 1.77 -> 1.82;
     // f32 rows gain 0-3 % (softmax, RMSNorm) or lose 13 % (LayerNorm, 512
     // threads of more registers: one CTA per SM) and keep 256 threads.
+    // Two CTAs per SM is the premise: min_blocks = 2 holds ptxas to it
+    // (LayerNorm bf16 with evict-first stores took 70 registers, one CTA
+    // per SM, and lost a third). Rows of one [M, N] input only: two of
+    // them (RMSNorm with a residual) would spill at 64 registers.
     if (pl.staging == Staging::Stream && o.threads <= 0 && t.hasClusters() &&
-        p.outputRowBytes > 0 && p.inputElemBytes == 2)
+        p.outputRowBytes > 0 && p.inputElemBytes == 2 && p.inputRowBytes == 2) {
       pl.threads = kStreamThreads16;
+      if (o.minBlocks < 0)
+        pl.minBlocks = 2;
+    }
   }
   pl.values = o.values > 0 ? o.values : chunks * pl.vector;
   note(llvm::formatv("{0} threads per row{1}, {2} values per thread ({3} "
@@ -415,7 +422,8 @@ Expected<RowPlan> planRow(const RowProblem &p, const Target &t,
   note(llvm::formatv("rows per CTA: {0} ({1} threads)", pl.rows, pl.ctaThreads()));
   note(llvm::formatv("reductions climb to the {0} tier", levelName(pl.reduceLevel())));
   pl.unroll = o.unroll > 0 ? o.unroll : pl.values / pl.vector;
-  pl.minBlocks = o.minBlocks >= 0 ? o.minBlocks : 0;
+  if (o.minBlocks >= 0)
+    pl.minBlocks = o.minBlocks; // else 0, or 2 for the streamed 16-bit rows above
   // Asynchronous staging of rows of 16-bit data in one CTA, on Hopper,
   // where it was measured faster with the same layout
   // (docs/performance-notes.md, sessions 5 and 8):

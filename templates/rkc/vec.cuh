@@ -39,7 +39,8 @@ namespace detail {
 
 /// One aligned access of BYTES bytes as WORDS 32-bit words, with a single
 /// instruction: load (generic, C++), load_stream (ld.global.cs),
-/// load_shared (ld.shared, 32-bit shared address) and store (generic, C++).
+/// load_shared (ld.shared, 32-bit shared address), store (generic, C++) and,
+/// for 16 bytes, store_stream (st.global.cs: data not read again).
 template <int BYTES> struct Access;
 
 template <> struct Access<4> {
@@ -129,6 +130,11 @@ template <> struct Access<16> {
     v.z = w[2];
     v.w = w[3];
     *static_cast<uint4 *>(p) = v;
+  }
+  RKC_DEVICE static void store_stream(void *p, const u32 (&w)[4]) {
+    asm volatile("st.global.cs.v4.u32 [%0], {%1, %2, %3, %4};"
+                 :
+                 : "l"(p), "r"(w[0]), "r"(w[1]), "r"(w[2]), "r"(w[3]));
   }
 };
 
@@ -362,6 +368,8 @@ RKC_DEVICE void load_packed_impl(const T *row, int col0, int col_step, int n,
       if (col + W <= n) {
         if constexpr (POLICY == kLoadKeep)
           A::load_keep(row + col + k * E, words);
+        else if constexpr (POLICY == kLoadStream)
+          A::load_stream(row + col + k * E, words);
         else
           A::load(row + col + k * E, words);
       } else {
@@ -389,11 +397,56 @@ RKC_DEVICE void load_frag(const T *row, int col0, int col_step, int n,
   detail::load_packed_impl<T, VPT, W, detail::kLoadNormal>(row, col0, col_step, n, frag, fill);
 }
 
+/// As load_frag_stream (read for the last time: evict-first), into a packed
+/// fragment.
+template <class T, int VPT, int W>
+RKC_DEVICE void load_frag_stream(const T *row, int col0, int col_step, int n,
+                                 PackedFrag<T, VPT> &frag, float fill) {
+  detail::load_packed_impl<T, VPT, W, detail::kLoadStream>(row, col0, col_step, n, frag, fill);
+}
+
 /// As load_frag_keep (a [N] operand kept in L2), into a packed fragment.
 template <class T, int VPT, int W>
 RKC_DEVICE void load_frag_keep(const T *row, int col0, int col_step, int n,
                                PackedFrag<T, VPT> &frag, float fill) {
   detail::load_packed_impl<T, VPT, W, detail::kLoadKeep>(row, col0, col_step, n, frag, fill);
+}
+
+/// As store_vec, with st.global.cs (evict-first) for 16-byte accesses: data
+/// this kernel will not read again.
+template <class T, int W, class S>
+RKC_DEVICE void store_vec_stream(T *p, const S (&in)[W]) {
+  if constexpr (!detail::elementwise<T, W>() && sizeof(T) * W == 16) {
+    typedef detail::Access<16> A;
+    constexpr int E = WordCodec<T>::ELEMS;
+    u32 w[A::WORDS];
+#pragma unroll
+    for (int i = 0; i < A::WORDS; ++i)
+      w[i] = WordCodec<T>::pack(in + i * E);
+    A::store_stream(p, w);
+  } else {
+    store_vec<T, W>(p, in);
+  }
+}
+
+/// As store_frag, with store_vec_stream for the full chunks.
+template <class T, int VPT, int W, class S>
+RKC_DEVICE void store_frag_stream(T *row, int col0, int col_step, int n,
+                                  const S (&frag)[VPT]) {
+  static_assert(VPT % W == 0, "rkc::store_frag: VPT must be a multiple of W");
+#pragma unroll
+  for (int c = 0; c < VPT / W; ++c) {
+    const int col = col0 + c * col_step;
+    const S(&chunk)[W] = *reinterpret_cast<const S(*)[W]>(frag + c * W);
+    if (col + W <= n) {
+      store_vec_stream<T, W>(row + col, chunk);
+    } else {
+#pragma unroll
+      for (int j = 0; j < W; ++j)
+        if (col + j < n)
+          row[col + j] = store_cast<T>(chunk[j]);
+    }
+  }
 }
 
 /// Stores a fragment; never writes columns >= n. S: float values, or the

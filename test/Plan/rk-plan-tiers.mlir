@@ -247,8 +247,9 @@ func.func @f32_n1048576(%x: tensor<8x1048576xf32>) -> tensor<8xf32> {
 // SM90-SAME:    attributes {tier.arch = "sm_90a", tier.layout = #tier.tv_layout<threads = 256, values = 32, vector = 4, rows = 1>, tier.schedule = #tier.schedule<reduce = cluster, cluster = 16, staging = stream, unroll = 8, min_blocks = 0>}
 
 // N = 1048576 bf16 with an [M, N] result: streamed and swept twice, in
-// CTAs of 512 threads (half the row parts in flight of 256-thread CTAs at
-// the same threads per SM, so more of the second sweep hits L2):
+// CTAs of 512 threads, two per SM (min_blocks = 2: half the row parts in
+// flight of 256-thread CTAs at the same threads per SM, so more of the
+// second sweep hits L2):
 // 1048576 / (512 x 16 x 32) = 4 passes.
 // expected-remark@below {{plan: vector = 8: 16-byte accesses of 2-byte elements}}
 // expected-remark@below {{plan: 512 threads per row, 32 values per thread (4 vector loads in flight)}}
@@ -267,7 +268,7 @@ func.func @bf16_n1048576_result(%x: tensor<8x1048576xbf16>) -> tensor<8x1048576x
   return %y : tensor<8x1048576xbf16>
 }
 // SM90-LABEL: func.func @bf16_n1048576_result
-// SM90-SAME:    tier.layout = #tier.tv_layout<threads = 512, values = 32, vector = 8, rows = 1>, tier.schedule = #tier.schedule<reduce = cluster, cluster = 16, staging = stream, unroll = 4, min_blocks = 0>}
+// SM90-SAME:    tier.layout = #tier.tv_layout<threads = 512, values = 32, vector = 8, rows = 1>, tier.schedule = #tier.schedule<reduce = cluster, cluster = 16, staging = stream, unroll = 4, min_blocks = 2>}
 
 //--- sm80.mlir
 // Rows that fit one CTA are planned as on sm_90a.

@@ -25,4 +25,4 @@ if { [ "$cluster" -gt 1 ] && [ "$mapa" -gt 0 ]; } || { [ "$cluster" -eq 1 ] && [
 else
   match=MISMATCH
 fi
-echo "N=$n dtype=$dtype cluster=$cluster ld128=$(count 'ld\.global(\.nc)?(\.L1::no_allocate)?\.v4|cp\.async\.cg\.shared\.global') st128=$(count 'st\.global\.v4') shfl=$(count 'shfl\.sync\.bfly') bar=$(count 'bar\.sync') mapa=$mapa st_async=$(count 'st\.async') cluster_ops=$match spill=$spill"
+echo "N=$n dtype=$dtype cluster=$cluster ld128=$(count 'ld\.global(\.nc|\.cs)?(\.L1::no_allocate)?(\.L2::cache_hint)?\.v4|cp\.async\.cg\.shared\.global') st128=$(count 'st\.global(\.cs)?\.v4') shfl=$(count 'shfl\.sync\.bfly') bar=$(count 'bar\.sync') mapa=$mapa st_async=$(count 'st\.async') cluster_ops=$match spill=$spill"
