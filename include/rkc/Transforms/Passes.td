@@ -64,8 +64,10 @@ def RkFuseReductionsPass : Pass<"rk-fuse-reductions", "mlir::func::FuncOp"> {
       reduced in one climb of the tiers.
     * When the row cannot stay on chip (`streaming=always`, or `auto` and
       the planner's capacity model says so), `max` followed by a sum of
-      `exp(x - max)` becomes one online (m, l) reduction, so the row is read
-      once for the statistics.
+      `exp(x - max)` becomes one online (m, l) reduction, and `sum(x)`, its
+      mean `sum / N` and the sum of `(x - mean)^2` one Welford (count,
+      mean, M2) reduction with Chan's combiner (no cancellation), so the
+      row is read once for the statistics.
 
     Each input element is read from global memory once whenever the row
     stays on chip: the lowering keeps every loaded fragment in registers.
