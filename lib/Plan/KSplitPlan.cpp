@@ -37,12 +37,8 @@ static int64_t pow2Ceil(int64_t v) {
   return (int64_t)llvm::PowerOf2Ceil((uint64_t)std::max<int64_t>(v, 1));
 }
 
-/// SMs the model plans for when the compile request does not know the GPU.
-static int64_t smsOf(const Target &t) {
-  if (t.numSms > 0)
-    return t.numSms;
-  return t.smVersion >= 100 ? 148 : t.smVersion >= 90 ? 132 : 108;
-}
+/// SMs the model plans for (Target::planSms).
+static int64_t smsOf(const Target &t) { return t.planSms(); }
 
 /// Accumulators a thread may hold (rows x cols partials and totals).
 static constexpr int64_t kMaxAccumulators = 32;

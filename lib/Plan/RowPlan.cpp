@@ -35,7 +35,6 @@ static constexpr int64_t kClusterValues = 32;    // row values per thread in a c
 static constexpr int64_t kClusterStagedValues = 64; // the same, staged asynchronously
 static constexpr int64_t kClusterStagedBytes = 64 * 1024; // their shared memory per CTA
 static constexpr int64_t kStreamThreads16 = 512; // streamed 16-bit rows with a result
-static constexpr int64_t kOneWaveCtas = 108;     // one CTA per SM of the smallest target (A100)
 
 const char *stagingName(Staging s) {
   switch (s) {
@@ -144,7 +143,7 @@ static int64_t gridCtas(const RowPlan &pl, const RowProblem &p) {
   return ceilDiv(p.rows, pl.rows) * pl.cluster;
 }
 static bool oneWave(const RowPlan &pl, const RowProblem &p, const Target &t) {
-  return gridCtas(pl, p) <= (t.numSms > 0 ? t.numSms : kOneWaveCtas);
+  return gridCtas(pl, p) <= t.planSms();
 }
 
 /// Whether the [M, N] inputs can be copied to shared memory (staging smem

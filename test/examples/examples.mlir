@@ -86,13 +86,19 @@
 // CUDA:       rkc::{{load_frag<rkc::bf16, V, W>\(a0 \+ row \* s0, col0, COL_STEP, N,|stage_frag<rkc::bf16, V, W, TPR>\(st0, a0 \+ row \* s0, col0_base, COL_STEP, N, t\);}}
 // CUDA-NOT:   __cluster_dims__
 
-// y = x * rsqrt(sum(x^2) / N + eps) * w: one sum, then w is loaded.
+// y = x * rsqrt(sum(x^2) / N + eps) * w: 128 CTAs are one wave on sm_90a
+// (132 SMs), so w is loaded with the row (prefetch, planner rule 7), then
+// one sum.
 // RMS-CUDA:         rkc::warp_reduce<32>({{.*}}, rkc::OpAdd());
 // RMS-CUDA-NEXT:    __shared__ float
 // RMS-CUDA-NEXT:    rkc::block_reduce<4>(
 // RMS-CUDA:         rsqrtf(
-// RMS-CUDA:         rkc::load_frag<rkc::bf16, V, W>(a1, col0, COL_STEP, N,
+// RMS-CUDA-NOT:     (a1,
 // RMS-CUDA:         rkc::store_frag<rkc::bf16, V, W>(a2 + row * s2,
+// RUN: rk-opt %S/../../examples/rms_norm.mlir --rkc-pipeline="shapes=x=128x4096 dtype=bf16" --tier-emit-cuda=print=true -mlir-print-op-on-diagnostic=false -o /dev/null 2>/dev/null | FileCheck %s --check-prefix=RMS-PREFETCH
+// RMS-PREFETCH:     rkc::load_frag<rkc::bf16, V, W>(a1, col0, COL_STEP, N,
+// RMS-PREFETCH:     rkc::load_frag<rkc::bf16, V, W>(a0 + row * s0, col0, COL_STEP, N,
+// RMS-PREFETCH:     rkc::warp_reduce<32>(
 
 // A max, then a sum of exponentials (the row stays in registers: no online
 // combiner at this size).
@@ -103,13 +109,18 @@
 // SOFTMAX-CUDA:     rkc::block_reduce<4>({{.*}}, rkc::OpAdd(),
 // SOFTMAX-CUDA:     rkc::store_frag<rkc::bf16, V, W>(a1 + row * s1,
 
-// The mean, then the variance of x - mean; w and b are row vectors.
+// The mean, then the variance of x - mean; w and b are row vectors, loaded
+// with the row (one wave of CTAs: prefetch).
 // LN-CUDA:          rkc::block_reduce<4>({{.*}}, rkc::OpAdd(),
 // LN-CUDA:          rkc::block_reduce<4>({{.*}}, rkc::OpAdd(),
 // LN-CUDA:          rsqrtf(
-// LN-CUDA-DAG:      rkc::load_frag<rkc::bf16, V, W>(a1, col0, COL_STEP, N,
-// LN-CUDA-DAG:      rkc::load_frag<rkc::bf16, V, W>(a2, col0, COL_STEP, N,
+// LN-CUDA-NOT:      (a1,
+// LN-CUDA-NOT:      (a2,
 // LN-CUDA:          rkc::store_frag<rkc::bf16, V, W>(a3 + row * s3,
+// RUN: rk-opt %S/../../examples/layer_norm.mlir --rkc-pipeline="shapes=x=128x4096 dtype=bf16" --tier-emit-cuda=print=true -mlir-print-op-on-diagnostic=false -o /dev/null 2>/dev/null | FileCheck %s --check-prefix=LN-PREFETCH
+// LN-PREFETCH-DAG:  rkc::load_frag<rkc::bf16, V, W>(a1, col0, COL_STEP, N,
+// LN-PREFETCH-DAG:  rkc::load_frag<rkc::bf16, V, W>(a2, col0, COL_STEP, N,
+// LN-PREFETCH:      rkc::warp_reduce<32>(
 
 // LOGSM-CUDA:       rkc::block_reduce<4>({{.*}}, rkc::OpMax(),
 // LOGSM-CUDA:       rkc::block_reduce<4>({{.*}}, rkc::OpAdd(),

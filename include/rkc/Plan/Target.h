@@ -21,6 +21,15 @@ struct Target {
   int maxRegsPerThread = 255;
   int numSms = 0;            ///< 0: unknown at plan time (compile-only)
 
+  /// SMs the planners assume: numSms, else the arch's largest part (A100
+  /// 108, H100 132, B200 148), so that "one wave" means the same to the
+  /// row and the column planner.
+  int64_t planSms() const {
+    if (numSms > 0)
+      return numSms;
+    return smVersion >= 100 ? 148 : smVersion >= 90 ? 132 : 108;
+  }
+
   bool hasClusters() const { return maxCluster > 1; }
 };
 
