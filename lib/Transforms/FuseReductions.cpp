@@ -397,16 +397,7 @@ static void formOnlineSoftmax(func::FuncOp func) {
         OpBuilder b(maxOp);
         Location l = maxOp.getLoc();
         Type f32 = b.getF32Type();
-        auto xt = cast<RankedTensorType>(x.getType());
-        auto ones = MapOp::create(b, l, TypeRange{RankedTensorType::get(xt.getShape(), f32)},
-                                  ValueRange{x});
-        {
-          Block *blk = b.createBlock(&ones.getBody(), {}, {f32}, {l});
-          Value one = arith::ConstantOp::create(b, l, b.getF32FloatAttr(1.0f));
-          YieldOp::create(b, l, ValueRange{one});
-          b.setInsertionPointAfter(ones);
-          (void)blk;
-        }
+        MapOp ones = constantMap(b, l, x, 1.0f);
         Type perRow = maxOp.getResult(0).getType();
         auto online = ReduceOp::create(
             b, l, TypeRange{perRow, sumOp.getResult(0).getType()},

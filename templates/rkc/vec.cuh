@@ -251,11 +251,15 @@ RKC_DEVICE void load_vec_stream(const T *p, float (&out)[W]) {
   detail::load_vec_impl<T, W, detail::kLoadStream>(p, out);
 }
 
-/// Narrows in[0..W) to T and stores it to p[0..W) with one access.
-template <class T, int W, class S>
-RKC_DEVICE void store_vec(T *p, const S (&in)[W]) {
-  static_assert(detail::valid_vec<T, W>(), "rkc::store_vec: bad (T, W)");
-  if constexpr (detail::elementwise<T, W>()) {
+namespace detail {
+/// L2 policy of a global vector store: the default, or data this kernel
+/// does not read again (evict-first, st.global.cs; 16-byte accesses).
+enum StorePolicy : int { kStoreNormal = 0, kStoreStream = 1 };
+
+template <class T, int W, int POLICY, class S>
+RKC_DEVICE void store_vec_impl(T *p, const S (&in)[W]) {
+  static_assert(valid_vec<T, W>(), "rkc::store_vec: bad (T, W)");
+  if constexpr (elementwise<T, W>()) {
 #pragma unroll
     for (int j = 0; j < W; ++j)
       p[j] = store_cast<T>(in[j]);
@@ -263,16 +267,33 @@ RKC_DEVICE void store_vec(T *p, const S (&in)[W]) {
     constexpr int E = 16 / sizeof(T);
 #pragma unroll
     for (int k = 0; k < W / E; ++k)
-      store_vec<T, E>(p + k * E, *reinterpret_cast<const S(*)[E]>(in + k * E));
+      store_vec_impl<T, E, POLICY>(p + k * E, *reinterpret_cast<const S(*)[E]>(in + k * E));
   } else {
-    typedef detail::Access<sizeof(T) * W> A;
+    typedef Access<sizeof(T) * W> A;
     constexpr int E = WordCodec<T>::ELEMS;
     u32 w[A::WORDS];
 #pragma unroll
     for (int i = 0; i < A::WORDS; ++i)
       w[i] = WordCodec<T>::pack(in + i * E);
-    A::store(p, w);
+    if constexpr (POLICY == kStoreStream && sizeof(T) * W == 16)
+      A::store_stream(p, w);
+    else
+      A::store(p, w);
   }
+}
+} // namespace detail
+
+/// Narrows in[0..W) to T and stores it to p[0..W) with one access.
+template <class T, int W, class S>
+RKC_DEVICE void store_vec(T *p, const S (&in)[W]) {
+  detail::store_vec_impl<T, W, detail::kStoreNormal>(p, in);
+}
+
+/// As store_vec, with st.global.cs (evict-first) for 16-byte accesses: data
+/// this kernel will not read again.
+template <class T, int W, class S>
+RKC_DEVICE void store_vec_stream(T *p, const S (&in)[W]) {
+  detail::store_vec_impl<T, W, detail::kStoreStream>(p, in);
 }
 
 // ---------------------------------------------------------------------------
@@ -412,34 +433,16 @@ RKC_DEVICE void load_frag_keep(const T *row, int col0, int col_step, int n,
   detail::load_packed_impl<T, VPT, W, detail::kLoadKeep>(row, col0, col_step, n, frag, fill);
 }
 
-/// As store_vec, with st.global.cs (evict-first) for 16-byte accesses: data
-/// this kernel will not read again.
-template <class T, int W, class S>
-RKC_DEVICE void store_vec_stream(T *p, const S (&in)[W]) {
-  if constexpr (!detail::elementwise<T, W>() && sizeof(T) * W == 16) {
-    typedef detail::Access<16> A;
-    constexpr int E = WordCodec<T>::ELEMS;
-    u32 w[A::WORDS];
-#pragma unroll
-    for (int i = 0; i < A::WORDS; ++i)
-      w[i] = WordCodec<T>::pack(in + i * E);
-    A::store_stream(p, w);
-  } else {
-    store_vec<T, W>(p, in);
-  }
-}
-
-/// As store_frag, with store_vec_stream for the full chunks.
-template <class T, int VPT, int W, class S>
-RKC_DEVICE void store_frag_stream(T *row, int col0, int col_step, int n,
-                                  const S (&frag)[VPT]) {
+namespace detail {
+template <class T, int VPT, int W, int POLICY, class S>
+RKC_DEVICE void store_frag_impl(T *row, int col0, int col_step, int n, const S (&frag)[VPT]) {
   static_assert(VPT % W == 0, "rkc::store_frag: VPT must be a multiple of W");
 #pragma unroll
   for (int c = 0; c < VPT / W; ++c) {
     const int col = col0 + c * col_step;
     const S(&chunk)[W] = *reinterpret_cast<const S(*)[W]>(frag + c * W);
     if (col + W <= n) {
-      store_vec_stream<T, W>(row + col, chunk);
+      store_vec_impl<T, W, POLICY>(row + col, chunk);
     } else {
 #pragma unroll
       for (int j = 0; j < W; ++j)
@@ -448,26 +451,22 @@ RKC_DEVICE void store_frag_stream(T *row, int col0, int col_step, int n,
     }
   }
 }
+} // namespace detail
 
 /// Stores a fragment; never writes columns >= n. S: float values, or the
 /// int values of an int8 tensor.
 template <class T, int VPT, int W, class S>
 RKC_DEVICE void store_frag(T *row, int col0, int col_step, int n,
                            const S (&frag)[VPT]) {
-  static_assert(VPT % W == 0, "rkc::store_frag: VPT must be a multiple of W");
-#pragma unroll
-  for (int c = 0; c < VPT / W; ++c) {
-    const int col = col0 + c * col_step;
-    const S(&chunk)[W] = *reinterpret_cast<const S(*)[W]>(frag + c * W);
-    if (col + W <= n) {
-      store_vec<T, W>(row + col, chunk);
-    } else {
-#pragma unroll
-      for (int j = 0; j < W; ++j)
-        if (col + j < n)
-          row[col + j] = store_cast<T>(chunk[j]);
-    }
-  }
+  detail::store_frag_impl<T, VPT, W, detail::kStoreNormal>(row, col0, col_step, n, frag);
+}
+
+/// As store_frag, with store_vec_stream for the full chunks: a streamed
+/// row's results, not read again by the kernel.
+template <class T, int VPT, int W, class S>
+RKC_DEVICE void store_frag_stream(T *row, int col0, int col_step, int n,
+                                  const S (&frag)[VPT]) {
+  detail::store_frag_impl<T, VPT, W, detail::kStoreStream>(row, col0, col_step, n, frag);
 }
 
 // ---------------------------------------------------------------------------

@@ -111,14 +111,22 @@ def _as_list(out):
     return list(out) if isinstance(out, tuple) else [out]
 
 
+def _case_ids(cases):
+    return ["%s-%s-M%d-N%d%s" % (c[0], c[1], c[2], c[3], "-" + c[4] if c[4] else "")
+            for c in cases]
+
+
+def _generator(*key):
+    gen = torch.Generator(device="cuda")
+    gen.manual_seed(zlib.crc32("-".join(str(k) for k in key).encode()))
+    return gen
+
+
 @pytest.mark.gpu
-@pytest.mark.parametrize("op,dt,M,N,layout", CASES,
-                         ids=["%s-%s-M%d-N%d%s" % (c[0], c[1], c[2], c[3], "-" + c[4] if c[4] else "")
-                              for c in CASES])
+@pytest.mark.parametrize("op,dt,M,N,layout", CASES, ids=_case_ids(CASES))
 def test_async_equals_registers(op, dt, M, N, layout):
     _skip()
-    gen = torch.Generator(device="cuda")
-    gen.manual_seed(zlib.crc32(("%s-%s-%d-%d" % (op, dt, M, N)).encode()))
+    gen = _generator(op, dt, M, N)
     text = _spec(op)
     if not layout:
         # The heuristic's registers layout (cluster rows are staged with
@@ -162,13 +170,10 @@ STREAM_CASES = [(op, dt, 2, 1048576, "") for op in
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("op,dt,M,N,sched", STREAM_CASES,
-                         ids=["%s-%s-M%d-N%d%s" % (c[0], c[1], c[2], c[3], "-" + c[4] if c[4] else "")
-                              for c in STREAM_CASES])
+@pytest.mark.parametrize("op,dt,M,N,sched", STREAM_CASES, ids=_case_ids(STREAM_CASES))
 def test_streamed_rows(op, dt, M, N, sched):
     _skip()
-    gen = torch.Generator(device="cuda")
-    gen.manual_seed(zlib.crc32(("stream-%s-%s-%d-%d" % (op, dt, M, N)).encode()))
+    gen = _generator("stream", op, dt, M, N)
     f = rkc.compile(_spec(op), schedule=sched or None)
     arg = "logits" if op == "cross_entropy" else "x"
     plan = f.kernel("%s=%dx%d" % (arg, M, N), dtype=dt).plan
