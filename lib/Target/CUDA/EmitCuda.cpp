@@ -657,14 +657,14 @@ LogicalResult KernelEmitter::emitOp(Operation *op) {
                    f, v);
       v = f;
     }
-    // A streamed row's results are written once and not read again by the
-    // kernel: evict-first stores (st.global.cs) leave L2 to the parts of
-    // rows still to be swept again (ncu, RMSNorm bf16 N = 1M: 432 -> 340
-    // MB of DRAM reads with the evict-first last sweep).
-    bool streamStore = streaming;
+    // A swept row's results (staging stream or smem) are written once and
+    // not read again by the kernel: evict-first stores (st.global.cs)
+    // leave L2 to the parts of rows still to be swept again (ncu, RMSNorm
+    // bf16 N = 1M: 432 -> 340 MB of DRAM reads with the evict-first last
+    // sweep).
     b << formatv("  if (row_ok) rkc::store_frag{3}<{0}, V, W>(a{1} + row * s{1}, col0, "
                  "COL_STEP, N, {2});\n",
-                 *sty, i, v, streamStore ? "_stream" : "");
+                 *sty, i, v, streaming ? "_stream" : "");
     return success();
   }
   if (auto st = dyn_cast<tier::StoreRowScalarOp>(op)) {
