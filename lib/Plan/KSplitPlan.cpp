@@ -37,9 +37,6 @@ static int64_t pow2Ceil(int64_t v) {
   return (int64_t)llvm::PowerOf2Ceil((uint64_t)std::max<int64_t>(v, 1));
 }
 
-/// SMs the model plans for (Target::planSms).
-static int64_t smsOf(const Target &t) { return t.planSms(); }
-
 /// Accumulators a thread may hold (rows x cols partials and totals).
 static constexpr int64_t kMaxAccumulators = 32;
 /// Bytes of packed weight each thread keeps in flight.
@@ -212,7 +209,7 @@ static void planMmaSplit(KSplitPlan &pl, const KSplitProblem &p, const Target &t
   int64_t groups = ceilDiv(p.n, 32 * pl.cols);
   // K split: ~kWarpsPerSm warps per SM, parts of at least 16 packed rows.
   int64_t split = (int64_t)llvm::bit_floor(
-      (uint64_t)std::max<int64_t>(1, smsOf(t) * kWarpsPerSm / groups));
+      (uint64_t)std::max<int64_t>(1, t.planSms() * kWarpsPerSm / groups));
   split = std::clamp<int64_t>(split, 1,
                               (int64_t)llvm::bit_floor((uint64_t)std::max<int64_t>(kw / 16, 1)));
   split = std::min<int64_t>(split, 64);
@@ -263,7 +260,7 @@ static void planMmaSplit(KSplitPlan &pl, const KSplitProblem &p, const Target &t
   note(formatv("K split {0} ways: {1} of the {2} warps x cluster {3}; CTA tiles of {4} "
                "columns ({5} CTAs, {6} warps for ~{7} SMs)",
                pl.kWarps() * pl.cluster, pl.kWarps(), pl.warps, pl.cluster, pl.tileCols(),
-               s.ctas, s.ctas * pl.warps, smsOf(t)));
+               s.ctas, s.ctas * pl.warps, t.planSms()));
   noteStaging(pl, p, s, note);
 }
 
@@ -300,7 +297,7 @@ Expected<KSplitPlan> planKSplit(const KSplitProblem &p, const Target &t,
   // tiles to give every fourth SM one: a K split across more CTAs costs
   // more than the narrower loads (measured, docs/performance-notes.md).
   while (p.op == ColumnOp::Gemv && cols > 1 && cols * p.wordBytes() > 4 &&
-         ceilDiv(p.n, cols * 32) < smsOf(t) / 4)
+         ceilDiv(p.n, cols * 32) < t.planSms() / 4)
     cols /= 2;
   // One or two rows of activations (the decode GEMV): narrower still, down
   // to one word (int4) or one byte (int8), until the tiles are enough for
@@ -308,7 +305,7 @@ Expected<KSplitPlan> planKSplit(const KSplitProblem &p, const Target &t,
   // CTAs of 1024 threads do not all fit in the GPCs at once (a second wave;
   // sweep in docs/performance-notes.md, "Session 6").
   bool oneWave = p.op == ColumnOp::Gemv && p.rows <= 2;
-  while (oneWave && cols > 1 && ceilDiv(p.n, cols * 32) * 11 < smsOf(t) * 5)
+  while (oneWave && cols > 1 && ceilDiv(p.n, cols * 32) * 11 < t.planSms() * 5)
     cols /= 2;
   // Tensor cores for int4 GEMV with M >= 2: one m16n8k16 per 16 values of
   // K and 8 columns replaces M FMAs per weight and makes the dequantization
@@ -323,7 +320,7 @@ Expected<KSplitPlan> planKSplit(const KSplitProblem &p, const Target &t,
   // M = 2 (14336 x 4096: 27.7 vs 34.8 us), and at M = 1 when the 32-column
   // groups are no more than the SMs (N = 4096: 27.3 vs 30.0 and 10.0 vs
   // 10.9 us; 4096 x 14336: 26.6 vs 23.4, so wide N stays on CUDA cores).
-  bool worthIt = p.rows >= 2 || (p.bits == 8 && ceilDiv(p.n, 32) <= smsOf(t));
+  bool worthIt = p.rows >= 2 || (p.bits == 8 && ceilDiv(p.n, 32) <= t.planSms());
   bool mmaOk = worthIt && mmaUnsupported(p, t).empty();
   pl.mma = ovr.mma >= 0 ? ovr.mma != 0 : mmaOk;
   // A warp of the tensor-core kernel covers one group of 32 columns: with
@@ -362,7 +359,7 @@ Expected<KSplitPlan> planKSplit(const KSplitProblem &p, const Target &t,
     // computes): kBytesInFlight over both, at most 64 registers.
     // Few tiles: many warps per SM share the bytes in flight; many tiles
     // (several CTAs per SM over the kernel): each warp keeps more.
-    bool manyTiles = tiles >= 2 * smsOf(t);
+    bool manyTiles = tiles >= 2 * t.planSms();
     int64_t inFlight = (manyTiles || p.bits == 8) ? kBytesInFlight : kBytesInFlight / 2;
     pl.unroll = std::clamp<int64_t>((int64_t)llvm::bit_floor((uint64_t)std::max<int64_t>(
                                         inFlight / 2 / load, 1)),
@@ -376,14 +373,14 @@ Expected<KSplitPlan> planKSplit(const KSplitProblem &p, const Target &t,
       pl.unroll = ovr.unroll;
     // One or two rows over at most one CTA per SM: warps and unroll are
     // chosen together below.
-    bool ctaPerSm = oneWave && !pl.mma && tiles <= smsOf(t);
+    bool ctaPerSm = oneWave && !pl.mma && tiles <= t.planSms();
     if (!ctaPerSm)
       note(formatv("unroll = {0}: 2 x {1} bytes of packed weight in flight per thread "
                    "(double-buffered)",
                    pl.unroll, pl.unroll * load));
     // Ways to split K so that tiles x split warps fill the GPU, but never
     // less than one unrolled block of rows per warp.
-    int64_t want = ceilDiv(smsOf(t) * kWarpsPerSm, tiles);
+    int64_t want = ceilDiv(t.planSms() * kWarpsPerSm, tiles);
     int64_t most = std::max<int64_t>(1, kw / (pl.unroll * pl.rowsPerUnit(p)));
     int64_t split = std::min(pow2Ceil(want), (int64_t)llvm::bit_floor((uint64_t)most));
     // At least 4 warps per CTA when K has the rows for them (CTAs of one or
@@ -395,7 +392,7 @@ Expected<KSplitPlan> planKSplit(const KSplitProblem &p, const Target &t,
     int64_t regs = pl.mma ? 80 + 2 * pl.unroll * 4
                           : 40 + 2 * pl.unroll * ceilDiv(load, 4) + 2 * p.rows * pl.cols +
                                 8 * pl.cols;
-    int64_t maxWarps = (tiles <= smsOf(t) && regs <= 65536 / 512) ? 16 : 8;
+    int64_t maxWarps = (tiles <= t.planSms() && regs <= 65536 / 512) ? 16 : 8;
     pl.warps = std::clamp<int64_t>(std::max<int64_t>(split, std::min<int64_t>(4, most)), 1,
                                    maxWarps);
     if (ovr.threads > 0)
@@ -407,7 +404,7 @@ Expected<KSplitPlan> planKSplit(const KSplitProblem &p, const Target &t,
     // The cluster only brings the CTAs up to about one per SM: clusters of
     // 8 CTAs pack poorly into the GPCs (a partial second wave).
     pl.cluster = std::clamp<int64_t>(
-        (int64_t)llvm::bit_floor((uint64_t)std::max<int64_t>(smsOf(t) / tiles, 1)), 1, maxC);
+        (int64_t)llvm::bit_floor((uint64_t)std::max<int64_t>(t.planSms() / tiles, 1)), 1, maxC);
     if (ctaPerSm) {
       // One CTA per SM streams the SM's whole share: as many warps as
       // keep >= 24 packed rows each (more warps hide the conversion and
@@ -454,7 +451,7 @@ Expected<KSplitPlan> planKSplit(const KSplitProblem &p, const Target &t,
     note(formatv("K split {0} ways: {1} warps x cluster {2} over {3} column "
                  "tiles ({4} CTAs, {5} warps for ~{6} SMs)",
                  pl.warps * pl.cluster, pl.warps, pl.cluster, tiles, s.ctas,
-                 s.ctas * pl.warps, smsOf(t)));
+                 s.ctas * pl.warps, t.planSms()));
     noteStaging(pl, p, s, note);
     break;
   }

@@ -255,8 +255,8 @@ static bool isMeanOf(Value mean, Value sum, int64_t n) {
   return false;
 }
 
-/// In `map`'s body, `v` is (arg(i) - arg(j))^2 (mulf of the difference by
-/// itself); `diff` is set to the subf.
+/// In block `b`, `v` is (arg(i) - arg(j))^2 (mulf of the difference by
+/// itself).
 static bool isSquaredDiff(Block &b, Value v, unsigned i, unsigned j) {
   auto mul = v.getDefiningOp<arith::MulFOp>();
   if (!mul || mul.getLhs() != mul.getRhs())
@@ -293,11 +293,50 @@ static bool isSquaredDeviation(Value sq, Value x, Value bm) {
          sub && sub.getLhs() == db.getArgument(0) && sub.getRhs() == db.getArgument(1);
 }
 
-/// sum(x), mean = sum / N, sum((x - mean)^2) -> one Welford reduction of
-/// x with state (count, mean, M2), combined with Chan's formula:
+/// The add reduction of the squared deviations (x - bm)^2, if any.
+static ReduceOp findVariance(func::FuncOp func, Value x, Value bm) {
+  ReduceOp found;
+  func.walk([&](ReduceOp r) {
+    if (!found && r.getKind() == ReduceKind::add && r.getInputs().size() == 1 &&
+        isSquaredDeviation(r.getInputs()[0], x, bm))
+      found = r;
+  });
+  return found;
+}
+
+/// The Welford reduction of x: inputs (1, x, 0), state (count, mean, M2),
+/// Chan's combiner:
 ///   n = n1 + n2, d = m2 - m1, t = n2 / n (0 when n = 0),
 ///   mean = m1 + d t, M2 = M2_1 + M2_2 + d^2 n1 t.
-/// The sum's uses get count x mean, the variance sum's uses get M2.
+static ReduceOp buildWelford(OpBuilder &b, Location l, Value x, Type perRow) {
+  Type f32 = b.getF32Type();
+  MapOp ones = constantMap(b, l, x, 1.0f);
+  MapOp zeros = constantMap(b, l, x, 0.0f);
+  auto zero = b.getF32FloatAttr(0.0f);
+  auto wel = ReduceOp::create(b, l, TypeRange{perRow, perRow, perRow},
+                              ValueRange{ones.getResult(0), x, zeros.getResult(0)},
+                              b.getArrayAttr({zero, zero, zero}));
+  OpBuilder::InsertionGuard g(b);
+  Block *blk = b.createBlock(&wel.getCombiner(), {}, SmallVector<Type>(6, f32),
+                             SmallVector<Location>(6, l));
+  Value n1 = blk->getArgument(0), m1 = blk->getArgument(1), q1 = blk->getArgument(2);
+  Value n2 = blk->getArgument(3), m2 = blk->getArgument(4), q2 = blk->getArgument(5);
+  Value nn = arith::AddFOp::create(b, l, n1, n2);
+  Value d = arith::SubFOp::create(b, l, m2, m1);
+  Value c0 = arith::ConstantOp::create(b, l, zero);
+  Value empty = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, nn, c0);
+  Value t = arith::SelectOp::create(b, l, empty, c0, arith::DivFOp::create(b, l, n2, nn));
+  Value m = arith::AddFOp::create(b, l, m1, arith::MulFOp::create(b, l, d, t));
+  Value dn = arith::MulFOp::create(b, l, d, arith::MulFOp::create(b, l, n1, t));
+  Value q = arith::AddFOp::create(b, l, arith::AddFOp::create(b, l, q1, q2),
+                                  arith::MulFOp::create(b, l, d, dn));
+  YieldOp::create(b, l, ValueRange{nn, m, q});
+  return wel;
+}
+
+/// sum(x), mean = sum / N, sum((x - mean)^2) -> one Welford reduction of
+/// x (buildWelford). The sum's uses get count x mean, the variance sum's
+/// uses get M2.
 static void formWelford(func::FuncOp func) {
   SmallVector<ReduceOp> sums;
   func.walk([&](ReduceOp r) {
@@ -307,67 +346,37 @@ static void formWelford(func::FuncOp func) {
   for (ReduceOp sumOp : sums) {
     Value x = sumOp.getInputs()[0];
     auto xt = cast<RankedTensorType>(x.getType());
-    if (xt.getRank() != 2 || xt.isDynamicDim(1) ||
-        !isa<FloatType>(computeType(xt)))
+    if (xt.getRank() != 2 || xt.isDynamicDim(1) || !isa<FloatType>(computeType(xt)))
       continue;
-    int64_t n = xt.getDimSize(1);
-    for (Operation *mu : sumOp.getResult(0).getUsers()) {
-      if (!isa<MapOp>(mu) || !isMeanOf(mu->getResult(0), sumOp.getResult(0), n))
+    Value sum = sumOp.getResult(0);
+    ReduceOp varOp;
+    for (Operation *mu : sum.getUsers()) {
+      if (!isa<MapOp>(mu) || !isMeanOf(mu->getResult(0), sum, xt.getDimSize(1)))
         continue;
-      for (Operation *bu : mu->getResult(0).getUsers()) {
-        auto bc = dyn_cast<BroadcastOp>(bu);
-        if (!bc || bc.getDims() != ArrayRef<int64_t>{0})
-          continue;
-        ReduceOp varOp;
-        func.walk([&](ReduceOp r) {
-          if (!varOp && r.getKind() == ReduceKind::add && r.getInputs().size() == 1 &&
-              isSquaredDeviation(r.getInputs()[0], x, bc.getResult()))
-            varOp = r;
-        });
-        if (!varOp)
-          continue;
-        OpBuilder b(sumOp);
-        Location l = sumOp.getLoc();
-        Type f32 = b.getF32Type();
-        MapOp ones = constantMap(b, l, x, 1.0f);
-        MapOp zeros = constantMap(b, l, x, 0.0f);
-        Type perRow = sumOp.getResult(0).getType();
-        auto zero = b.getF32FloatAttr(0.0f);
-        auto wel = ReduceOp::create(b, l, TypeRange{perRow, perRow, perRow},
-                                    ValueRange{ones.getResult(0), x, zeros.getResult(0)},
-                                    b.getArrayAttr({zero, zero, zero}));
-        {
-          OpBuilder::InsertionGuard g(b);
-          Block *blk = b.createBlock(&wel.getCombiner(), {}, SmallVector<Type>(6, f32),
-                                     SmallVector<Location>(6, l));
-          Value n1 = blk->getArgument(0), m1 = blk->getArgument(1), q1 = blk->getArgument(2);
-          Value n2 = blk->getArgument(3), m2 = blk->getArgument(4), q2 = blk->getArgument(5);
-          Value nn = arith::AddFOp::create(b, l, n1, n2);
-          Value d = arith::SubFOp::create(b, l, m2, m1);
-          Value c0 = arith::ConstantOp::create(b, l, zero);
-          Value empty = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, nn, c0);
-          Value t = arith::SelectOp::create(b, l, empty, c0, arith::DivFOp::create(b, l, n2, nn));
-          Value m = arith::AddFOp::create(b, l, m1, arith::MulFOp::create(b, l, d, t));
-          Value dn = arith::MulFOp::create(b, l, d, arith::MulFOp::create(b, l, n1, t));
-          Value q = arith::AddFOp::create(b, l, arith::AddFOp::create(b, l, q1, q2),
-                                          arith::MulFOp::create(b, l, d, dn));
-          YieldOp::create(b, l, ValueRange{nn, m, q});
-        }
-        auto total = MapOp::create(b, l, TypeRange{perRow},
-                                   ValueRange{wel.getResult(0), wel.getResult(1)});
-        {
-          OpBuilder::InsertionGuard g(b);
-          Block *blk = b.createBlock(&total.getBody(), {}, {f32, f32}, {l, l});
-          YieldOp::create(b, l, ValueRange{arith::MulFOp::create(
-                                    b, l, blk->getArgument(0), blk->getArgument(1))});
-        }
-        sumOp.getResult(0).replaceAllUsesWith(total.getResult(0));
-        varOp.getResult(0).replaceAllUsesWith(wel.getResult(2));
-        varOp.erase();
-        sumOp.erase();
-        return formWelford(func); // the walk list is stale; start again
-      }
+      for (Operation *bu : mu->getResult(0).getUsers())
+        if (auto bc = dyn_cast<BroadcastOp>(bu);
+            !varOp && bc && bc.getDims() == ArrayRef<int64_t>{0})
+          varOp = findVariance(func, x, bc.getResult());
     }
+    if (!varOp)
+      continue;
+    OpBuilder b(sumOp);
+    Location l = sumOp.getLoc();
+    Type f32 = b.getF32Type();
+    ReduceOp wel = buildWelford(b, l, x, sum.getType());
+    auto total = MapOp::create(b, l, TypeRange{sum.getType()},
+                               ValueRange{wel.getResult(0), wel.getResult(1)});
+    {
+      OpBuilder::InsertionGuard g(b);
+      Block *blk = b.createBlock(&total.getBody(), {}, {f32, f32}, {l, l});
+      YieldOp::create(b, l, ValueRange{arith::MulFOp::create(b, l, blk->getArgument(0),
+                                                               blk->getArgument(1))});
+    }
+    sum.replaceAllUsesWith(total.getResult(0));
+    varOp.getResult(0).replaceAllUsesWith(wel.getResult(2));
+    varOp.erase();
+    sumOp.erase();
+    return formWelford(func); // the walk list is stale; start again
   }
 }
 

@@ -162,6 +162,17 @@ RKC_DEVICE void unpack_words(const u32 (&w)[WORDS], float (&out)[W]) {
 /// (evict-first, ld.global.cs) or data every row reads again (evict-last).
 enum LoadPolicy : int { kLoadNormal = 0, kLoadStream = 1, kLoadKeep = 2 };
 
+/// One access A (Access<BYTES>) with the given LoadPolicy.
+template <class A, int POLICY>
+RKC_DEVICE void load_words(const void *p, u32 (&w)[A::WORDS]) {
+  if constexpr (POLICY == kLoadStream)
+    A::load_stream(p, w);
+  else if constexpr (POLICY == kLoadKeep)
+    A::load_keep(p, w);
+  else
+    A::load(p, w);
+}
+
 /// Vector load of W elements with the given LoadPolicy.
 template <class T, int W, int POLICY>
 RKC_DEVICE void load_vec_impl(const T *p, float (&out)[W]) {
@@ -181,12 +192,7 @@ RKC_DEVICE void load_vec_impl(const T *p, float (&out)[W]) {
   } else {
     typedef Access<sizeof(T) * W> A;
     u32 w[A::WORDS];
-    if constexpr (POLICY == kLoadStream)
-      A::load_stream(p, w);
-    else if constexpr (POLICY == kLoadKeep)
-      A::load_keep(p, w);
-    else
-      A::load(p, w);
+    load_words<A, POLICY>(p, w);
     unpack_words<T>(w, out);
   }
 }
@@ -387,12 +393,7 @@ RKC_DEVICE void load_packed_impl(const T *row, int col0, int col_step, int n,
     for (int k = 0; k < W / E; ++k) {
       u32(&words)[A::WORDS] = *reinterpret_cast<u32(*)[A::WORDS]>(frag.w + (c * W + k * E) / 2);
       if (col + W <= n) {
-        if constexpr (POLICY == kLoadKeep)
-          A::load_keep(row + col + k * E, words);
-        else if constexpr (POLICY == kLoadStream)
-          A::load_stream(row + col + k * E, words);
-        else
-          A::load(row + col + k * E, words);
+        load_words<A, POLICY>(row + col + k * E, words);
       } else {
         const u16 f = from_f32<T>(fill).bits;
 #pragma unroll

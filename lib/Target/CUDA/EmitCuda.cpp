@@ -888,12 +888,10 @@ LogicalResult KernelEmitter::emitSweep(ArrayRef<Operation *> consumers) {
   // previous one read last, which are the likeliest to be still in L2
   // (a row of N = 1M is 2-4 MiB, and the rows of every resident CTA
   // together are more than L2 holds).
-  const char *loopHead =
-      sweepCount++ % 2 == 0
-          ? "  for (int pass = 0; pass < PASSES; ++pass) {\n"
-            "  const int col0 = col0_base + pass * PASS_COLS;\n"
-          : "  for (int pass = PASSES - 1; pass >= 0; --pass) {\n"
-            "  const int col0 = col0_base + pass * PASS_COLS;\n";
+  std::string loopHead = sweepCount++ % 2 == 0
+                             ? "  for (int pass = 0; pass < PASSES; ++pass) {\n"
+                             : "  for (int pass = PASSES - 1; pass >= 0; --pass) {\n";
+  loopHead += "  const int col0 = col0_base + pass * PASS_COLS;\n";
   if (auto tr = dyn_cast<tier::ThreadReduceOp>(consumers.front())) {
     // The state lives across the sweep: emitOp writes "State r = init;",
     // the fold loop over the values, then the unpacking; the declaration
