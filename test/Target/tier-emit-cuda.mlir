@@ -476,3 +476,60 @@ module {
     return
   }
 }
+
+// -----
+
+// A streamed row (staging = stream, N = 1M bf16, a cluster of 16): each
+// reduction and the stores run in a sweep over PASSES passes; the second
+// sweep runs backwards (it starts with the pass the first read last), reads
+// the row for the last time evict-first and stores evict-first; the 2 MiB
+// weight is loaded evict-last (>= 2 MiB of [N] operands).
+// CHECK-LABEL: // kernel rkc_rms_stream: threads=512,values=32,vector=8,rows=1,cluster=16,staging=stream,unroll=4,min_blocks=2
+// CHECK-NEXT:  extern "C" __global__ void __cluster_dims__(16, 1, 1) __launch_bounds__(512, 2)
+// CHECK:         constexpr int PASSES = 4;
+// CHECK:         for (int pass = 0; pass < PASSES; ++pass) {
+// CHECK-NEXT:    const int col0 = col0_base + pass * PASS_COLS;
+// CHECK-NEXT:    rkc::PackedFrag<rkc::bf16, V> [[X1:f[0-9]+]];
+// CHECK-NEXT:    rkc::load_frag<rkc::bf16, V, W>(a0 + row * s0, col0, COL_STEP, N, [[X1]], 0.0f);
+// CHECK:         rkc::cluster_reduce<16, 16>(
+// CHECK:         for (int pass = PASSES - 1; pass >= 0; --pass) {
+// CHECK-NEXT:    const int col0 = col0_base + pass * PASS_COLS;
+// CHECK-NEXT:    rkc::PackedFrag<rkc::bf16, V> [[X2:f[0-9]+]];
+// CHECK-NEXT:    rkc::load_frag_stream<rkc::bf16, V, W>(a0 + row * s0, col0, COL_STEP, N, [[X2]], 0.0f);
+// CHECK-NEXT:    rkc::PackedFrag<rkc::bf16, V> [[WF:f[0-9]+]];
+// CHECK-NEXT:    rkc::load_frag_keep<rkc::bf16, V, W>(a1, col0, COL_STEP, N, [[WF]], 0.0f);
+// CHECK:         if (row_ok) rkc::store_frag_stream<rkc::bf16, V, W>(a2 + row * s2, col0, COL_STEP, N,
+module {
+  func.func @rms_stream(%arg0: tensor<2x1048576xbf16> {rk.name = "x"}, %arg1: tensor<1048576xbf16> {rk.name = "w"}, %arg2: tensor<2x1048576xbf16> {rk.name = "out0", tier.output}) attributes {tier.arch = "sm_90a", tier.layout = #tier.tv_layout<threads = 512, values = 32, vector = 8, rows = 1>, tier.schedule = #tier.schedule<reduce = cluster, cluster = 16, staging = stream, unroll = 4, min_blocks = 2>} {
+    %cst = arith.constant 9.99999997E-7 : f32
+    %cst_0 = arith.constant 0x49800000 : f32
+    %0 = tier.load %arg0 {fill = 0.000000e+00 : f32} : tensor<2x1048576xbf16> -> <32 x f32>
+    %1 = tier.map %0 {
+    ^bb0(%arg3: f32):
+      %8 = arith.mulf %arg3, %arg3 : f32
+      tier.yield %8 : f32
+    } : !tier.frag<32 x f32> -> !tier.frag<32 x f32>
+    %2 = tier.thread_reduce %1 {
+    } {init = [0.000000e+00 : f32], kind = #rk<reduce_kind add>} : !tier.frag<32 x f32> -> f32
+    %3 = tier.warp_reduce %2 {
+    } {kind = #rk<reduce_kind add>, width = 32 : i64} : f32 -> f32
+    %4 = tier.cluster_reduce %3 {
+    } {cluster = 16 : i64, kind = #rk<reduce_kind add>, warps = 16 : i64} : f32 -> f32
+    %5 = tier.map %4, %cst_0, %cst {
+    ^bb0(%arg3: f32, %arg4: f32, %arg5: f32):
+      %8 = arith.divf %arg3, %arg4 : f32
+      %9 = arith.addf %8, %arg5 : f32
+      %10 = math.rsqrt %9 : f32
+      tier.yield %10 : f32
+    } : f32, f32, f32 -> f32
+    %6 = tier.load %arg1 {fill = 0.000000e+00 : f32} : tensor<1048576xbf16> -> <32 x f32>
+    %7 = tier.map %0, %5, %6 {
+    ^bb0(%arg3: f32, %arg4: f32, %arg5: f32):
+      %8 = arith.mulf %arg3, %arg4 : f32
+      %9 = arith.mulf %8, %arg5 : f32
+      tier.yield %9 : f32
+    } : !tier.frag<32 x f32>, f32, !tier.frag<32 x f32> -> !tier.frag<32 x f32>
+    tier.store %7, %arg2 : <32 x f32>, tensor<2x1048576xbf16>
+    return
+  }
+}
