@@ -21,6 +21,7 @@ void rkc::buildPipeline(OpPassManager &pm, const PipelineOptions &o, Stage until
     ::rkc::RkFuseReductionsPassOptions fuse;
     fuse.streaming = o.streaming;
     fuse.arch = o.arch;
+    fuse.schedule = o.schedule;
     fpm.addPass(::rkc::createRkFuseReductionsPass(fuse));
   }
   if (until == Stage::Rk)

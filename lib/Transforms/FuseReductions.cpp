@@ -3,7 +3,8 @@
 // 1. Sibling reductions (same row, neither feeding the other) are merged
 //    into one rk.reduce whose state is the tuple of theirs: one climb of the
 //    tiers, one barrier per tier, instead of one per reduction.
-// 2. When the row is streamed, `max` followed by a sum of `exp(x - max)`
+// 2. When the row is streamed (the schedule's `staging=stream`, or the
+//    planner's capacity model when the schedule names no staging), `max` followed by a sum of `exp(x - max)`
 //    becomes one online (m, l) reduction, so the statistics need one read of
 //    the row instead of two.
 // 3. When the row is streamed, `sum(x)` followed by the sum of squared
@@ -16,6 +17,7 @@
 #include "rkc/Transforms/Passes.h"
 #include "rkc/Plan/ColumnAnalysis.h"
 #include "rkc/Plan/RowAnalysis.h"
+#include "rkc/Plan/RowPlan.h"
 
 #include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/IR/Builders.h"
@@ -451,7 +453,18 @@ struct FuseReductions
       return signalPassFailure();
     }
     bool stream = streaming == "always";
-    if (streaming == "auto") {
+    // A schedule that names its staging decides (a forced `staging=stream`
+    // below the capacity limit must read the row once too, or the tuner
+    // and A/Bs would compare a two-sweep streamed kernel); a malformed one
+    // is left to rk-plan-tiers, which reports it.
+    std::optional<int> staged;
+    if (auto o = ::rkc::plan::parseOverride(schedule); o && o->staging >= 0)
+      staged = o->staging;
+    else if (!o)
+      llvm::consumeError(o.takeError());
+    if (streaming == "auto" && staged) {
+      stream = *staged == (int)::rkc::plan::Staging::Stream;
+    } else if (streaming == "auto") {
       auto target = ::rkc::plan::lookupTarget(arch);
       if (!target) {
         func.emitError() << "unsupported arch '" << arch << "' (supported: "

@@ -1,6 +1,11 @@
 // RUN: rk-opt %s -split-input-file --rk-fuse-reductions="streaming=never" | FileCheck %s --check-prefixes=CHECK,NEVER --enable-var-scope
 // RUN: rk-opt %s -split-input-file --rk-fuse-reductions="streaming=always" | FileCheck %s --check-prefixes=CHECK,ALWAYS --enable-var-scope
 // RUN: rk-opt %s -split-input-file --rk-fuse-reductions="streaming=auto arch=sm_90a" | FileCheck %s --check-prefixes=CHECK,AUTO --enable-var-scope
+// A schedule that names its staging decides in auto mode: staging=stream
+// fuses as always does (even for rows that fit on chip), any other staging
+// as never does (even for rows that do not).
+// RUN: rk-opt %s -split-input-file --rk-fuse-reductions="streaming=auto arch=sm_90a schedule={cluster=4,staging=stream}" | FileCheck %s --check-prefixes=CHECK,ALWAYS --enable-var-scope
+// RUN: rk-opt %s -split-input-file --rk-fuse-reductions="streaming=auto arch=sm_90a schedule={threads=256,staging=async}" | FileCheck %s --check-prefixes=CHECK,NEVER --enable-var-scope
 // RUN: not rk-opt %s --rk-fuse-reductions="streaming=sometimes" -mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=BADMODE
 // RUN: not rk-opt %s --rk-fuse-reductions="streaming=auto arch=sm_70" -mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=BADARCH
 

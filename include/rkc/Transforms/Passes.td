@@ -63,7 +63,8 @@ def RkFuseReductionsPass : Pass<"rk-fuse-reductions", "mlir::func::FuncOp"> {
       shape) become one `rk.reduce` with a tuple state, so the row is
       reduced in one climb of the tiers.
     * When the row cannot stay on chip (`streaming=always`, or `auto` and
-      the planner's capacity model says so), `max` followed by a sum of
+      either the schedule asks for `staging=stream` or, without a staging
+      in the schedule, the planner's capacity model says so), `max` followed by a sum of
       `exp(x - max)` becomes one online (m, l) reduction, and `sum(x)`, its
       mean `sum / N` and the sum of `(x - mean)^2` one Welford (count,
       mean, M2) reduction with Chan's combiner (no cancellation), so the
@@ -76,7 +77,10 @@ def RkFuseReductionsPass : Pass<"rk-fuse-reductions", "mlir::func::FuncOp"> {
     Option<"streaming", "streaming", "std::string", /*default=*/"\"auto\"",
            "When to form online combiners: auto (ask the planner), always, never">,
     Option<"arch", "arch", "std::string", /*default=*/"\"sm_90a\"",
-           "Target architecture for the capacity model (auto mode)">
+           "Target architecture for the capacity model (auto mode)">,
+    Option<"schedule", "schedule", "std::string", /*default=*/"\"\"",
+           "The plan override rk-plan-tiers will get (auto mode: its staging "
+           "decides)">
   ];
   let dependentDialects = ["mlir::arith::ArithDialect", "mlir::math::MathDialect"];
 }
