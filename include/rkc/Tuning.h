@@ -43,7 +43,11 @@ namespace rkc {
 ///      streamed plan: all carried over).
 ///   6: the last streamed sweep loads evict-first, streamed stores are
 ///      evict-first (session 11; all rows carried over).
-inline constexpr int kCodegenRevision = 6;
+///   7: the online softmax combiner spends one exp per combine; streamed
+///      sweeps fold into four independent states (session 12; all rows
+///      carried over, the cross-entropy rows the planner now streams
+///      re-tuned).
+inline constexpr int kCodegenRevision = 7;
 
 /// One database row.
 struct TuningEntry {

@@ -11,7 +11,10 @@
 //     register budget, split the row over 2..16 CTAs (DSMEM reductions) of
 //     256 threads, staged asynchronously with 64 values each where the
 //     inputs move in 16-byte chunks (else 32 values in registers).
-//  5. Streaming: when even the largest cluster cannot hold it.
+//  5. Streaming: when even the largest cluster cannot hold it, and for a
+//     read-once row (no [M, N] result, one reduction deep) that would
+//     need a cluster, one CTA of 512 threads per row, when the rows fill
+//     the GPU twice over.
 //  6. Rows per CTA: CTAs of at least 128 threads for short rows.
 //
 //===----------------------------------------------------------------------===//
@@ -35,6 +38,8 @@ static constexpr int64_t kClusterValues = 32;    // row values per thread in a c
 static constexpr int64_t kClusterStagedValues = 64; // the same, staged asynchronously
 static constexpr int64_t kClusterStagedBytes = 64 * 1024; // their shared memory per CTA
 static constexpr int64_t kStreamThreads16 = 512; // streamed 16-bit rows with a result
+static constexpr int64_t kStreamReadOnceThreads = 512; // streamed read-once rows
+static constexpr int64_t kStreamReadOnceCtasPerSm = 2; // rows per SM they need
 
 const char *stagingName(Staging s) {
   switch (s) {
@@ -346,6 +351,30 @@ Expected<RowPlan> planRow(const RowProblem &p, const Target &t,
     k = std::max<int64_t>(k, 1);
     cluster = std::min<int64_t>(pow2Ceil(ceilDiv(nvec, threads * k)), t.maxCluster);
   }
+  // A read-once row (no [M, N] result: cross-entropy, logsumexp; one
+  // reduction deep once rk-fuse-reductions formed its online combiners)
+  // that needs a cluster is streamed instead: staging buys nothing when
+  // the row is read once, and a staged CTA holds its shared memory, and its
+  // SM, through its copies and its reductions, while streamed CTAs keep
+  // loads in flight throughout. Measured on the H100 (cross-entropy,
+  // docs/performance-notes.md, session 12): bf16 at N = 131072 / 262144
+  // 2.34 / 2.18 -> 2.50 / 2.52 TB/s, f32 at 262144 2.52 -> 2.82; at 65536
+  // (f32, a cluster of 4) a tie. One CTA of 512 threads per row, when the
+  // rows fill the GPU twice over: split over clusters of such CTAs (rows
+  // too few to fill it), the same kernel lost 15 % and 7 % to the
+  // 16-CTA clusters of 256 threads at N = 1M (M = 128, bf16 / f32), so
+  // fewer rows keep the plans below.
+  // (A schedule that sets the values per thread or the staging keeps the
+  // row on chip, as it asks.)
+  bool readOnce = o.staging < 0 && o.values <= 0 && cluster > 1 && t.hasClusters() &&
+                  p.outputRowBytes == 0 && p.reductionDepth == 1 &&
+                  p.rows >= kStreamReadOnceCtasPerSm * t.planSms();
+  if (readOnce) {
+    if (o.threads <= 0)
+      threads = kStreamReadOnceThreads;
+    clusterAsync = false;
+    cluster = 1;
+  }
   if (o.cluster > 0)
     cluster = o.cluster;
   int64_t kmax = kmaxFor(threads, clusterAsync);
@@ -354,7 +383,7 @@ Expected<RowPlan> planRow(const RowProblem &p, const Target &t,
   int64_t chunks = ceilDiv(nvec, threads * cluster);
   bool fits = chunks <= kmax || o.values > 0;
   pl.staging = o.staging >= 0 ? (Staging)o.staging
-                              : (!fits          ? Staging::Stream
+                              : (!fits || readOnce ? Staging::Stream
                                  : clusterAsync ? Staging::Async
                                                 : Staging::Registers);
   // Shared-memory staging: a row too long for registers whose part in each
@@ -362,8 +391,9 @@ Expected<RowPlan> planRow(const RowProblem &p, const Target &t,
   // and the sweeps read it back from shared memory, so global memory is
   // read once (streaming reads it once per phase). Needs 16-byte chunks of
   // one element size.
-  int64_t passChunks = std::min(std::max<int64_t>(kmax / 2, 1),
-                                ceilDiv(nvec, threads * (t.hasClusters() ? t.maxCluster : cluster)));
+  int64_t passChunks =
+      std::min(std::max<int64_t>(kmax / 2, 1),
+               ceilDiv(nvec, threads * (t.hasClusters() && !readOnce ? t.maxCluster : cluster)));
   // With clusters, streaming keeps only a few rows in flight, so its second
   // sweep hits L2; measured on the H100 at N = 1M bf16 that beats staging
   // (RMSNorm 1.47 vs 1.26 TB/s, softmax 1.63 vs 1.49): staging is the
@@ -380,7 +410,7 @@ Expected<RowPlan> planRow(const RowProblem &p, const Target &t,
     // The row is swept in passes of threads x cluster x values elements;
     // the largest cluster keeps the rows in flight few, so a second sweep
     // of a row finds it in L2.
-    if (o.cluster <= 0 && t.hasClusters())
+    if (o.cluster <= 0 && t.hasClusters() && !readOnce)
       pl.cluster = t.maxCluster;
     // A sweep also keeps its addresses and the pass state live: half the
     // register budget per pass.
@@ -469,8 +499,13 @@ Expected<RowPlan> planRow(const RowProblem &p, const Target &t,
                                          "in passes ({0}) of {1} elements; global memory is read once",
                                          ceilDiv(p.cols, pl.threads * pl.cluster * pl.values),
                                          pl.threads * pl.cluster * pl.values).str()
-                         : llvm::formatv("the row does not fit on chip; it is swept in "
-                                         "passes ({0}) of {1} elements, with online combiners",
+                         : llvm::formatv("{0}; it is swept in passes ({1}) of {2} "
+                                         "elements, with online combiners",
+                                         o.staging >= 0 ? "the schedule streams the row"
+                                         : readOnce
+                                             ? "the row is read once (no [M, N] result, one "
+                                               "reduction deep) and would need a cluster"
+                                             : "the row does not fit on chip",
                                          ceilDiv(p.cols, pl.threads * pl.cluster * pl.values),
                                          pl.threads * pl.cluster * pl.values).str()));
 

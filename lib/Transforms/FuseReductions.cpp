@@ -3,8 +3,10 @@
 // 1. Sibling reductions (same row, neither feeding the other) are merged
 //    into one rk.reduce whose state is the tuple of theirs: one climb of the
 //    tiers, one barrier per tier, instead of one per reduction.
-// 2. When the row is streamed (the schedule's `staging=stream`, or the
-//    planner's capacity model when the schedule names no staging), `max` followed by a sum of `exp(x - max)`
+// 2. When the row is streamed (the schedule's `staging=stream`; when the
+//    schedule names no staging, the planner's: a row too long for the chip,
+//    or a read-once row, planned as it would be after this fusion),
+//    `max` followed by a sum of `exp(x - max)`
 //    becomes one online (m, l) reduction, so the statistics need one read of
 //    the row instead of two.
 // 3. When the row is streamed, `sum(x)` followed by the sum of squared
@@ -423,10 +425,17 @@ static void formOnlineSoftmax(func::FuncOp func) {
         Value ninf = arith::ConstantOp::create(
             b, l, cast<TypedAttr>(identityOf(ReduceKind::max, f32, b)));
         Value empty = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, m, ninf);
-        Value e1 = math::ExpOp::create(b, l, arith::SubFOp::create(b, l, m1, m));
-        Value e2 = math::ExpOp::create(b, l, arith::SubFOp::create(b, l, m2, m));
-        Value s = arith::AddFOp::create(b, l, arith::MulFOp::create(b, l, l1, e1),
-                                        arith::MulFOp::create(b, l, l2, e2));
+        // One exp per combine: the state with the larger max keeps its sum,
+        // the other's is scaled by exp(min - max). (Scaling both, as in
+        // l1 exp(m1 - m) + l2 exp(m2 - m), spends an exp on exp(0) = 1;
+        // in the thread fold, where one side is a single element, that is
+        // half of the fold's MUFU work.)
+        Value mn = arith::MinimumFOp::create(b, l, m1, m2);
+        Value e = math::ExpOp::create(b, l, arith::SubFOp::create(b, l, mn, m));
+        Value firstBig = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGE, m1, m2);
+        Value big = arith::SelectOp::create(b, l, firstBig, l1, l2);
+        Value small = arith::SelectOp::create(b, l, firstBig, l2, l1);
+        Value s = arith::AddFOp::create(b, l, big, arith::MulFOp::create(b, l, small, e));
         Value both = arith::AddFOp::create(b, l, l1, l2);
         Value lsum = arith::SelectOp::create(b, l, empty, both, s);
         YieldOp::create(b, l, ValueRange{m, lsum});
@@ -438,6 +447,25 @@ static void formOnlineSoftmax(func::FuncOp func) {
       }
     }
   }
+}
+
+/// Whether the planner streams `func` once its online combiners are formed
+/// (a read-once row: one reduction deep only after the fusion), planned
+/// with the schedule's fields `o`.
+static bool plansStreamWhenFused(func::FuncOp func, const ::rkc::plan::Target &t,
+                                 const ::rkc::plan::PlanOverride &o) {
+  func::FuncOp trial = func.clone();
+  formOnlineSoftmax(trial);
+  formWelford(trial);
+  bool stream = false;
+  if (auto p = ::rkc::analyzeRowProgram(trial); succeeded(p)) {
+    if (auto pl = ::rkc::plan::planRow(*p, t, o, nullptr))
+      stream = pl->staging == ::rkc::plan::Staging::Stream;
+    else
+      llvm::consumeError(pl.takeError());
+  }
+  trial.erase();
+  return stream;
 }
 
 struct FuseReductions
@@ -458,10 +486,14 @@ struct FuseReductions
     // and A/Bs would compare a two-sweep streamed kernel); a malformed one
     // is left to rk-plan-tiers, which reports it.
     std::optional<int> staged;
-    if (auto o = ::rkc::plan::parseOverride(schedule); o && o->staging >= 0)
-      staged = o->staging;
-    else if (!o)
+    ::rkc::plan::PlanOverride fields;
+    if (auto o = ::rkc::plan::parseOverride(schedule)) {
+      fields = *o;
+      if (o->staging >= 0)
+        staged = o->staging;
+    } else {
       llvm::consumeError(o.takeError());
+    }
     if (streaming == "auto" && staged) {
       stream = *staged == (int)::rkc::plan::Staging::Stream;
     } else if (streaming == "auto") {
@@ -474,7 +506,10 @@ struct FuseReductions
       auto problem = ::rkc::analyzeRowProgram(func);
       if (failed(problem))
         return signalPassFailure();
-      stream = ::rkc::plan::needsStreaming(*problem, *target);
+      // Streamed: a row too long for the chip, or one the planner streams
+      // because it is read once after the fusion (cross-entropy).
+      stream = ::rkc::plan::needsStreaming(*problem, *target) ||
+               plansStreamWhenFused(func, *target, fields);
     }
     if (stream) {
       formOnlineSoftmax(func);

@@ -223,6 +223,22 @@ rkc::analyzeRowProgram(func::FuncOp func) {
       holdAt(heldStaged, at, 1.0);
     }
   }
+  // Reduction depth: a value's depth is the most reductions chained on
+  // the way to it (a reduction's result: one more than its inputs').
+  llvm::DenseMap<Value, int> depth;
+  int deepest = 1;
+  for (Operation &op : body) {
+    int d = 0;
+    op.walk([&](Operation *inner) {
+      for (Value v : inner->getOperands())
+        d = std::max(d, depth.lookup(v));
+    });
+    if (isa<rk::ReduceOp>(op))
+      deepest = std::max(deepest, ++d);
+    for (Value r : op.getResults())
+      depth[r] = d;
+  }
+  p.reductionDepth = deepest;
   p.liveFrags = std::max(1.0, *llvm::max_element(held));
   p.liveFragsStaged = std::max(1.0, *llvm::max_element(heldStaged));
   p.reductions = std::max(reductions, 1);

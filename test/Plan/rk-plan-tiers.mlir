@@ -215,7 +215,8 @@ func.func @f32_to_i8_n65536(%x: tensor<8x65536xf32>) -> tensor<8x65536xi8> {
 // SM90-SAME:    staging = registers
 
 // N = 262144 f32: 65536 vectors of 4; 256-thread cluster CTAs staging 64
-// values (16 vectors, 64 KiB per CTA) each: 65536 / (256 x 16) = 16.
+// values (16 vectors, 64 KiB per CTA) each: 65536 / (256 x 16) = 16. Read
+// once, but 8 rows are too few to fill the GPU with a CTA each: staged.
 // expected-remark@below {{plan: vector = 4: 16-byte accesses of 4-byte elements}}
 // expected-remark@below {{plan: 256 threads per row, 64 values per thread (16 vector loads in flight)}}
 // expected-remark@below {{plan: cluster = 16: the row is split over the CTAs of a cluster and reduced through DSMEM}}
@@ -228,6 +229,47 @@ func.func @f32_n262144(%x: tensor<8x262144xf32>) -> tensor<8xf32> {
 }
 // SM90-LABEL: func.func @f32_n262144
 // SM90-SAME:    attributes {tier.arch = "sm_90a", tier.layout = #tier.tv_layout<threads = 256, values = 64, vector = 4, rows = 1>, tier.schedule = #tier.schedule<reduce = cluster, cluster = 16, staging = async, unroll = 16, min_blocks = 0>}
+
+// The same row over M = 512 rows, read once (no [M, N] result, one
+// reduction): it would need a cluster, and its rows fill the GPU twice
+// over, so it is streamed instead, one CTA of 512 threads per row, half
+// the register budget per pass (8 vectors, 32 values): 262144 / (512 x 32)
+// = 16 passes.
+// expected-remark@below {{plan: vector = 4: 16-byte accesses of 4-byte elements}}
+// expected-remark@below {{plan: 512 threads per row, 32 values per thread (8 vector loads in flight)}}
+// expected-remark@below {{plan: cluster = 1}}
+// expected-remark@below {{plan: rows per CTA: 1 (512 threads)}}
+// expected-remark@below {{plan: reductions climb to the block tier}}
+// expected-remark@below {{plan: staging = stream: the row is read once (no [M, N] result, one reduction deep) and would need a cluster; it is swept in passes (16) of 16384 elements, with online combiners}}
+func.func @f32_n262144_read_once(%x: tensor<512x262144xf32>) -> tensor<512xf32> {
+  %s = rk.reduce add %x : tensor<512x262144xf32> -> tensor<512xf32>
+  return %s : tensor<512xf32>
+}
+// SM90-LABEL: func.func @f32_n262144_read_once
+// SM90-SAME:    tier.schedule = #tier.schedule<reduce = block, cluster = 1, staging = stream, unroll = 8, min_blocks = 0>
+
+// Two reductions deep (max, then the sum of exp(x - max), not fused): a
+// streamed kernel would read the row twice, so it stays staged.
+// expected-remark@below {{plan: vector = 4: 16-byte accesses of 4-byte elements}}
+// expected-remark@below {{plan: 256 threads per row, 64 values per thread (16 vector loads in flight)}}
+// expected-remark@below {{plan: cluster = 16: the row is split over the CTAs of a cluster and reduced through DSMEM}}
+// expected-remark@below {{plan: rows per CTA: 1 (256 threads)}}
+// expected-remark@below {{plan: reductions climb to the cluster tier}}
+// expected-remark@below {{plan: staging = async: the row is copied to shared memory with cp.async and read back where it is used; global memory is read once}}
+func.func @f32_n262144_two_deep(%x: tensor<512x262144xf32>) -> tensor<512xf32> {
+  %m = rk.reduce max %x : tensor<512x262144xf32> -> tensor<512xf32>
+  %b = rk.broadcast %m dims [0] : tensor<512xf32> -> tensor<512x262144xf32>
+  %e = rk.map %x, %b {
+  ^bb0(%a: f32, %c: f32):
+    %d = arith.subf %a, %c : f32
+    %v = math.exp %d : f32
+    rk.yield %v : f32
+  } : tensor<512x262144xf32>, tensor<512x262144xf32> -> tensor<512x262144xf32>
+  %s = rk.reduce add %e : tensor<512x262144xf32> -> tensor<512xf32>
+  return %s : tensor<512xf32>
+}
+// SM90-LABEL: func.func @f32_n262144_two_deep
+// SM90-SAME:    staging = async
 
 // N = 1048576 f32: 262144 vectors > 16 CTAs x 256 threads x 16 vectors:
 // no cluster holds the row, it is streamed with the largest cluster (16)

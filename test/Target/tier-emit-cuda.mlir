@@ -483,14 +483,21 @@ module {
 // reduction and the stores run in a sweep over PASSES passes; the second
 // sweep runs backwards (it starts with the pass the first read last), reads
 // the row for the last time evict-first and stores evict-first; the 2 MiB
-// weight is loaded evict-last (>= 2 MiB of [N] operands).
+// weight is loaded evict-last (>= 2 MiB of [N] operands). The sweep folds
+// into four independent states (value i into state i % 4), declared before
+// the sweep and combined pairwise after it.
 // CHECK-LABEL: // kernel rkc_rms_stream: threads=512,values=32,vector=8,rows=1,cluster=16,staging=stream,unroll=4,min_blocks=2
 // CHECK-NEXT:  extern "C" __global__ void __cluster_dims__(16, 1, 1) __launch_bounds__(512, 2)
 // CHECK:         constexpr int PASSES = 4;
-// CHECK:         for (int pass = 0; pass < PASSES; ++pass) {
+// CHECK:         float [[R:r[0-9]+]]_chain[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+// CHECK-NEXT:    for (int pass = 0; pass < PASSES; ++pass) {
 // CHECK-NEXT:    const int col0 = col0_base + pass * PASS_COLS;
 // CHECK-NEXT:    rkc::PackedFrag<rkc::bf16, V> [[X1:f[0-9]+]];
 // CHECK-NEXT:    rkc::load_frag<rkc::bf16, V, W>(a0 + row * s0, col0, COL_STEP, N, [[X1]], 0.0f);
+// CHECK:         if (FULL_ROW || col < N) [[R]]_chain[i % 4] = rkc::OpAdd()([[R]]_chain[i % 4], f{{[0-9]+}}[i]);
+// CHECK-NEXT:    }
+// CHECK-NEXT:    }
+// CHECK-NEXT:    const float [[R]] = rkc::OpAdd()(rkc::OpAdd()([[R]]_chain[0], [[R]]_chain[1]), rkc::OpAdd()([[R]]_chain[2], [[R]]_chain[3]));
 // CHECK:         rkc::cluster_reduce<16, 16>(
 // CHECK:         for (int pass = PASSES - 1; pass >= 0; --pass) {
 // CHECK-NEXT:    const int col0 = col0_base + pass * PASS_COLS;

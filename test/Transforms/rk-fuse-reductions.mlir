@@ -73,7 +73,8 @@ func.func @siblings_by_type(%i: tensor<4x64xi32>, %x: tensor<4x64xf32>)
 
 // A decomposed softmax: the sum depends on the max, so the two are never
 // merged as siblings. With streaming=always, max(x) and sum(exp(x - max))
-// become one online (m, l) reduction of x and a row of ones; with never (and
+// become one online (m, l) reduction of x and a row of ones, whose combiner
+// spends one exp (on the smaller max's side); with never (and
 // auto for a row that fits on chip) nothing changes.
 // CHECK-LABEL: func.func @softmax
 // CHECK-SAME:    (%[[X:.*]]: tensor<8x1024xf32>)
@@ -87,13 +88,14 @@ func.func @siblings_by_type(%i: tensor<4x64xi32>, %x: tensor<4x64xf32>)
 // ALWAYS-NEXT:     %[[M:.*]] = arith.maximumf %[[M1]], %[[M2]] : f32
 // ALWAYS-NEXT:     %[[NINF:.*]] = arith.constant 0xFF800000 : f32
 // ALWAYS-NEXT:     %[[EMPTY:.*]] = arith.cmpf oeq, %[[M]], %[[NINF]] : f32
-// ALWAYS-NEXT:     %[[D1:.*]] = arith.subf %[[M1]], %[[M]] : f32
-// ALWAYS-NEXT:     %[[E1:.*]] = math.exp %[[D1]] : f32
-// ALWAYS-NEXT:     %[[D2:.*]] = arith.subf %[[M2]], %[[M]] : f32
-// ALWAYS-NEXT:     %[[E2:.*]] = math.exp %[[D2]] : f32
-// ALWAYS-NEXT:     %[[P2:.*]] = arith.mulf %[[L2]], %[[E2]] : f32
-// ALWAYS-NEXT:     %[[P1:.*]] = arith.mulf %[[L1]], %[[E1]] : f32
-// ALWAYS-NEXT:     %[[L:.*]] = arith.addf %[[P1]], %[[P2]] : f32
+// ALWAYS-NEXT:     %[[MN:.*]] = arith.minimumf %[[M1]], %[[M2]] : f32
+// ALWAYS-NEXT:     %[[D:.*]] = arith.subf %[[MN]], %[[M]] : f32
+// ALWAYS-NEXT:     %[[E:.*]] = math.exp %[[D]] : f32
+// ALWAYS-NEXT:     %[[FIRST:.*]] = arith.cmpf oge, %[[M1]], %[[M2]] : f32
+// ALWAYS-NEXT:     %[[BIG:.*]] = arith.select %[[FIRST]], %[[L1]], %[[L2]] : f32
+// ALWAYS-NEXT:     %[[SMALL:.*]] = arith.select %[[FIRST]], %[[L2]], %[[L1]] : f32
+// ALWAYS-NEXT:     %[[P:.*]] = arith.mulf %[[SMALL]], %[[E]] : f32
+// ALWAYS-NEXT:     %[[L:.*]] = arith.addf %[[BIG]], %[[P]] : f32
 // ALWAYS-NEXT:     %[[BOTH:.*]] = arith.addf %[[L1]], %[[L2]] : f32
 // ALWAYS-NEXT:     %[[LSEL:.*]] = arith.select %[[EMPTY]], %[[BOTH]], %[[L]] : f32
 // ALWAYS-NEXT:     rk.yield %[[M]], %[[LSEL]] : f32, f32
@@ -153,6 +155,51 @@ func.func @softmax_huge(%x: tensor<2x16777216xf32>) -> tensor<2xf32> {
   } : tensor<2x16777216xf32>, tensor<2x16777216xf32> -> tensor<2x16777216xf32>
   %s = rk.reduce add %e : tensor<2x16777216xf32> -> tensor<2xf32>
   return %s : tensor<2xf32>
+}
+
+// -----
+
+// A read-once row (no [M, N] result) that would need a cluster: the planner
+// streams it once it is one reduction deep, so auto forms the online
+// reduction (cross-entropy at N = 262144).
+// CHECK-LABEL: func.func @logsumexp_read_once
+// NEVER:         rk.reduce max
+// ALWAYS:        %[[ML:.*]]:2 = rk.reduce %{{.*}}, %{{.*}} init [0xFF800000 : f32, 0.000000e+00 : f32] {
+// AUTO:          %[[ML:.*]]:2 = rk.reduce %{{.*}}, %{{.*}} init [0xFF800000 : f32, 0.000000e+00 : f32] {
+// AUTO-NOT:      rk.reduce max
+func.func @logsumexp_read_once(%x: tensor<512x262144xf32>) -> tensor<512xf32> {
+  %m = rk.reduce max %x : tensor<512x262144xf32> -> tensor<512xf32>
+  %mb = rk.broadcast %m dims [0] : tensor<512xf32> -> tensor<512x262144xf32>
+  %e = rk.map %x, %mb {
+  ^bb0(%a: f32, %b: f32):
+    %d = arith.subf %a, %b : f32
+    %x1 = math.exp %d : f32
+    rk.yield %x1 : f32
+  } : tensor<512x262144xf32>, tensor<512x262144xf32> -> tensor<512x262144xf32>
+  %s = rk.reduce add %e : tensor<512x262144xf32> -> tensor<512xf32>
+  return %s : tensor<512xf32>
+}
+
+// -----
+
+// The same read-once row, short enough for one CTA: held on chip, auto
+// keeps the two reductions.
+// CHECK-LABEL: func.func @logsumexp_on_chip
+// NEVER:         rk.reduce max
+// ALWAYS:        %[[ML:.*]]:2 = rk.reduce %{{.*}}, %{{.*}} init [0xFF800000 : f32, 0.000000e+00 : f32] {
+// AUTO:          rk.reduce max
+// AUTO:          rk.reduce add
+func.func @logsumexp_on_chip(%x: tensor<512x8192xf32>) -> tensor<512xf32> {
+  %m = rk.reduce max %x : tensor<512x8192xf32> -> tensor<512xf32>
+  %mb = rk.broadcast %m dims [0] : tensor<512xf32> -> tensor<512x8192xf32>
+  %e = rk.map %x, %mb {
+  ^bb0(%a: f32, %b: f32):
+    %d = arith.subf %a, %b : f32
+    %x1 = math.exp %d : f32
+    rk.yield %x1 : f32
+  } : tensor<512x8192xf32>, tensor<512x8192xf32> -> tensor<512x8192xf32>
+  %s = rk.reduce add %e : tensor<512x8192xf32> -> tensor<512xf32>
+  return %s : tensor<512xf32>
 }
 
 // -----

@@ -45,6 +45,11 @@ struct RowProblem {
   int outputRowBytes = 0;  ///< bytes per column of all [M, N] results together
   int rowVectorInputs = 0; ///< [N] inputs shared by every row (weights, biases)
   bool uniformInputs = true; ///< all [M, N] inputs have the same element size
+  /// The longest chain of reductions over the row, each needing the one
+  /// before it (softmax's max then sum of exp(x - max): 2; its online form,
+  /// or independent reductions: 1): the reads of the row a streamed kernel
+  /// makes before it stores anything.
+  int reductionDepth = 1;
 };
 
 /// One schedule: the TV layout and the tier schedule of a row kernel.

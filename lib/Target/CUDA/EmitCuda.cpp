@@ -28,6 +28,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cmath>
+#include <functional>
 #include <map>
 
 using namespace mlir;
@@ -56,6 +57,10 @@ static constexpr const char *kDependencyWait =
 /// [N] operand bytes from which they are loaded with an L2 evict-last
 /// policy (see the tier.load emission).
 static constexpr int64_t kKeepRowOperandBytes = 2 << 20;
+/// Independent fold chains of a streamed sweep's thread reduction.
+static constexpr int64_t kFoldChains = 4;
+/// The most state words (32-bit) those chains hold together.
+static constexpr int64_t kFoldStateWords = 8;
 
 /// C++ type of a scalar compute value. Narrow floats are carried as float
 /// holding a rounded value.
@@ -578,8 +583,31 @@ LogicalResult KernelEmitter::emitOp(Operation *op) {
     bool isArg = isa_and_nonnull<rk::ReduceKindAttr>(tr.getKindAttr()) &&
                  tr.getNumResults() == 2;
     bool builtinScalar = isa_and_nonnull<rk::ReduceKindAttr>(tr.getKindAttr()) && !isArg;
-    b << "  " << stateType << " " << r << " = "
-      << (builtinScalar ? init : stateType + "{" + init + "}") << ";\n";
+    std::string initState = builtinScalar ? init : stateType + "{" + init + "}";
+    // A streamed sweep folds its values into `chains` independent states
+    // (value i into state i % chains), combined after the sweep: one chain
+    // puts every combine of a pass (exp, division in the online and
+    // Welford combiners) on one dependency chain between the pass's loads
+    // and the next pass's. At most kFoldStateWords words of states in all
+    // (four chains of one or two words, two of the three-word Welford
+    // state): streamed LayerNorm bf16 at N = 1M, held to 64 registers by
+    // min_blocks = 2, spilled 28 bytes with four. A row held on chip folds
+    // once, in one chain.
+    int64_t chains =
+        streaming ? std::min<int64_t>({kFoldChains, kFoldStateWords / (int64_t)tr.getNumResults(),
+                                       (int64_t)layout.getValues()})
+                  : 1;
+    chains = (int64_t)llvm::bit_floor((uint64_t)std::max<int64_t>(chains, 1));
+    std::string acc = chains > 1 ? r + "_chain" : r;
+    std::string slot = chains > 1 ? formatv("{0}[i % {1}]", acc, chains).str() : acc;
+    if (chains > 1) {
+      b << "  " << stateType << " " << acc << "[" << chains << "] = {";
+      for (int64_t c = 0; c < chains; ++c)
+        b << (c ? ", " : "") << initState;
+      b << "};\n";
+    } else {
+      b << "  " << stateType << " " << r << " = " << initState << ";\n";
+    }
     b << "  #pragma unroll\n  for (int i = 0; i < V; ++i) {\n";
     b << "    const int col = col0 + (i / W) * COL_STEP + (i % W);\n";
     std::string elem;
@@ -593,8 +621,17 @@ LogicalResult KernelEmitter::emitOp(Operation *op) {
         elem += (i ? ", " : "") + names.lookup(in) + "[i]";
       elem += "}";
     }
-    b << "    if (FULL_ROW || col < N) " << r << " = " << *comb << "()(" << r
+    b << "    if (FULL_ROW || col < N) " << slot << " = " << *comb << "()(" << slot
       << ", " << elem << ");\n  }\n";
+    if (chains > 1) {
+      // Pairwise: ((c0 + c1) + (c2 + c3)).
+      std::function<std::string(int64_t, int64_t)> tree = [&](int64_t lo, int64_t n) {
+        if (n == 1)
+          return formatv("{0}[{1}]", acc, lo).str();
+        return formatv("{0}()({1}, {2})", *comb, tree(lo, n / 2), tree(lo + n / 2, n / 2)).str();
+      };
+      b << "  const " << stateType << " " << r << " = " << tree(0, chains) << ";\n";
+    }
     stateNames[op] = r;
     return unpackInto(op, r, stateType, builtinScalar, isArg);
   }
