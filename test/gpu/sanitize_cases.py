@@ -1,7 +1,8 @@
 """A representative subset of the rkc row ops for compute-sanitizer
 (test/gpu/sanitize.sh): every op, bf16 and f32, N in {33, 1000, 4096, 65536
 (a cluster), 262144 (the largest cluster)}, M = 3, N = 1048576 (the streaming
-tier), M = 2, plus M = 1, misaligned
+tier), M = 2, read-once rows streamed one CTA per row (N = 65544, M = 264),
+plus M = 1, misaligned
 rows (the vector fallback) and the custom specs. Each result is compared
 with PyTorch so that a kernel that silently did nothing is noticed. The
 references run on the CPU: only rkc's kernels and PyTorch's elementwise
@@ -99,6 +100,10 @@ def main():
     # The streaming tier (rows swept in passes by a cluster of 16).
     cases += [(op, dt, 1048576, 2, None) for op in OPS for dt in DT]
     cases += [(op, dt, N, M, "off1") for op in OPS[:7] for dt in DT for N in (1000, 65536)]
+    # Read-once rows over enough rows to fill the GPU: streamed, one CTA per
+    # row, several fold chains, a partial last pass.
+    cases += [(op, dt, 65536 + 8, 264, None) for op in ("cross_entropy", "row_logsumexp")
+              for dt in DT]
     # Compile the named ops' aligned kernels up front, in parallel.
     pre = set()
     for op, dt, N, rows, layout in cases:

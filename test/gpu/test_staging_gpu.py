@@ -209,3 +209,56 @@ def test_streamed_layer_norm_large_mean():
     ref = F.layer_norm(x.double(), (N,), w.double(), b.double(), 1e-5)
     err = ((y.double() - ref).norm() / ref.norm()).item()
     assert err <= 1e-3, "relative error %.3e" % err
+
+
+# Read-once rows (no [M, N] result, one reduction deep once the online
+# combiner is formed) that would need a cluster, over enough rows to fill
+# the GPU (M >= 2 x 132): streamed in one 512-thread CTA per row, folded
+# into independent states (four, or two for wider states) combined after
+# the sweep. Cross-entropy, and the user-written logsumexp (its own online
+# combiner) and argmax (ties to the lowest index, whatever the fold order)
+# of examples/; N off the pass size leaves a partial last pass.
+EXAMPLES = os.path.join(os.path.dirname(SPECS), "..", "..", "examples")
+READ_ONCE_CASES = [
+    ("cross_entropy", "bf16", 300, 131072 + 8, ""),
+    ("cross_entropy", "f32", 264, 65536 + 4, ""),
+    ("cross_entropy", "bf16", 512, 262144, ""),
+    ("logsumexp", "f32", 270, 98304 + 4, ""),
+    ("argmax", "bf16", 280, 131072 + 8, ""),
+]
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("op,dt,M,N,sched", READ_ONCE_CASES, ids=_case_ids(READ_ONCE_CASES))
+def test_read_once_rows_streamed(op, dt, M, N, sched):
+    _skip()
+    gen = _generator("read-once", op, dt, M, N)
+    if op in ("logsumexp", "argmax"):
+        with open(os.path.join(EXAMPLES, op + ".mlir")) as f:
+            text = f.read()
+    else:
+        text = _spec(op)
+    f = rkc.compile(text, spec_name=op + ".mlir", schedule=sched or None)
+    arg = "logits" if op == "cross_entropy" else "x"
+    plan = f.kernel("%s=%dx%d" % (arg, M, N), dtype=dt).plan
+    assert "staging=stream" in plan and "cluster=1," in plan, plan
+    if op == "cross_entropy":
+        ins = _inputs(op, dt, M, N, gen)
+        refs = _reference(op, ins)
+    else:
+        x = (torch.randn(M, N, generator=gen, device="cuda") * 3.0).to(DT[dt])
+        # A repeated maximum in some rows: the lowest index must win.
+        x[::7, N // 3] = 100.0
+        x[::7, N - 2] = 100.0
+        ins = [x]
+        xd = x.double()
+        refs = [torch.logsumexp(xd, -1)] if op == "logsumexp" else [torch.argmax(xd, -1)]
+    out = _as_list(f(*ins))
+    torch.cuda.synchronize()
+    if op == "argmax":
+        assert torch.equal(out[0].cpu(), refs[0].cpu()), plan
+        return
+    for i, (o, ref) in enumerate(zip(out, refs)):
+        tol = 1e-5 if dt == "f32" else 1e-4
+        err = ((o.double() - ref).norm() / ref.norm()).item()
+        assert err <= tol, "output %d: relative error %.3e > %.0e (%s)" % (i, err, tol, plan)
