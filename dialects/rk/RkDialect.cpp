@@ -53,6 +53,19 @@ static constexpr llvm::StringLiteral kNameAttr = "rk.name";
 
 LogicalResult RkDialect::verifyOperationAttribute(Operation *op,
                                                   NamedAttribute attr) {
+  if (attr.getName() == kFoldAttr) {
+    // The thread-tier fold of a reduction (RkDialect.h): on rk.reduce or the
+    // tier.thread_reduce it lowers to, with the two-component state it names.
+    StringRef name = op->getName().getStringRef();
+    auto value = dyn_cast<StringAttr>(attr.getValue());
+    if ((name != "rk.reduce" && name != "tier.thread_reduce") || !value ||
+        value.getValue() != kFoldMaxExpSum || op->getNumResults() != 2 ||
+        op->getNumOperands() != 2)
+      return op->emitError() << "'" << kFoldAttr << "' = \"" << kFoldMaxExpSum
+                             << "\" belongs on a two-input, two-result rk.reduce or "
+                                "tier.thread_reduce (the online softmax state)";
+    return success();
+  }
   return op->emitError() << "'" << attr.getName().getValue()
                          << "' is not an rk operation attribute (rk.name "
                             "belongs on function arguments)";

@@ -44,6 +44,13 @@ Type computeType(Type t);
 std::optional<std::pair<int64_t, int64_t>> quantizedRange(Type t);
 /// Name of the function argument `index` (`rk.name` or "arg<index>").
 std::string argName(Operation *func, unsigned index);
+/// A discardable attribute on rk.reduce (and the tier.thread_reduce it
+/// lowers to) naming how a thread folds its values when the combiner has a
+/// cheaper per-fragment form. kFoldMaxExpSum: inputs (x, 1), state (m, s),
+/// the online softmax state that rk-fuse-reductions forms; a fragment's
+/// state is (max x, sum exp(x - max x)).
+inline constexpr const char *kFoldAttr = "rk.fold";
+inline constexpr const char *kFoldMaxExpSum = "max_exp_sum";
 } // namespace mlir::rk
 
 #endif // RK_RKDIALECT_H

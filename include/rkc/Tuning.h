@@ -47,7 +47,11 @@ namespace rkc {
 ///      sweeps fold into four independent states (session 12; all rows
 ///      carried over, the cross-entropy rows the planner now streams
 ///      re-tuned).
-inline constexpr int kCodegenRevision = 7;
+///   8: the thread tier of an online softmax state folds each pass's values
+///      as max, then sum of exp (rkc::fold_max_exp_sum; session 12; rows of
+///      unstreamed plans carried over, the streamed cross-entropy rows
+///      re-tuned).
+inline constexpr int kCodegenRevision = 8;
 
 /// One database row.
 struct TuningEntry {

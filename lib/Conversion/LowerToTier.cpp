@@ -343,6 +343,8 @@ LogicalResult Lowering::lowerReduce(ReduceOp op) {
   }
   auto tr = tier::ThreadReduceOp::create(b, op.getLoc(), state, ins, kindAttr,
                                          b.getArrayAttr(init));
+  if (Attribute fold = op->getAttr(kFoldAttr))
+    tr->setAttr(kFoldAttr, fold);
   SmallVector<Type> args(state);
   args.append(state);
   if (combiner)

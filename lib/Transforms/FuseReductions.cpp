@@ -439,6 +439,9 @@ static void formOnlineSoftmax(func::FuncOp func) {
         Value both = arith::AddFOp::create(b, l, l1, l2);
         Value lsum = arith::SelectOp::create(b, l, empty, both, s);
         YieldOp::create(b, l, ValueRange{m, lsum});
+        // The thread tier folds a fragment as max, then sum of exp(x - max)
+        // (two register passes), not one online combine per value.
+        online->setAttr(kFoldAttr, b.getStringAttr(kFoldMaxExpSum));
         maxOp.getResult(0).replaceAllUsesWith(online.getResult(0));
         sumOp.getResult(0).replaceAllUsesWith(online.getResult(1));
         sumOp.erase();

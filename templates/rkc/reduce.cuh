@@ -24,8 +24,55 @@
 #pragma once
 
 #include "rkc/base.cuh"
+#include "rkc/ops.cuh"
 
 namespace rkc {
+
+/// Thread tier of an online softmax reduction (the (max, sum of exp(x -
+/// max)) state that rk-fuse-reductions forms), G values at a time: for
+/// each group c of a thread's V values `x[i]` (i in [c G, c G + G), those
+/// with `valid(i)`), m = max x[i] and s = sum exp(x[i] - m) in registers,
+/// handed to `merge(c, m, s)`, which combines the state into the running
+/// one with the generated combiner: one combine per group instead of one
+/// per value (an exp, a max and a min, three selects). G = W (a vector)
+/// folds each vector as soon as its load is in, as the per-value combine
+/// did; G = V waits for the whole pass and spends the fewest instructions.
+/// A group with no valid or no finite-max value gives (-inf, 0), which the
+/// combiner treats as empty; NaN propagates. FAST: exp as
+/// fast_exp2(x * log2 e - m * log2 e), else expf(x - m).
+template <int V, int G, bool FAST, class Frag, class Valid, class Merge>
+RKC_DEVICE void fold_max_exp_sum(const Frag &x, Valid valid, Merge merge) {
+  static_assert(V % G == 0, "groups must tile the values");
+  // Groups of 16 or more values: four partial max / sum chains each (a
+  // vector-sized group is short enough for one).
+  constexpr int P = G >= 16 ? 4 : 1;
+#pragma unroll
+  for (int c = 0; c < V / G; ++c) {
+    float mp[P];
+#pragma unroll
+    for (int k = 0; k < P; ++k) mp[k] = neg_inf();
+#pragma unroll
+    for (int j = 0; j < G; ++j)
+      if (valid(c * G + j)) mp[j % P] = maximumf(mp[j % P], (float)x[c * G + j]);
+    float m = mp[0];
+#pragma unroll
+    for (int k = 1; k < P; ++k) m = maximumf(m, mp[k]);
+    const float shift = m == neg_inf() ? 0.0f : m;
+    const float shift2 = shift * 1.4426950408889634f;
+    float sp[P];
+#pragma unroll
+    for (int k = 0; k < P; ++k) sp[k] = 0.0f;
+#pragma unroll
+    for (int j = 0; j < G; ++j)
+      if (valid(c * G + j))
+        sp[j % P] += FAST ? fast_exp2(fmaf((float)x[c * G + j], 1.4426950408889634f, -shift2))
+                          : expf((float)x[c * G + j] - shift);
+    float s = sp[0];
+#pragma unroll
+    for (int k = 1; k < P; ++k) s += sp[k];
+    merge(c, m, s);
+  }
+}
 
 /// __shfl_xor_sync of an arbitrary state: each 32-bit word of `v` is exchanged
 /// with lane (lane ^ lane_mask) of its `width`-lane segment (one

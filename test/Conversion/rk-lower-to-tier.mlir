@@ -144,6 +144,33 @@ func.func @subwarp_custom(%x: tensor<128x64xf32>) -> (tensor<128xf32>, tensor<12
 
 // -----
 
+// An rk.fold tag (the online softmax state of rk-fuse-reductions) goes with
+// the thread tier, which folds a fragment by it; the tiers above combine
+// states as before.
+// CHECK-LABEL: func.func @fold_tag
+// CHECK:         tier.thread_reduce
+// CHECK:         } {init = [0xFF800000 : f32, 0.000000e+00 : f32], rk.fold = "max_exp_sum"} : !tier.frag<4 x f32>, !tier.frag<4 x f32> -> f32, f32
+// CHECK-NEXT:    tier.warp_reduce
+// CHECK:         } {width = 16 : i64} : f32, f32 -> f32, f32
+func.func @fold_tag(%x: tensor<128x64xf32>) -> (tensor<128xf32>, tensor<128xf32>)
+    attributes {tier.layout = #tier.tv_layout<threads = 16, values = 4, vector = 4, rows = 8>,
+                tier.schedule = #tier.schedule<reduce = warp, cluster = 1, staging = registers, unroll = 1, min_blocks = 0>} {
+  %one = rk.map %x {
+  ^bb0(%a: f32):
+    %c = arith.constant 1.0 : f32
+    rk.yield %c : f32
+  } : tensor<128x64xf32> -> tensor<128x64xf32>
+  %m, %l = rk.reduce %x, %one init [0xFF800000 : f32, 0.0 : f32] {
+  ^bb0(%m1: f32, %l1: f32, %m2: f32, %l2: f32):
+    %m = arith.maximumf %m1, %m2 : f32
+    %s = arith.addf %l1, %l2 : f32
+    rk.yield %m, %s : f32, f32
+  } {rk.fold = "max_exp_sum"} : tensor<128x64xf32>, tensor<128x64xf32> -> tensor<128xf32>, tensor<128xf32>
+  return %m, %l : tensor<128xf32>, tensor<128xf32>
+}
+
+// -----
+
 // One warp per row (32 threads, 4 rows per CTA): warp tier only. rk.gather
 // reads one element per row at the index loaded from t; a bf16 per-row
 // value that is used again is rounded to bf16 where it is defined.

@@ -540,3 +540,101 @@ module {
     return
   }
 }
+
+// -----
+
+// A streamed online softmax state tagged rk.fold = "max_exp_sum": each
+// group of a pass's values becomes one (max, sum of exp) state in
+// registers (rkc::fold_max_exp_sum), combined into one of four running
+// states (group c into state c % 4), instead of one combine per value.
+// Groups are vectors (W) for f32 rows, whole passes (V) for 16-bit ones.
+// CHECK-LABEL: // kernel rkc_lse_stream: threads=512,values=32,vector=4,rows=1,cluster=1,staging=stream,unroll=8,min_blocks=0
+// CHECK:         State1 [[R:r[0-9]+]]_chain[4] = {State1{__int_as_float(0xff800000), 0.0f}, State1{__int_as_float(0xff800000), 0.0f}, State1{__int_as_float(0xff800000), 0.0f}, State1{__int_as_float(0xff800000), 0.0f}};
+// CHECK-NEXT:    for (int pass = 0; pass < PASSES; ++pass) {
+// CHECK-NEXT:    const int col0 = col0_base + pass * PASS_COLS;
+// CHECK-NEXT:    float [[X:f[0-9]+]][V];
+// CHECK-NEXT:    rkc::load_frag<float, V, W>(a0 + row * s0, col0, COL_STEP, N, [[X]], 0.0f);
+// CHECK:         rkc::fold_max_exp_sum<V, W, false>([[X]], [&](int i) { const int col = col0 + (i / W) * COL_STEP + (i % W); return FULL_ROW || col < N; }, [&](int c, float m, float s) { [[R]]_chain[c % 4] = [[C:Combine[0-9]+]]()([[R]]_chain[c % 4], State1{m, s}); });
+// CHECK-NEXT:    }
+// CHECK-NEXT:    const State1 [[R]] = [[C]]()([[C]]()([[R]]_chain[0], [[R]]_chain[1]), [[C]]()([[R]]_chain[2], [[R]]_chain[3]));
+// CHECK-NEXT:    const float sv{{[0-9]+}} = [[R]].c0;
+// CHECK:         rkc::warp_reduce<32>([[R]],
+// NEG-NOT:       //<fold>
+module {
+  func.func @lse_stream(%arg0: tensor<4x65536xf32> {rk.name = "x"}, %arg1: tensor<4xf32> {rk.name = "out0", tier.output}) attributes {tier.arch = "sm_90a", tier.layout = #tier.tv_layout<threads = 512, values = 32, vector = 4, rows = 1>, tier.schedule = #tier.schedule<reduce = block, cluster = 1, staging = stream, unroll = 8, min_blocks = 0>} {
+    %0 = tier.load %arg0 {fill = 0.000000e+00 : f32} : tensor<4x65536xf32> -> <32 x f32>
+    %1 = tier.map %0 {
+    ^bb0(%a: f32):
+      %cst = arith.constant 1.000000e+00 : f32
+      tier.yield %cst : f32
+    } : !tier.frag<32 x f32> -> !tier.frag<32 x f32>
+    %2:2 = tier.thread_reduce %0, %1 {
+    ^bb0(%m1: f32, %l1: f32, %m2: f32, %l2: f32):
+      %m = arith.maximumf %m1, %m2 : f32
+      %s = arith.addf %l1, %l2 : f32
+      tier.yield %m, %s : f32, f32
+    } {init = [0xFF800000 : f32, 0.000000e+00 : f32], rk.fold = "max_exp_sum"} : !tier.frag<32 x f32>, !tier.frag<32 x f32> -> f32, f32
+    %3:2 = tier.warp_reduce %2#0, %2#1 {
+    ^bb0(%m1: f32, %l1: f32, %m2: f32, %l2: f32):
+      %m = arith.maximumf %m1, %m2 : f32
+      %s = arith.addf %l1, %l2 : f32
+      tier.yield %m, %s : f32, f32
+    } {width = 32 : i64} : f32, f32 -> f32, f32
+    %4:2 = tier.block_reduce %3#0, %3#1 {
+    ^bb0(%m1: f32, %l1: f32, %m2: f32, %l2: f32):
+      %m = arith.maximumf %m1, %m2 : f32
+      %s = arith.addf %l1, %l2 : f32
+      tier.yield %m, %s : f32, f32
+    } {warps = 16 : i64} : f32, f32 -> f32, f32
+    %5 = tier.map %4#0, %4#1 {
+    ^bb0(%a: f32, %b: f32):
+      %l = math.log %b : f32
+      %r = arith.addf %a, %l : f32
+      tier.yield %r : f32
+    } : f32, f32 -> f32
+    tier.store_row_scalar %5, %arg1 : f32, tensor<4xf32>
+    return
+  }
+}
+
+// -----
+
+// The same over a bf16 row: one group per pass.
+// CHECK-LABEL: // kernel rkc_lse_stream_bf16: threads=512,values=32,vector=8,rows=1,cluster=1,staging=stream,unroll=8,min_blocks=0
+// CHECK:         rkc::fold_max_exp_sum<V, V, true>(f{{[0-9]+}}, [&](int i) {
+module {
+  func.func @lse_stream_bf16(%arg0: tensor<4x65536xbf16> {rk.name = "x"}, %arg1: tensor<4xf32> {rk.name = "out0", tier.output}) attributes {tier.arch = "sm_90a", tier.layout = #tier.tv_layout<threads = 512, values = 32, vector = 8, rows = 1>, tier.schedule = #tier.schedule<reduce = block, cluster = 1, staging = stream, unroll = 8, min_blocks = 0>} {
+    %0 = tier.load %arg0 {fill = 0.000000e+00 : f32} : tensor<4x65536xbf16> -> <32 x f32>
+    %1 = tier.map %0 {
+    ^bb0(%a: f32):
+      %cst = arith.constant 1.000000e+00 : f32
+      tier.yield %cst : f32
+    } : !tier.frag<32 x f32> -> !tier.frag<32 x f32>
+    %2:2 = tier.thread_reduce %0, %1 {
+    ^bb0(%m1: f32, %l1: f32, %m2: f32, %l2: f32):
+      %m = arith.maximumf %m1, %m2 : f32
+      %s = arith.addf %l1, %l2 : f32
+      tier.yield %m, %s : f32, f32
+    } {init = [0xFF800000 : f32, 0.000000e+00 : f32], rk.fold = "max_exp_sum"} : !tier.frag<32 x f32>, !tier.frag<32 x f32> -> f32, f32
+    %3:2 = tier.warp_reduce %2#0, %2#1 {
+    ^bb0(%m1: f32, %l1: f32, %m2: f32, %l2: f32):
+      %m = arith.maximumf %m1, %m2 : f32
+      %s = arith.addf %l1, %l2 : f32
+      tier.yield %m, %s : f32, f32
+    } {width = 32 : i64} : f32, f32 -> f32, f32
+    %4:2 = tier.block_reduce %3#0, %3#1 {
+    ^bb0(%m1: f32, %l1: f32, %m2: f32, %l2: f32):
+      %m = arith.maximumf %m1, %m2 : f32
+      %s = arith.addf %l1, %l2 : f32
+      tier.yield %m, %s : f32, f32
+    } {warps = 16 : i64} : f32, f32 -> f32, f32
+    %5 = tier.map %4#0, %4#1 {
+    ^bb0(%a: f32, %b: f32):
+      %l = math.log %b : f32
+      %r = arith.addf %a, %l : f32
+      tier.yield %r : f32
+    } : f32, f32 -> f32
+    tier.store_row_scalar %5, %arg1 : f32, tensor<4xf32>
+    return
+  }
+}

@@ -74,7 +74,8 @@ func.func @siblings_by_type(%i: tensor<4x64xi32>, %x: tensor<4x64xf32>)
 // A decomposed softmax: the sum depends on the max, so the two are never
 // merged as siblings. With streaming=always, max(x) and sum(exp(x - max))
 // become one online (m, l) reduction of x and a row of ones, whose combiner
-// spends one exp (on the smaller max's side); with never (and
+// spends one exp (on the smaller max's side), tagged rk.fold = "max_exp_sum"
+// (a thread folds its values as max, then sum of exp); with never (and
 // auto for a row that fits on chip) nothing changes.
 // CHECK-LABEL: func.func @softmax
 // CHECK-SAME:    (%[[X:.*]]: tensor<8x1024xf32>)
@@ -99,7 +100,7 @@ func.func @siblings_by_type(%i: tensor<4x64xi32>, %x: tensor<4x64xf32>)
 // ALWAYS-NEXT:     %[[BOTH:.*]] = arith.addf %[[L1]], %[[L2]] : f32
 // ALWAYS-NEXT:     %[[LSEL:.*]] = arith.select %[[EMPTY]], %[[BOTH]], %[[L]] : f32
 // ALWAYS-NEXT:     rk.yield %[[M]], %[[LSEL]] : f32, f32
-// ALWAYS-NEXT:   } : tensor<8x1024xf32>, tensor<8x1024xf32> -> tensor<8xf32>, tensor<8xf32>
+// ALWAYS-NEXT:   } {rk.fold = "max_exp_sum"} : tensor<8x1024xf32>, tensor<8x1024xf32> -> tensor<8xf32>, tensor<8xf32>
 // ALWAYS-NEXT:   %[[MB:.*]] = rk.broadcast %[[ML]]#0 dims [0]
 // ALWAYS-NEXT:   %[[E:.*]] = rk.map %[[X]], %[[MB]] {
 // ALWAYS:        rk.map %[[ML]]#1 {

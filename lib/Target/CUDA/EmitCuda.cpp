@@ -57,6 +57,11 @@ static constexpr const char *kDependencyWait =
 /// [N] operand bytes from which they are loaded with an L2 evict-last
 /// policy (see the tier.load emission).
 static constexpr int64_t kKeepRowOperandBytes = 2 << 20;
+/// Where a thread reduction's fold starts and ends in its emitted text
+/// (streamed sweeps only; the sweep moves the fold into its pass loop and
+/// drops the markers).
+static constexpr const char *kFoldBegin = "  //<fold>\n";
+static constexpr const char *kFoldEnd = "  //</fold>\n";
 /// Independent fold chains of a streamed sweep's thread reduction.
 static constexpr int64_t kFoldChains = 4;
 /// The most state words (32-bit) those chains hold together.
@@ -584,6 +589,10 @@ LogicalResult KernelEmitter::emitOp(Operation *op) {
                  tr.getNumResults() == 2;
     bool builtinScalar = isa_and_nonnull<rk::ReduceKindAttr>(tr.getKindAttr()) && !isArg;
     std::string initState = builtinScalar ? init : stateType + "{" + init + "}";
+    // In a streamed sweep the fold (between the markers) goes inside the
+    // sweep's pass loop, the declarations before it, the rest after it.
+    const char *foldBegin = streaming ? kFoldBegin : "";
+    const char *foldEnd = streaming ? kFoldEnd : "";
     // A streamed sweep folds its values into `chains` independent states
     // (value i into state i % chains), combined after the sweep: one chain
     // puts every combine of a pass (exp, division in the online and
@@ -599,16 +608,55 @@ LogicalResult KernelEmitter::emitOp(Operation *op) {
                   : 1;
     chains = (int64_t)llvm::bit_floor((uint64_t)std::max<int64_t>(chains, 1));
     std::string acc = chains > 1 ? r + "_chain" : r;
-    std::string slot = chains > 1 ? formatv("{0}[i % {1}]", acc, chains).str() : acc;
-    if (chains > 1) {
-      b << "  " << stateType << " " << acc << "[" << chains << "] = {";
-      for (int64_t c = 0; c < chains; ++c)
-        b << (c ? ", " : "") << initState;
-      b << "};\n";
-    } else {
-      b << "  " << stateType << " " << r << " = " << initState << ";\n";
+    auto declareChains = [&]() {
+      if (chains > 1) {
+        b << "  " << stateType << " " << acc << "[" << chains << "] = {";
+        for (int64_t c = 0; c < chains; ++c)
+          b << (c ? ", " : "") << initState;
+        b << "};\n";
+      } else {
+        b << "  " << stateType << " " << r << " = " << initState << ";\n";
+      }
+    };
+    auto mergeChains = [&]() {
+      if (chains == 1)
+        return;
+      // Pairwise: ((c0 + c1) + (c2 + c3)).
+      std::function<std::string(int64_t, int64_t)> tree = [&](int64_t lo, int64_t n) {
+        if (n == 1)
+          return formatv("{0}[{1}]", acc, lo).str();
+        return formatv("{0}()({1}, {2})", *comb, tree(lo, n / 2), tree(lo + n / 2, n / 2)).str();
+      };
+      b << "  const " << stateType << " " << r << " = " << tree(0, chains) << ";\n";
+    };
+    // An online softmax state (rk-fuse-reductions tags it): each group of
+    // a thread's values becomes one (max, sum of exp) state in registers
+    // (rkc::fold_max_exp_sum), combined into the running state (group c
+    // into chain c % chains) once. Groups of a pass for 16-bit rows (the
+    // fewest instructions: cross-entropy bf16 at N = 64k-256k +1-3 %, 1M
+    // +4 %), of a vector for 32-bit ones (folded as their loads arrive: a
+    // whole pass lost 3-9 % at 64k-256k, a vector ties the per-value fold;
+    // docs/performance-notes.md, session 12).
+    if (auto fold = tr->getAttrOfType<StringAttr>(rk::kFoldAttr);
+        fold && fold.getValue() == rk::kFoldMaxExpSum && tr.getNumResults() == 2 &&
+        !builtinScalar && !isArg) {
+      declareChains();
+      std::string slot = chains > 1 ? formatv("{0}[c % {1}]", acc, chains).str() : acc;
+      b << foldBegin;
+      bool packed = packedFrags.contains(tr.getInputs()[0]);
+      b << formatv("  rkc::fold_max_exp_sum<V, {5}, {0}>({1}, [&](int i) {{ const int col = col0 + "
+                   "(i / W) * COL_STEP + (i % W); return FULL_ROW || col < N; }, [&](int c, "
+                   "float m, float s) {{ {2} = {3}()({2}, {4}{{m, s}); });\n",
+                   fastMath ? "true" : "false", names.lookup(tr.getInputs()[0]), slot, *comb,
+                   stateType, packed ? "V" : "W");
+      b << foldEnd;
+      mergeChains();
+      stateNames[op] = r;
+      return unpackInto(op, r, stateType, builtinScalar, isArg);
     }
-    b << "  #pragma unroll\n  for (int i = 0; i < V; ++i) {\n";
+    std::string slot = chains > 1 ? formatv("{0}[i % {1}]", acc, chains).str() : acc;
+    declareChains();
+    b << foldBegin << "  #pragma unroll\n  for (int i = 0; i < V; ++i) {\n";
     b << "    const int col = col0 + (i / W) * COL_STEP + (i % W);\n";
     std::string elem;
     if (builtinScalar)
@@ -622,16 +670,8 @@ LogicalResult KernelEmitter::emitOp(Operation *op) {
       elem += "}";
     }
     b << "    if (FULL_ROW || col < N) " << slot << " = " << *comb << "()(" << slot
-      << ", " << elem << ");\n  }\n";
-    if (chains > 1) {
-      // Pairwise: ((c0 + c1) + (c2 + c3)).
-      std::function<std::string(int64_t, int64_t)> tree = [&](int64_t lo, int64_t n) {
-        if (n == 1)
-          return formatv("{0}[{1}]", acc, lo).str();
-        return formatv("{0}()({1}, {2})", *comb, tree(lo, n / 2), tree(lo + n / 2, n / 2)).str();
-      };
-      b << "  const " << stateType << " " << r << " = " << tree(0, chains) << ";\n";
-    }
+      << ", " << elem << ");\n  }\n" << foldEnd;
+    mergeChains();
     stateNames[op] = r;
     return unpackInto(op, r, stateType, builtinScalar, isArg);
   }
@@ -944,11 +984,13 @@ LogicalResult KernelEmitter::emitSweep(ArrayRef<Operation *> consumers) {
       return failure();
     std::string emitted = body.substr(mark);
     body.resize(mark);
-    size_t loopAt = emitted.find("  #pragma unroll\n");
-    size_t endAt = emitted.find("\n  }\n", loopAt) + 5;
-    bodyOs << emitted.substr(0, loopAt) << sweep
-           << emitted.substr(loopAt, endAt - loopAt) << "  }\n"
-           << emitted.substr(endAt);
+    size_t foldAt = emitted.find(kFoldBegin);
+    size_t endAt = emitted.find(kFoldEnd, foldAt);
+    if (foldAt == std::string::npos || endAt == std::string::npos)
+      return tr.emitError("internal: the thread reduction's fold has no sweep markers");
+    size_t loopAt = foldAt + strlen(kFoldBegin);
+    bodyOs << emitted.substr(0, foldAt) << sweep << emitted.substr(loopAt, endAt - loopAt)
+           << "  }\n" << emitted.substr(endAt + strlen(kFoldEnd));
     return success();
   }
   bodyOs << loopHead;

@@ -1286,3 +1286,16 @@ func.func @arg_name_twice(%x: tensor<4x8xf32> {rk.name = "x"}, %w: tensor<8xf32>
                           %y: tensor<4x8xf32> {rk.name = "x"}) {
   return
 }
+
+// -----
+
+// expected-error @+2 {{'rk.fold' = "max_exp_sum" belongs on a two-input, two-result rk.reduce or tier.thread_reduce (the online softmax state)}}
+func.func @fold_on_one_state(%x: tensor<4x8xf32>) -> tensor<4xf32> {
+  %s = rk.reduce add %x {rk.fold = "max_exp_sum"} : tensor<4x8xf32> -> tensor<4xf32>
+  return %s : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'rk.fold' = "max_exp_sum" belongs on a two-input, two-result rk.reduce or tier.thread_reduce (the online softmax state)}}
+%c = arith.constant {rk.fold = "max_exp_sum"} 1.0 : f32
