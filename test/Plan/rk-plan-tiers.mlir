@@ -248,6 +248,21 @@ func.func @f32_n262144_read_once(%x: tensor<512x262144xf32>) -> tensor<512xf32> 
 // SM90-LABEL: func.func @f32_n262144_read_once
 // SM90-SAME:    tier.schedule = #tier.schedule<reduce = block, cluster = 1, staging = stream, unroll = 8, min_blocks = 0>
 
+// The same read-once row with N odd (one-element accesses): the streamed
+// kernel was measured slower there, so the registers cluster plan stays.
+// expected-remark@below {{plan: vector = 1: 4-byte accesses of 4-byte elements (N is not a multiple of a 16-byte vector)}}
+// expected-remark@below {{plan: 256 threads per row, 25 values per thread (25 vector loads in flight)}}
+// expected-remark@below {{plan: cluster = 8: the row is split over the CTAs of a cluster and reduced through DSMEM}}
+// expected-remark@below {{plan: rows per CTA: 1 (256 threads)}}
+// expected-remark@below {{plan: reductions climb to the cluster tier}}
+// expected-remark@below {{plan: staging = registers: the row stays in registers and is read from global memory once}}
+func.func @f32_n50257_read_once_scalar(%x: tensor<4096x50257xf32>) -> tensor<4096xf32> {
+  %s = rk.reduce add %x : tensor<4096x50257xf32> -> tensor<4096xf32>
+  return %s : tensor<4096xf32>
+}
+// SM90-LABEL: func.func @f32_n50257_read_once_scalar
+// SM90-SAME:    staging = registers
+
 // Two reductions deep (max, then the sum of exp(x - max), not fused): a
 // streamed kernel would read the row twice, so it stays staged.
 // expected-remark@below {{plan: vector = 4: 16-byte accesses of 4-byte elements}}
