@@ -8,7 +8,9 @@
 //    or a read-once row, planned as it would be after this fusion),
 //    `max` followed by a sum of `exp(x - max)`
 //    becomes one online (m, l) reduction, so the statistics need one read of
-//    the row instead of two.
+//    the row instead of two; it is tagged rk.fold = "max_exp_sum" so that
+//    the thread tier folds its values a group at a time (max, then sum of
+//    exp) instead of one online combine per value.
 // 3. When the row is streamed, `sum(x)` followed by the sum of squared
 //    deviations from `sum(x) / N` (a variance) becomes one Welford
 //    (count, mean, M2) reduction combined with Chan's formula: one read of
@@ -439,8 +441,8 @@ static void formOnlineSoftmax(func::FuncOp func) {
         Value both = arith::AddFOp::create(b, l, l1, l2);
         Value lsum = arith::SelectOp::create(b, l, empty, both, s);
         YieldOp::create(b, l, ValueRange{m, lsum});
-        // The thread tier folds a fragment as max, then sum of exp(x - max)
-        // (two register passes), not one online combine per value.
+        // The thread tier folds its values a group at a time as max, then
+        // sum of exp(x - max), not one online combine per value.
         online->setAttr(kFoldAttr, b.getStringAttr(kFoldMaxExpSum));
         maxOp.getResult(0).replaceAllUsesWith(online.getResult(0));
         sumOp.getResult(0).replaceAllUsesWith(online.getResult(1));
@@ -512,7 +514,7 @@ struct FuseReductions
       // Streamed: a row too long for the chip, or one the planner streams
       // because it is read once after the fusion (cross-entropy).
       stream = ::rkc::plan::needsStreaming(*problem, *target) ||
-               plansStreamWhenFused(func, *target, fields);
+               (problem->outputRowBytes == 0 && plansStreamWhenFused(func, *target, fields));
     }
     if (stream) {
       formOnlineSoftmax(func);
