@@ -205,18 +205,30 @@ std::optional<std::string> TuningDb::lookup(const CompileRequest &r) const {
     // The layout choices carry over; values and unroll follow from the new
     // row length, so the planner recomputes them. So does the vector width
     // where the tuned one does not divide the new N (an odd N takes
-    // scalar accesses, whatever its neighbour was tuned to).
+    // scalar accesses, whatever its neighbour was tuned to). A streamed
+    // row does not carry over to such an N: streaming a row that fits on
+    // chip was chosen for 16-byte accesses, and with one-element ones it
+    // lost to the heuristic's cluster plan (cross-entropy f32 N = 50257,
+    // M = 4096: 1.26 against 2.08 TB/s; docs/performance-notes.md,
+    // session 12): the heuristic plans it.
     llvm::SmallVector<llvm::StringRef> fields;
     llvm::StringRef(near->schedule).split(fields, ',', -1, false);
     std::string s;
+    bool narrower = false, streamed = false;
     for (llvm::StringRef f : fields) {
       int64_t w = 0;
-      if (f.starts_with("values=") || f.starts_with("unroll=") ||
-          (f.starts_with("vector=") &&
-           (f.drop_front(7).getAsInteger(10, w) || w <= 0 || n % w != 0)))
+      streamed |= f == "staging=stream";
+      if (f.starts_with("vector=") &&
+          (f.drop_front(7).getAsInteger(10, w) || w <= 0 || n % w != 0)) {
+        narrower = true;
+        continue;
+      }
+      if (f.starts_with("values=") || f.starts_with("unroll="))
         continue;
       s += (s.empty() ? "" : ",") + f.str();
     }
+    if (narrower && streamed)
+      return std::nullopt;
     return s;
   }
   return std::nullopt;

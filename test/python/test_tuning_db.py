@@ -197,6 +197,23 @@ def test_nearest_shape_bucket(tmp_path):
     assert odd.startswith("threads=64,") and ",vector=1," in odd
 
 
+def test_streamed_bucket_row_does_not_carry_to_narrower_vectors(tmp_path):
+    # A streamed row (read once, 16-byte accesses) carries over to an N
+    # near it that keeps the vector, not to an odd one: there the
+    # heuristic plans the row (measured: the streamed plan with one-element
+    # accesses lost to the heuristic's cluster plan).
+    cache = tmp_path / "cache"
+    key, machine = key_and_machine(cache, "x=64x4096")
+    streamed = "threads=512,values=8,vector=8,rows=1,cluster=1,staging=stream,unroll=1,min_blocks=0"
+    (tmp_path / "db.jsonl").write_text(json.dumps(row(key, machine, "x=64x4096", 4096, streamed)) + "\n")
+    rkc("tune", "--import", tmp_path / "db.jsonl", cache=cache)
+    near, _ = plan_of(cache, "x=64x8192")
+    assert near.startswith("threads=512,") and "staging=stream" in near
+    odd, _ = plan_of(cache, "x=64x4095")
+    heuristic, _ = plan_of(tmp_path / "fresh", "x=64x4095")
+    assert odd == heuristic and "staging=stream" not in odd
+
+
 def test_corrupt_database_is_ignored_with_a_warning(tmp_path):
     cache = tmp_path / "cache"
     heuristic, _ = plan_of(cache, "x=64x4096")
