@@ -279,6 +279,11 @@ def latency_summary(lat, errors=True):
     if load:
         out.append("rkc first launch after compile (module load): median %.1f ms"
                    % _median([r["ms"] for r in load]))
+    disk = [r for r in by.get("disk_hit", []) if _ok(r)]
+    if disk:
+        ms = [r["ms"] for r in disk]
+        out.append("rkc disk-cache hit (fresh process, kernel on disk): median %.2f ms, max %.2f ms"
+                   % (_median(ms), max(ms)))
     for impl in ("rkc", "torch.compile"):
         fc = [r for r in by.get("first_call", []) if r.get("impl") == impl and _ok(r)]
         if fc:
@@ -579,6 +584,23 @@ def _latency_md(lat, notes_all):
             if ms:
                 out.append("| %s | %d | %.0f | %.0f |" % (IMPL_TITLE.get(impl, impl), len(ms),
                                                           _median(ms), max(ms)))
+        out.append("")
+    disk = by.get("disk_hit", [])
+    if disk:
+        out.append("Disk-cache hit: a fresh process with the same cache directory asks for a "
+                   "kernel compiled by another (after one request of another shape, which pays "
+                   "librkc's and CUDA's one-time set-up): `rkc.Kernel(...)` reads and loads the "
+                   "CUBIN, no compile:")
+        out.append("")
+        out.append("| op | dtype | M | N | ms |")
+        out.append("|---|---|---|---|---|")
+        for r in sorted(disk, key=lambda r: (OPS.index(r["op"]) if r["op"] in OPS else 99, r["N"])):
+            if r.get("error"):
+                notes_all.append("disk hit %s %s N=%s: %s" % (r["op"], r["dtype"], fmt_n(r["N"]),
+                                                             _short_error(r["error"])))
+            out.append("| %s | %s | %d | %s | %s |" % (
+                OP_TITLE.get(r["op"], r["op"]), r["dtype"], r["M"], fmt_n(r["N"]),
+                "%.2f" % r["ms"] if _ok(r) else "error"))
         out.append("")
     hits = by.get("cache_hit_py", []) + by.get("cache_hit_lib", [])
     if hits:
