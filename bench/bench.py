@@ -26,6 +26,7 @@ import random
 import re
 import subprocess
 import sys
+import tempfile
 import time
 import uuid
 
@@ -458,7 +459,6 @@ print("disk_hit_ms %.4f" % ((time.perf_counter() - t0) * 1e3))
     def disk_hit(self, text, row, M, N, dtype, name):
         """ms of a disk-cache hit for the request (op text, [M, N], dtype), or
         an error string."""
-        import tempfile
         with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as f:
             f.write(text)
             path = f.name

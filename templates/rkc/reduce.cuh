@@ -58,14 +58,14 @@ RKC_DEVICE void fold_max_exp_sum(const Frag &x, Valid valid, Merge merge) {
 #pragma unroll
     for (int k = 1; k < P; ++k) m = maximumf(m, mp[k]);
     const float shift = m == neg_inf() ? 0.0f : m;
-    const float shift2 = shift * 1.4426950408889634f;
+    const float shift2 = shift * log2e();
     float sp[P];
 #pragma unroll
     for (int k = 0; k < P; ++k) sp[k] = 0.0f;
 #pragma unroll
     for (int j = 0; j < G; ++j)
       if (valid(c * G + j))
-        sp[j % P] += FAST ? fast_exp2(fmaf((float)x[c * G + j], 1.4426950408889634f, -shift2))
+        sp[j % P] += FAST ? fast_exp2(fmaf((float)x[c * G + j], log2e(), -shift2))
                           : expf((float)x[c * G + j] - shift);
     float s = sp[0];
 #pragma unroll

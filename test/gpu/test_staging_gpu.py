@@ -111,6 +111,32 @@ def _as_list(out):
     return list(out) if isinstance(out, tuple) else [out]
 
 
+def _read_once_tol(dt):
+    """Relative error bound of the f32 results of a read-once row
+    (cross-entropy, logsumexp) from dt inputs."""
+    return 1e-5 if dt == "f32" else 1e-4
+
+
+def _assert_rel_close(outs, refs, tol, plan):
+    """Each output within `tol` of its float64 reference (relative 2-norm)."""
+    for i, (o, ref) in enumerate(zip(outs, refs)):
+        err = ((o.double() - ref).norm() / ref.norm()).item()
+        assert err <= tol, "output %d: relative error %.3e > %.0e (%s)" % (i, err, tol, plan)
+
+
+def _run_named(tag, op, dt, M, N, sched):
+    """Compiles op's shipped spec (`sched`: the schedule, "" for the
+    planner's) and runs it on seeded [M, N] inputs; (plan, inputs, outputs)."""
+    gen = _generator(tag, op, dt, M, N)
+    f = rkc.compile(_spec(op), schedule=sched or None)
+    arg = "logits" if op == "cross_entropy" else "x"
+    plan = f.kernel("%s=%dx%d" % (arg, M, N), dtype=dt).plan
+    ins = _inputs(op, dt, M, N, gen)
+    out = _as_list(f(*ins))
+    torch.cuda.synchronize()
+    return plan, ins, out
+
+
 def _case_ids(cases):
     return ["%s-%s-M%d-N%d%s" % (c[0], c[1], c[2], c[3], "-" + c[4] if c[4] else "")
             for c in cases]
@@ -173,21 +199,10 @@ STREAM_CASES = [(op, dt, 2, 1048576, "") for op in
 @pytest.mark.parametrize("op,dt,M,N,sched", STREAM_CASES, ids=_case_ids(STREAM_CASES))
 def test_streamed_rows(op, dt, M, N, sched):
     _skip()
-    gen = _generator("stream", op, dt, M, N)
-    f = rkc.compile(_spec(op), schedule=sched or None)
-    arg = "logits" if op == "cross_entropy" else "x"
-    plan = f.kernel("%s=%dx%d" % (arg, M, N), dtype=dt).plan
+    plan, ins, out = _run_named("stream", op, dt, M, N, sched)
     assert "staging=stream" in plan, plan
-    ins = _inputs(op, dt, M, N, gen)
-    out = _as_list(f(*ins))
-    torch.cuda.synchronize()
-    refs = _reference(op, ins)
-    for i, (o, ref) in enumerate(zip(out, refs)):
-        tol = TOL[dt]
-        if op == "cross_entropy":
-            tol = 1e-5 if dt == "f32" else 1e-4
-        err = ((o.double() - ref).norm() / ref.norm()).item()
-        assert err <= tol, "output %d: relative error %.3e > %.0e (%s)" % (i, err, tol, plan)
+    _assert_rel_close(out, _reference(op, ins),
+                      _read_once_tol(dt) if op == "cross_entropy" else TOL[dt], plan)
 
 
 @pytest.mark.gpu
@@ -258,10 +273,7 @@ def test_read_once_rows_streamed(op, dt, M, N, sched):
     if op == "argmax":
         assert torch.equal(out[0].cpu(), refs[0].cpu()), plan
         return
-    for i, (o, ref) in enumerate(zip(out, refs)):
-        tol = 1e-5 if dt == "f32" else 1e-4
-        err = ((o.double() - ref).norm() / ref.norm()).item()
-        assert err <= tol, "output %d: relative error %.3e > %.0e (%s)" % (i, err, tol, plan)
+    _assert_rel_close(out, refs, _read_once_tol(dt), plan)
 
 
 # The same read-once rows with N odd (one-element accesses): not streamed
@@ -276,14 +288,6 @@ ODD_READ_ONCE_CASES = [
 @pytest.mark.parametrize("op,dt,M,N,sched", ODD_READ_ONCE_CASES, ids=_case_ids(ODD_READ_ONCE_CASES))
 def test_read_once_rows_odd_n(op, dt, M, N, sched):
     _skip()
-    gen = _generator("read-once-odd", op, dt, M, N)
-    f = rkc.compile(_spec(op), schedule=sched or None)
-    plan = f.kernel("logits=%dx%d" % (M, N), dtype=dt).plan
+    plan, ins, out = _run_named("read-once-odd", op, dt, M, N, sched)
     assert "vector=1," in plan and "staging=stream" not in plan, plan
-    ins = _inputs(op, dt, M, N, gen)
-    out = _as_list(f(*ins))
-    torch.cuda.synchronize()
-    for i, (o, ref) in enumerate(zip(out, _reference(op, ins))):
-        tol = 1e-5 if dt == "f32" else 1e-4
-        err = ((o.double() - ref).norm() / ref.norm()).item()
-        assert err <= tol, "output %d: relative error %.3e > %.0e (%s)" % (i, err, tol, plan)
+    _assert_rel_close(out, _reference(op, ins), _read_once_tol(dt), plan)

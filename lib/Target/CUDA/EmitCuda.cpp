@@ -62,6 +62,10 @@ static constexpr int64_t kKeepRowOperandBytes = 2 << 20;
 /// drops the markers).
 static constexpr const char *kFoldBegin = "  //<fold>\n";
 static constexpr const char *kFoldEnd = "  //</fold>\n";
+/// Column of a thread's value i (its vector i / W, lane i % W) and whether
+/// it lies in the row: the thread reductions' element mask.
+static constexpr const char *kValueCol = "col0 + (i / W) * COL_STEP + (i % W)";
+static constexpr const char *kColInRow = "FULL_ROW || col < N";
 /// Independent fold chains of a streamed sweep's thread reduction.
 static constexpr int64_t kFoldChains = 4;
 /// The most state words (32-bit) those chains hold together.
@@ -644,11 +648,11 @@ LogicalResult KernelEmitter::emitOp(Operation *op) {
       std::string slot = chains > 1 ? formatv("{0}[c % {1}]", acc, chains).str() : acc;
       b << foldBegin;
       bool packed = packedFrags.contains(tr.getInputs()[0]);
-      b << formatv("  rkc::fold_max_exp_sum<V, {5}, {0}>({1}, [&](int i) {{ const int col = col0 + "
-                   "(i / W) * COL_STEP + (i % W); return FULL_ROW || col < N; }, [&](int c, "
-                   "float m, float s) {{ {2} = {3}()({2}, {4}{{m, s}); });\n",
+      b << formatv("  rkc::fold_max_exp_sum<V, {5}, {0}>({1}, [&](int i) {{ const int col = {6}; "
+                   "return {7}; }, [&](int c, float m, float s) {{ {2} = {3}()({2}, {4}{{m, s}); "
+                   "});\n",
                    fastMath ? "true" : "false", names.lookup(tr.getInputs()[0]), slot, *comb,
-                   stateType, packed ? "V" : "W");
+                   stateType, packed ? "V" : "W", kValueCol, kColInRow);
       b << foldEnd;
       mergeChains();
       stateNames[op] = r;
@@ -657,7 +661,7 @@ LogicalResult KernelEmitter::emitOp(Operation *op) {
     std::string slot = chains > 1 ? formatv("{0}[i % {1}]", acc, chains).str() : acc;
     declareChains();
     b << foldBegin << "  #pragma unroll\n  for (int i = 0; i < V; ++i) {\n";
-    b << "    const int col = col0 + (i / W) * COL_STEP + (i % W);\n";
+    b << "    const int col = " << kValueCol << ";\n";
     std::string elem;
     if (builtinScalar)
       elem = names.lookup(tr.getInputs()[0]) + "[i]";
@@ -669,7 +673,7 @@ LogicalResult KernelEmitter::emitOp(Operation *op) {
         elem += (i ? ", " : "") + names.lookup(in) + "[i]";
       elem += "}";
     }
-    b << "    if (FULL_ROW || col < N) " << slot << " = " << *comb << "()(" << slot
+    b << "    if (" << kColInRow << ") " << slot << " = " << *comb << "()(" << slot
       << ", " << elem << ");\n  }\n" << foldEnd;
     mergeChains();
     stateNames[op] = r;
