@@ -51,7 +51,10 @@ namespace rkc {
 ///      as max, then sum of exp (rkc::fold_max_exp_sum; session 12; rows of
 ///      unstreamed plans carried over, the streamed cross-entropy rows
 ///      re-tuned).
-inline constexpr int kCodegenRevision = 8;
+///   9: shifted rows: N not a multiple of the 16-byte vector keeps it, each
+///      row read from the aligned address before it (session 13; the PTX
+///      of every other kernel is unchanged: all rows carried over).
+inline constexpr int kCodegenRevision = 9;
 
 /// One database row.
 struct TuningEntry {

@@ -189,6 +189,16 @@ llvm::Error Kernel::launch(void *const *ptrs, const int64_t *strides, int64_t ro
     return llvm::createStringError(llvm::formatv("rows must be positive, got {0}", rows).str());
   size_t n = k.args.size();
   std::vector<int64_t> st(n, 0);
+  // Shifted rows (N not a multiple of the vector, templates/rkc/vec.cuh):
+  // each row is read from the aligned address before it, the same number of
+  // elements back in every [M, N] argument, so their row strides must agree
+  // modulo the vector (the first one's places the rows); [N] arguments are
+  // read element by element.
+  bool shifted = k.vector > 1 && k.cols % k.vector != 0;
+  int64_t headStride = -1;
+  for (size_t i = 0; i < n && shifted && headStride < 0; ++i)
+    if (k.args[i].shape.size() == 2 && k.args[i].shape[1] == k.cols)
+      headStride = strides && strides[i] ? strides[i] : k.args[i].shape[1];
   for (size_t i = 0; i < n; ++i) {
     const KernelArg &a = k.args[i];
     if (!ptrs[i])
@@ -223,15 +233,19 @@ llvm::Error Kernel::launch(void *const *ptrs, const int64_t *strides, int64_t ro
     bool perRowColumn = a.shape.size() == 2 && a.shape[1] == 1 && k.cols != 1;
     bool vectorised = (a.shape.size() == 2 && !perRowColumn) ||
                       (a.shape.size() == 1 && a.shape[0] == k.cols && k.cols != k.rows);
-    if (vectorised && k.vector > 1) {
+    if (vectorised && k.vector > 1 && !(shifted && a.shape.size() == 1)) {
       uintptr_t align = (uintptr_t)(k.vector * a.elemBytes);
+      int64_t want = shifted ? headStride % k.vector : 0;
       if ((uintptr_t)ptrs[i] % std::min<uintptr_t>(align, 16) != 0 ||
-          (a.shape.size() == 2 && rows > 1 && stride % k.vector != 0)) // one row: no stride
+          (a.shape.size() == 2 && rows > 1 && stride % k.vector != want)) // one row: no stride
         return llvm::createStringError(llvm::formatv(
             "'{0}' is not aligned for this kernel's {1}-element vector accesses "
-            "(pointer {2}, row stride {3}); compile with schedule vector=1 for "
+            "(pointer {2}, row stride {3}{4}); compile with schedule vector=1 for "
             "unaligned data",
-            a.name, k.vector, ptrs[i], stride).str());
+            a.name, k.vector, ptrs[i], stride,
+            shifted ? llvm::formatv(", which must equal the other rows' stride {0} modulo {1}",
+                                    headStride, k.vector).str()
+                    : std::string()).str());
     }
   }
   auto fn = function();

@@ -19,6 +19,7 @@
 
 #include "../Runtime/CudaDriver.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/SHA256.h"
@@ -57,7 +58,7 @@ struct Space {
     pl.vector = vector;
     pl.rows = rows;
     pl.minBlocks = minBlocks;
-    int64_t nvec = (p.cols + vector - 1) / vector;
+    int64_t nvec = (plan::rowSpan(p.cols, vector) + vector - 1) / vector;
     int64_t chunks = (nvec + threads * cluster - 1) / (threads * cluster);
     pl.values = chunks * vector;
     pl.unroll = chunks;
@@ -178,7 +179,16 @@ llvm::Expected<TuneReport> rkc::tune(CompileRequest req, const TuneOptions &opt)
     if (seen.insert(scheduleOf(*pl)).second)
       out.push_back(*pl);
   };
-  for (int64_t vector : {w0, std::max<int64_t>(w0 / 2, 1)})
+  // The 16-byte vector, half of it, and the widest that divides N (rows
+  // that start aligned; the others are shifted, templates/rkc/vec.cuh).
+  int64_t aligned = w0;
+  while (aligned > 1 && p.cols % aligned != 0)
+    aligned /= 2;
+  std::vector<int64_t> vectors{w0};
+  for (int64_t v : {std::max<int64_t>(w0 / 2, 1), aligned})
+    if (!llvm::is_contained(vectors, v))
+      vectors.push_back(v);
+  for (int64_t vector : vectors)
     for (int64_t threads = 1; threads <= 1024; threads *= 2)
       for (int64_t cluster = 1; cluster <= target->maxCluster; cluster *= 2)
         for (int64_t minBlocks : {0, 2}) {

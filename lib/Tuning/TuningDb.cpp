@@ -203,32 +203,18 @@ std::optional<std::string> TuningDb::lookup(const CompileRequest &r) const {
     return exact->schedule;
   if (near && bestDist <= 1.0) { // within a factor of two of a tuned N
     // The layout choices carry over; values and unroll follow from the new
-    // row length, so the planner recomputes them. So does the vector width
-    // where the tuned one does not divide the new N (an odd N takes
-    // scalar accesses, whatever its neighbour was tuned to). A streamed
-    // row does not carry over to such an N: streaming a row that fits on
-    // chip was chosen for 16-byte accesses, and with one-element ones it
-    // lost to the heuristic's cluster plan (cross-entropy f32 N = 50257,
-    // M = 4096: 1.26 against 2.08 TB/s; docs/performance-notes.md,
-    // session 12): the heuristic plans it.
+    // row length, so the planner recomputes them. The vector width carries
+    // over too: where it does not divide the new N the rows are shifted
+    // (read from the aligned address before each row, templates/rkc/vec.cuh)
+    // and keep their 16-byte accesses, so a streamed row stays fast there.
     llvm::SmallVector<llvm::StringRef> fields;
     llvm::StringRef(near->schedule).split(fields, ',', -1, false);
     std::string s;
-    bool narrower = false, streamed = false;
     for (llvm::StringRef f : fields) {
-      int64_t w = 0;
-      streamed |= f == "staging=stream";
-      if (f.starts_with("vector=") &&
-          (f.drop_front(7).getAsInteger(10, w) || w <= 0 || n % w != 0)) {
-        narrower = true;
-        continue;
-      }
       if (f.starts_with("values=") || f.starts_with("unroll="))
         continue;
       s += (s.empty() ? "" : ",") + f.str();
     }
-    if (narrower && streamed)
-      return std::nullopt;
     return s;
   }
   return std::nullopt;

@@ -204,16 +204,26 @@ def _arch(dev):
     return a
 
 
-def _aligned(V, ptrs, sizes, strides, skip):
+def _strides_ok(V, N, strides):
+    """True when row strides (0: contiguous, N) suit V-element accesses of
+    rows of N: multiples of V, or, when N is not (shifted rows: each row is
+    read from the aligned address before it, rkc/vec.cuh), all equal
+    modulo V (the rule of rkcKernelLaunch; conservative for [N] arguments,
+    whose stride 0 counts as N)."""
+    if N % V == 0:
+        return not any(s % V for s in strides)
+    first = (strides[0] or N) % V if strides else 0
+    return all((s or N) % V == first for s in strides)
+
+
+def _aligned(V, N, ptrs, sizes, strides, skip):
     """True when every vector-accessed pointer and row stride suits V-element
     accesses (the rule of rkcKernelLaunch: pointer % min(V * elem, 16) and
-    stride % V)."""
+    _strides_ok)."""
     for i, p in enumerate(ptrs):
-        if i in skip:
-            continue
-        if p % min(V * sizes[i], 16) or strides[i] % V:
+        if i not in skip and p % min(V * sizes[i], 16):
             return False
-    return True
+    return _strides_ok(V, N, [s for i, s in enumerate(strides) if i not in skip])
 
 
 def _launch(k, tensors, strides, M, dev, skip, recompile):
@@ -223,9 +233,10 @@ def _launch(k, tensors, strides, M, dev, skip, recompile):
     V = k.vector_width
     if V > 1:
         sizes = [t.element_size() for t in tensors]
-        if not _aligned(V, ptrs, sizes, strides, skip):
+        N = k.cols or 1
+        if not _aligned(V, N, ptrs, sizes, strides, skip):
             v = V >> 1
-            while v > 1 and not _aligned(v, ptrs, sizes, strides, skip):
+            while v > 1 and not _aligned(v, N, ptrs, sizes, strides, skip):
                 v >>= 1
             k = recompile(max(v, 1))
     _submit(k, ptrs, strides, M, dev)
@@ -350,7 +361,8 @@ class _Launcher(object):
         """The widest vector (<= V) that suits pointers whose OR is `aor`
         and the row strides (the rule of _aligned / rkcKernelLaunch)."""
         v = self.V
-        while v > 1 and (aor % min(v * self.size, 16) or any(s % v for s in self.vstrides)):
+        while v > 1 and (aor % min(v * self.size, 16) or
+                         not _strides_ok(v, self.kernel.cols or 1, self.vstrides)):
             v >>= 1
         return max(v, 1)
 

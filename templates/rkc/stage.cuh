@@ -19,21 +19,22 @@
 namespace rkc {
 
 /// Starts copying this thread's VPT values (columns col0 + c * col_step +
-/// [0, W)) of `row` into its slots of `smem`; columns >= n become zeros.
+/// [0, W)) of `row` into its slots of `smem`; columns >= n (and, in a
+/// shifted row, columns < 0: rkc/vec.cuh) become zeros.
 /// Call cp_async_commit() and cp_async_wait_all() before reading.
-template <class T, int VPT, int W, int TPR>
+template <class T, int VPT, int W, int TPR, bool SHIFTED = false>
 RKC_DEVICE void stage_frag(T *smem, const T *row, int col0, int col_step, int n, int t) {
   static_assert(sizeof(T) * W == 16, "rkc::stage_frag: 16-byte chunks");
 #pragma unroll
   for (int c = 0; c < VPT / W; ++c) {
     const int col = col0 + c * col_step;
     T *dst = smem + (c * TPR + t) * W;
-    if (col + W <= n) {
+    if ((!SHIFTED || col >= 0) && col + W <= n) {
       cp_async_16(dst, row + col);
     } else {
 #pragma unroll
       for (int j = 0; j < W; ++j)
-        dst[j] = col + j < n ? row[col + j] : from_f32<T>(0.0f);
+        dst[j] = (SHIFTED ? (unsigned)(col + j) < (unsigned)n : col + j < n) ? row[col + j] : from_f32<T>(0.0f);
     }
   }
 }

@@ -197,8 +197,14 @@ RKC_DEVICE void load_vec_impl(const T *p, float (&out)[W]) {
   }
 }
 
+/// Whether column `col` of a shifted row of n elements is in the row (its
+/// thread columns start below 0, see "Shifted rows" below). The unshifted
+/// impls below spell `SHIFTED ? this : col < n` out at each use: a call
+/// there reordered the PTX of kernels that are not shifted.
+RKC_DEVICE bool col_in_shifted_row(int col, int n) { return (unsigned)col < (unsigned)n; }
+
 /// Fragment load shared by load_frag / load_frag_stream / load_frag_keep.
-template <class T, int VPT, int W, int POLICY>
+template <class T, int VPT, int W, int POLICY, bool SHIFTED>
 RKC_DEVICE void load_frag_impl(const T *row, int col0, int col_step, int n,
                                float (&frag)[VPT], float fill) {
   static_assert(VPT % W == 0, "rkc::load_frag: VPT must be a multiple of W");
@@ -206,12 +212,12 @@ RKC_DEVICE void load_frag_impl(const T *row, int col0, int col_step, int n,
   for (int c = 0; c < VPT / W; ++c) {
     const int col = col0 + c * col_step;
     float(&chunk)[W] = *reinterpret_cast<float(*)[W]>(frag + c * W);
-    if (col + W <= n) {
+    if ((!SHIFTED || col >= 0) && col + W <= n) {
       load_vec_impl<T, W, POLICY>(row + col, chunk);
     } else {
 #pragma unroll
       for (int j = 0; j < W; ++j)
-        chunk[j] = col + j < n ? to_f32(row[col + j]) : fill;
+        chunk[j] = (SHIFTED ? (unsigned)(col + j) < (unsigned)n : col + j < n) ? to_f32(row[col + j]) : fill;
     }
   }
 }
@@ -309,31 +315,41 @@ RKC_DEVICE void store_vec_stream(T *p, const S (&in)[W]) {
 // at column  col0 + (v / W) * col_step + (v % W).  A chunk whose W columns are
 // all < n is accessed with one vector access; a chunk that straddles n is
 // accessed element-wise with predication; columns >= n are never touched.
+//
+// Shifted rows (SHIFTED = true): when n is not a multiple of W, row r of a
+// row-major tensor starts h = (r * stride) % W elements past a W-aligned
+// address. The generated kernel then numbers its thread columns from -h
+// (col0 = its unshifted first column - h), so that `row + col` is aligned
+// for every chunk, and the chunks are bounded on both sides: columns < 0
+// (the previous row's tail) and >= n are never touched; the chunks that
+// straddle 0 or n go element by element. A [N] operand of such a row (a
+// weight) is not shifted with it: load_frag_unaligned reads it element by
+// element at the same columns.
 // ---------------------------------------------------------------------------
 
 /// Loads a fragment; values at columns >= n are set to `fill` (typically the
 /// identity of the consuming reduction: 0 for sums, -inf for max).
-template <class T, int VPT, int W>
+template <class T, int VPT, int W, bool SHIFTED = false>
 RKC_DEVICE void load_frag(const T *row, int col0, int col_step, int n,
                           float (&frag)[VPT], float fill) {
-  detail::load_frag_impl<T, VPT, W, detail::kLoadNormal>(row, col0, col_step, n, frag, fill);
+  detail::load_frag_impl<T, VPT, W, detail::kLoadNormal, SHIFTED>(row, col0, col_step, n, frag, fill);
 }
 
 /// As load_frag, for a [N] operand that every row of the grid reads again
 /// (a weight, a bias): the lines are kept in L2 with an evict-last policy
 /// (`ld.global.nc.L2::cache_hint`), so the streamed rows evict each other
 /// first. `row` is read-only for the whole kernel.
-template <class T, int VPT, int W>
+template <class T, int VPT, int W, bool SHIFTED = false>
 RKC_DEVICE void load_frag_keep(const T *row, int col0, int col_step, int n,
                                float (&frag)[VPT], float fill) {
-  detail::load_frag_impl<T, VPT, W, detail::kLoadKeep>(row, col0, col_step, n, frag, fill);
+  detail::load_frag_impl<T, VPT, W, detail::kLoadKeep, SHIFTED>(row, col0, col_step, n, frag, fill);
 }
 
 /// As load_frag, with load_vec_stream for the full chunks (data read once).
-template <class T, int VPT, int W>
+template <class T, int VPT, int W, bool SHIFTED = false>
 RKC_DEVICE void load_frag_stream(const T *row, int col0, int col_step, int n,
                                  float (&frag)[VPT], float fill) {
-  detail::load_frag_impl<T, VPT, W, detail::kLoadStream>(row, col0, col_step, n, frag, fill);
+  detail::load_frag_impl<T, VPT, W, detail::kLoadStream, SHIFTED>(row, col0, col_step, n, frag, fill);
 }
 
 // ---------------------------------------------------------------------------
@@ -379,7 +395,7 @@ template <class T, int VPT> struct PackedFrag {
 };
 
 namespace detail {
-template <class T, int VPT, int W, int POLICY>
+template <class T, int VPT, int W, int POLICY, bool SHIFTED>
 RKC_DEVICE void load_packed_impl(const T *row, int col0, int col_step, int n,
                                  PackedFrag<T, VPT> &frag, float fill) {
   static_assert(VPT % W == 0 && W % 2 == 0, "rkc::load_frag: packed chunks of even W");
@@ -392,15 +408,15 @@ RKC_DEVICE void load_packed_impl(const T *row, int col0, int col_step, int n,
 #pragma unroll
     for (int k = 0; k < W / E; ++k) {
       u32(&words)[A::WORDS] = *reinterpret_cast<u32(*)[A::WORDS]>(frag.w + (c * W + k * E) / 2);
-      if (col + W <= n) {
+      if ((!SHIFTED || col >= 0) && col + W <= n) {
         load_words<A, POLICY>(row + col + k * E, words);
       } else {
         const u16 f = from_f32<T>(fill).bits;
 #pragma unroll
         for (int j = 0; j < E; j += 2) {
           const int at = col + k * E + j;
-          const u16 lo = at < n ? row[at].bits : f;
-          const u16 hi = at + 1 < n ? row[at + 1].bits : f;
+          const u16 lo = (SHIFTED ? (unsigned)at < (unsigned)n : at < n) ? row[at].bits : f;
+          const u16 hi = (SHIFTED ? (unsigned)(at + 1) < (unsigned)n : at + 1 < n) ? row[at + 1].bits : f;
           words[j / 2] = (u32)lo | ((u32)hi << 16);
         }
       }
@@ -413,41 +429,74 @@ RKC_DEVICE void load_packed_impl(const T *row, int col0, int col_step, int n,
 /// As load_frag, into a packed fragment. W is even: each vector access is
 /// whole words (sizeof(T) * W >= 4). Values at columns >= n are `fill`
 /// narrowed to T (the reduction identities 0 and -inf are exact).
-template <class T, int VPT, int W>
+template <class T, int VPT, int W, bool SHIFTED = false>
 RKC_DEVICE void load_frag(const T *row, int col0, int col_step, int n,
                           PackedFrag<T, VPT> &frag, float fill) {
-  detail::load_packed_impl<T, VPT, W, detail::kLoadNormal>(row, col0, col_step, n, frag, fill);
+  detail::load_packed_impl<T, VPT, W, detail::kLoadNormal, SHIFTED>(row, col0, col_step, n, frag, fill);
 }
 
 /// As load_frag_stream (read for the last time: evict-first), into a packed
 /// fragment.
-template <class T, int VPT, int W>
+template <class T, int VPT, int W, bool SHIFTED = false>
 RKC_DEVICE void load_frag_stream(const T *row, int col0, int col_step, int n,
                                  PackedFrag<T, VPT> &frag, float fill) {
-  detail::load_packed_impl<T, VPT, W, detail::kLoadStream>(row, col0, col_step, n, frag, fill);
+  detail::load_packed_impl<T, VPT, W, detail::kLoadStream, SHIFTED>(row, col0, col_step, n, frag, fill);
 }
 
 /// As load_frag_keep (a [N] operand kept in L2), into a packed fragment.
-template <class T, int VPT, int W>
+template <class T, int VPT, int W, bool SHIFTED = false>
 RKC_DEVICE void load_frag_keep(const T *row, int col0, int col_step, int n,
                                PackedFrag<T, VPT> &frag, float fill) {
-  detail::load_packed_impl<T, VPT, W, detail::kLoadKeep>(row, col0, col_step, n, frag, fill);
+  detail::load_packed_impl<T, VPT, W, detail::kLoadKeep, SHIFTED>(row, col0, col_step, n, frag, fill);
+}
+
+/// The [N] operand (a weight, a bias) of a shifted row: the same columns
+/// as load_frag<..., SHIFTED = true>, which are not W-aligned in the
+/// operand, read element by element (they hit L2: every row reads them).
+template <class T, int VPT, int W>
+RKC_DEVICE void load_frag_unaligned(const T *row, int col0, int col_step, int n,
+                                    float (&frag)[VPT], float fill) {
+  static_assert(VPT % W == 0, "rkc::load_frag_unaligned: VPT must be a multiple of W");
+#pragma unroll
+  for (int c = 0; c < VPT / W; ++c)
+#pragma unroll
+    for (int j = 0; j < W; ++j) {
+      const int col = col0 + c * col_step + j;
+      frag[c * W + j] = detail::col_in_shifted_row(col, n) ? to_f32(row[col]) : fill;
+    }
+}
+
+/// As load_frag_unaligned, into a packed fragment.
+template <class T, int VPT, int W>
+RKC_DEVICE void load_frag_unaligned(const T *row, int col0, int col_step, int n,
+                                    PackedFrag<T, VPT> &frag, float fill) {
+  static_assert(VPT % W == 0 && W % 2 == 0, "rkc::load_frag_unaligned: packed chunks of even W");
+  const u16 f = from_f32<T>(fill).bits;
+#pragma unroll
+  for (int c = 0; c < VPT / W; ++c)
+#pragma unroll
+    for (int j = 0; j < W; j += 2) {
+      const int col = col0 + c * col_step + j;
+      const u16 lo = detail::col_in_shifted_row(col, n) ? row[col].bits : f;
+      const u16 hi = detail::col_in_shifted_row(col + 1, n) ? row[col + 1].bits : f;
+      frag.w[(c * W + j) / 2] = (u32)lo | ((u32)hi << 16);
+    }
 }
 
 namespace detail {
-template <class T, int VPT, int W, int POLICY, class S>
+template <class T, int VPT, int W, int POLICY, bool SHIFTED, class S>
 RKC_DEVICE void store_frag_impl(T *row, int col0, int col_step, int n, const S (&frag)[VPT]) {
   static_assert(VPT % W == 0, "rkc::store_frag: VPT must be a multiple of W");
 #pragma unroll
   for (int c = 0; c < VPT / W; ++c) {
     const int col = col0 + c * col_step;
     const S(&chunk)[W] = *reinterpret_cast<const S(*)[W]>(frag + c * W);
-    if (col + W <= n) {
+    if ((!SHIFTED || col >= 0) && col + W <= n) {
       store_vec_impl<T, W, POLICY>(row + col, chunk);
     } else {
 #pragma unroll
       for (int j = 0; j < W; ++j)
-        if (col + j < n)
+        if (SHIFTED ? (unsigned)(col + j) < (unsigned)n : col + j < n)
           row[col + j] = store_cast<T>(chunk[j]);
     }
   }
@@ -456,18 +505,18 @@ RKC_DEVICE void store_frag_impl(T *row, int col0, int col_step, int n, const S (
 
 /// Stores a fragment; never writes columns >= n. S: float values, or the
 /// int values of an int8 tensor.
-template <class T, int VPT, int W, class S>
+template <class T, int VPT, int W, bool SHIFTED = false, class S>
 RKC_DEVICE void store_frag(T *row, int col0, int col_step, int n,
                            const S (&frag)[VPT]) {
-  detail::store_frag_impl<T, VPT, W, detail::kStoreNormal>(row, col0, col_step, n, frag);
+  detail::store_frag_impl<T, VPT, W, detail::kStoreNormal, SHIFTED>(row, col0, col_step, n, frag);
 }
 
 /// As store_frag, with store_vec_stream for the full chunks: a streamed
 /// row's results, not read again by the kernel.
-template <class T, int VPT, int W, class S>
+template <class T, int VPT, int W, bool SHIFTED = false, class S>
 RKC_DEVICE void store_frag_stream(T *row, int col0, int col_step, int n,
                                   const S (&frag)[VPT]) {
-  detail::store_frag_impl<T, VPT, W, detail::kStoreStream>(row, col0, col_step, n, frag);
+  detail::store_frag_impl<T, VPT, W, detail::kStoreStream, SHIFTED>(row, col0, col_step, n, frag);
 }
 
 // ---------------------------------------------------------------------------

@@ -55,9 +55,9 @@ func.func @subwarp_f32(%x: tensor<4x32xf32>) -> tensor<4xf32> {
 // SM90-LABEL: func.func @subwarp_f32
 // SM90-SAME:    attributes {tier.arch = "sm_90a", tier.layout = #tier.tv_layout<threads = 8, values = 4, vector = 4, rows = 16>, tier.schedule = #tier.schedule<reduce = warp, cluster = 1, staging = registers, unroll = 1, min_blocks = 0>}
 
-// N = 3 is a multiple of no vector > 1: 4-byte accesses; 3 vectors -> 4
-// threads; 128 / 4 = 32 rows per CTA.
-// expected-remark@below {{plan: vector = 1: 4-byte accesses of 4-byte elements (N is not a multiple of a 16-byte vector)}}
+// N = 3 is shorter than a 16-byte vector and a multiple of no vector > 1:
+// 4-byte accesses; 3 vectors -> 4 threads; 128 / 4 = 32 rows per CTA.
+// expected-remark@below {{plan: vector = 1: 4-byte accesses of 4-byte elements (the row is shorter than a 16-byte vector)}}
 // expected-remark@below {{plan: 4 threads per row (sub-warp), 1 values per thread (1 vector loads in flight)}}
 // expected-remark@below {{plan: cluster = 1}}
 // expected-remark@below {{plan: rows per CTA: 32 (128 threads)}}
@@ -248,20 +248,23 @@ func.func @f32_n262144_read_once(%x: tensor<512x262144xf32>) -> tensor<512xf32> 
 // SM90-LABEL: func.func @f32_n262144_read_once
 // SM90-SAME:    tier.schedule = #tier.schedule<reduce = block, cluster = 1, staging = stream, unroll = 8, min_blocks = 0>
 
-// The same read-once row with N odd (one-element accesses): the streamed
-// kernel was measured slower there, so the registers cluster plan stays.
-// expected-remark@below {{plan: vector = 1: 4-byte accesses of 4-byte elements (N is not a multiple of a 16-byte vector)}}
-// expected-remark@below {{plan: 256 threads per row, 25 values per thread (25 vector loads in flight)}}
-// expected-remark@below {{plan: cluster = 8: the row is split over the CTAs of a cluster and reduced through DSMEM}}
-// expected-remark@below {{plan: rows per CTA: 1 (256 threads)}}
-// expected-remark@below {{plan: reductions climb to the cluster tier}}
-// expected-remark@below {{plan: staging = registers: the row stays in registers and is read from global memory once}}
-func.func @f32_n50257_read_once_scalar(%x: tensor<4096x50257xf32>) -> tensor<4096xf32> {
+// The same read-once row with N odd: its rows are shifted (each read from
+// the 16-byte-aligned address up to 3 elements before it), so it keeps
+// 16-byte vectors and is streamed like the aligned row: 50257 + 3 columns,
+// ceil(50260 / 16384) = 4 passes.
+// expected-remark@below {{plan: vector = 4: 16-byte accesses of 4-byte elements (shifted rows: N is not a multiple of 4, so each row is read from the aligned address up to 3 elements before it)}}
+// expected-remark@below {{plan: 512 threads per row, 32 values per thread (8 vector loads in flight)}}
+// expected-remark@below {{plan: cluster = 1}}
+// expected-remark@below {{plan: rows per CTA: 1 (512 threads)}}
+// expected-remark@below {{plan: reductions climb to the block tier}}
+// expected-remark@below {{plan: staging = stream: the row is read once (no [M, N] result, one reduction deep) and would need a cluster; it is swept in passes (4) of 16384 elements, with online combiners}}
+func.func @f32_n50257_read_once_shifted(%x: tensor<4096x50257xf32>) -> tensor<4096xf32> {
   %s = rk.reduce add %x : tensor<4096x50257xf32> -> tensor<4096xf32>
   return %s : tensor<4096xf32>
 }
-// SM90-LABEL: func.func @f32_n50257_read_once_scalar
-// SM90-SAME:    staging = registers
+// SM90-LABEL: func.func @f32_n50257_read_once_shifted
+// SM90-SAME:    tier.layout = #tier.tv_layout<threads = 512, values = 32, vector = 4, rows = 1>
+// SM90-SAME:    staging = stream
 
 // Two reductions deep (max, then the sum of exp(x - max), not fused): a
 // streamed kernel would read the row twice, so it stays staged.

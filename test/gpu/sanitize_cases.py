@@ -3,7 +3,8 @@
 (a cluster), 262144 (the largest cluster)}, M = 3, N = 1048576 (the streaming
 tier), M = 2, read-once rows streamed one CTA per row (N = 65544, M = 264),
 plus M = 1, misaligned
-rows (the vector fallback) and the custom specs. Each result is compared
+rows (the vector fallback), shifted rows (N not a multiple of the vector:
+4095, 65539, 1000003 streamed, 65537 read-once) and the custom specs. Each result is compared
 with PyTorch so that a kernel that silently did nothing is noticed. The
 references run on the CPU: only rkc's kernels and PyTorch's elementwise
 copies run on the GPU under the sanitizer (PyTorch's own GPU reductions
@@ -103,6 +104,13 @@ def main():
     # Read-once rows over enough rows to fill the GPU: streamed, one CTA per
     # row, several fold chains, a partial last pass.
     cases += [(op, dt, 65536 + 8, 264, None) for op in ("cross_entropy", "row_logsumexp")
+              for dt in DT]
+    # Shifted rows (N not a multiple of the vector: each row read from the
+    # aligned address before it; the chunks at both ends element by
+    # element): registers and cluster plans, streamed sweeps, read-once.
+    cases += [(op, dt, N, M, None) for op in OPS for dt in DT for N in (4095, 65539)]
+    cases += [(op, dt, 1000003, 2, None) for op in ("softmax", "layer_norm") for dt in DT]
+    cases += [(op, dt, 65537, 264, None) for op in ("cross_entropy", "row_logsumexp")
               for dt in DT]
     # Compile the named ops' aligned kernels up front, in parallel.
     pre = set()

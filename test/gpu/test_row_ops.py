@@ -230,8 +230,10 @@ def test_cross_entropy(case, gen):
 
 LAYOUTS = {
     # name: (extra columns of the parent, column offset of x in it)
-    "pad64": (64, 0),   # row stride N + 64: aligned, the full-vector kernel
-    "pad3": (3, 0),     # row stride N + 3: odd, falls back to vector = 1
+    "pad64": (64, 0),   # row stride N + 64: aligned (or, N odd, shifted like
+                        # the outputs' rows): the full-vector kernel
+    "pad3": (3, 0),     # row stride N + 3: odd (or, N odd, not the outputs'
+                        # stride modulo any vector): falls back to vector = 1
     "off1": (64, 1),    # x starts one element in: falls back to vector = 1
     "off2": (66, 2),    # 4-byte (bf16) / 8-byte (f32) aligned: vector = 2
 }
@@ -254,9 +256,9 @@ STRIDE_CASES = [(op, dt, N, lay)
                 for op in ("rms_norm", "rms_norm_residual", "layer_norm", "softmax",
                            "log_softmax", "cross_entropy")
                 for dt in ("f32", "bf16")
-                for N in (4096, 65536)
+                for N in (4095, 4096, 65536)
                 for lay in LAYOUTS
-                if N == 4096 or op in ("rms_norm", "softmax", "cross_entropy")]
+                if N <= 4096 or op in ("rms_norm", "softmax", "cross_entropy")]
 
 
 @pytest.mark.parametrize("op,dt,N,layout", STRIDE_CASES,

@@ -276,12 +276,17 @@ def test_read_once_rows_streamed(op, dt, M, N, sched):
     _assert_rel_close(out, refs, _read_once_tol(dt), plan)
 
 
-# The same read-once rows with N odd (one-element accesses): not streamed
-# (measured slower there), the registers cluster plan; must match too.
+# The same read-once rows with N odd: shifted rows (each read from the
+# 16-byte-aligned address before it, rkc/vec.cuh) keep 16-byte vectors, so
+# they are streamed like the aligned ones; must match too.
 ODD_READ_ONCE_CASES = [
     ("cross_entropy", "f32", 300, 50257, ""),
     ("cross_entropy", "bf16", 280, 131071, ""),
 ]
+
+
+def _full_vector(plan, dt):
+    return "vector=%d," % (16 // (4 if dt == "f32" else 2)) in plan
 
 
 @pytest.mark.gpu
@@ -289,5 +294,38 @@ ODD_READ_ONCE_CASES = [
 def test_read_once_rows_odd_n(op, dt, M, N, sched):
     _skip()
     plan, ins, out = _run_named("read-once-odd", op, dt, M, N, sched)
-    assert "vector=1," in plan and "staging=stream" not in plan, plan
+    assert _full_vector(plan, dt) and "staging=stream" in plan, plan
     _assert_rel_close(out, _reference(op, ins), _read_once_tol(dt), plan)
+
+
+# Shifted rows (N not a multiple of the 16-byte vector) under every
+# staging: registers, async (cp.async of aligned chunks, element-wise at
+# the row's two ends), streamed sweeps (forwards and backwards), shared-
+# memory staging; [N] operands read element by element; several rows per
+# CTA (each with its own shift), rows past M in the last CTA.
+SHIFTED_CASES = [
+    ("softmax", "bf16", 3, 50257, ""),
+    ("softmax", "f16", 2, 1000003, ""),
+    ("softmax", "bf16", 5, 65539, "staging=smem"),
+    ("log_softmax", "f32", 4097, 1001, ""),
+    ("layer_norm", "bf16", 3, 262147, ""),
+    ("layer_norm", "f32", 2, 1000003, ""),
+    ("layer_norm", "f16", 129, 16387, ""),
+    ("rms_norm", "bf16", 7, 4095, "staging=registers"),
+    ("rms_norm", "f32", 3, 131071, ""),
+    ("rms_norm_residual", "bf16", 3, 32771, ""),
+    ("rms_norm_residual", "f32", 130, 4093, "threads=128,rows=2"),
+    ("cross_entropy", "bf16", 33, 50257, "cluster=2"),
+    ("softmax", "bf16", 130, 4095, "threads=128,rows=2"),
+]
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("op,dt,M,N,sched", SHIFTED_CASES, ids=_case_ids(SHIFTED_CASES))
+def test_shifted_rows(op, dt, M, N, sched):
+    _skip()
+    plan, ins, out = _run_named("shifted", op, dt, M, N, sched)
+    assert _full_vector(plan, dt), plan
+    refs = _reference(op, ins)
+    tol = _read_once_tol(dt) if op == "cross_entropy" else TOL[dt]
+    _assert_rel_close(out, refs, tol, plan)

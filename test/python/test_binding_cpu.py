@@ -182,7 +182,10 @@ def test_compile_shipped_spec(name, dtype, shape):
         else:
             assert a.shape == (M, N) and a.dtype == dtype
     V = k.vector_width
-    assert V >= 1 and N % V == 0 and V * (2 if dtype == "bf16" else 4) <= 16
+    # 16-byte vectors; a row shorter than one takes a width dividing N, a
+    # longer one that N is not a multiple of is shifted (rkc/vec.cuh).
+    elem = 2 if dtype == "bf16" else 4
+    assert V * elem == 16 if N * elem >= 16 else (V >= 1 and N % V == 0 and V * elem < 16)
     assert (k.rows, k.cols) == (M, N)
     assert "__global__" in k.cuda and "rkc_" + name in k.cuda
     assert ".entry" in k.ptx or ".visible" in k.ptx
@@ -413,3 +416,19 @@ def test_ops_without_torch_raise_import_error():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert out.stdout.count("OK ") == 4, out.stdout
+
+
+def test_vector_alignment_rule_of_shifted_rows():
+    # The launch rule the binding mirrors (rkcKernelLaunch): with N a
+    # multiple of V, pointers and row strides are multiples of V; with N
+    # not (shifted rows), the [M, N] row strides agree modulo V instead.
+    ok = rkc.ops._strides_ok
+    assert ok(8, 4096, [4096, 0]) and not ok(8, 4096, [4099, 0])
+    assert ok(8, 4095, [4095, 0]) and ok(8, 4095, [4095 + 64, 0])
+    assert not ok(8, 4095, [4098, 0]) and ok(1, 4095, [4098, 0])
+    assert ok(2, 4095, [4095 + 66, 0]) and not ok(4, 4095, [4095 + 66, 0])
+    # Pointers: 16-byte aligned for 16-byte vectors, whatever N.
+    sizes, skip = [2, 2], ()
+    assert rkc.ops._aligned(8, 4095, [4096, 8192], sizes, [4095, 0], skip)
+    assert not rkc.ops._aligned(8, 4095, [4098, 8192], sizes, [4095, 0], skip)
+    assert rkc.ops._aligned(1, 4095, [4098, 8192], sizes, [4095, 0], skip)

@@ -66,6 +66,8 @@ static constexpr const char *kFoldEnd = "  //</fold>\n";
 /// it lies in the row: the thread reductions' element mask.
 static constexpr const char *kValueCol = "col0 + (i / W) * COL_STEP + (i % W)";
 static constexpr const char *kColInRow = "FULL_ROW || col < N";
+/// The same in a shifted row, whose thread columns start below 0.
+static constexpr const char *kColInShiftedRow = "(unsigned)col < (unsigned)N";
 /// Independent fold chains of a streamed sweep's thread reduction.
 static constexpr int64_t kFoldChains = 4;
 /// The most state words (32-bit) those chains hold together.
@@ -189,6 +191,15 @@ private:
   unsigned sweepCount = 0, streamSweeps = 0;
   /// Bytes of the [N] operands (weights, biases) every row reads again.
   int64_t rowOperandBytes = 0;
+  /// Shifted rows (rkc/vec.cuh): N is not a multiple of the vector W, so
+  /// row r starts (r * stride) % W elements past an aligned address; the
+  /// thread columns start that far below 0 and every [M, N] chunk is
+  /// aligned. [N] operands are then read element by element.
+  bool shifted = false;
+  /// The thread reductions' element mask.
+  const char *colInRow() const { return shifted ? kColInShiftedRow : kColInRow; }
+  /// The template argument that bounds chunks on both sides, if shifted.
+  const char *shiftArg() const { return shifted ? ", true" : ""; }
 
   func::FuncOp func;
   raw_ostream &os;
@@ -496,9 +507,13 @@ LogicalResult KernelEmitter::emitOp(Operation *op) {
     const char *policy = !isRow && rowOperandBytes >= kKeepRowOperandBytes ? "_keep" : "";
     if (isRow && streaming && sweepCount >= 2 && sweepCount == streamSweeps)
       policy = "_stream";
+    // A shifted row's [N] operands are not aligned at its columns.
+    if (shifted && !isRow)
+      policy = "_unaligned";
     b << decl
-      << formatv("  rkc::load_frag{4}<{0}, V, W>(a{1}{2}, col0, COL_STEP, N, {3}, 0.0f);\n", *st,
-                 i, isRow ? formatv(" + row * s{0}", i).str() : "", n, policy);
+      << formatv("  rkc::load_frag{4}<{0}, V, W{5}>(a{1}{2}, col0, COL_STEP, N, {3}, 0.0f);\n", *st,
+                 i, isRow ? formatv(" + row * s{0}", i).str() : "", n, policy,
+                 isRow ? shiftArg() : "");
     return success();
   }
   if (auto ld = dyn_cast<tier::LoadRowScalarOp>(op)) {
@@ -652,7 +667,7 @@ LogicalResult KernelEmitter::emitOp(Operation *op) {
                    "return {7}; }, [&](int c, float m, float s) {{ {2} = {3}()({2}, {4}{{m, s}); "
                    "});\n",
                    fastMath ? "true" : "false", names.lookup(tr.getInputs()[0]), slot, *comb,
-                   stateType, packed ? "V" : "W", kValueCol, kColInRow);
+                   stateType, packed ? "V" : "W", kValueCol, colInRow());
       b << foldEnd;
       mergeChains();
       stateNames[op] = r;
@@ -673,7 +688,7 @@ LogicalResult KernelEmitter::emitOp(Operation *op) {
         elem += (i ? ", " : "") + names.lookup(in) + "[i]";
       elem += "}";
     }
-    b << "    if (" << kColInRow << ") " << slot << " = " << *comb << "()(" << slot
+    b << "    if (" << colInRow() << ") " << slot << " = " << *comb << "()(" << slot
       << ", " << elem << ");\n  }\n" << foldEnd;
     mergeChains();
     stateNames[op] = r;
@@ -743,9 +758,9 @@ LogicalResult KernelEmitter::emitOp(Operation *op) {
     // leave L2 to the parts of rows still to be swept again (ncu, RMSNorm
     // bf16 N = 1M: 432 -> 340 MB of DRAM reads with the evict-first last
     // sweep).
-    b << formatv("  if (row_ok) rkc::store_frag{3}<{0}, V, W>(a{1} + row * s{1}, col0, "
+    b << formatv("  if (row_ok) rkc::store_frag{3}<{0}, V, W{4}>(a{1} + row * s{1}, col0, "
                  "COL_STEP, N, {2});\n",
-                 *sty, i, v, streaming ? "_stream" : "");
+                 *sty, i, v, streaming ? "_stream" : "", shiftArg());
     return success();
   }
   if (auto st = dyn_cast<tier::StoreRowScalarOp>(op)) {
@@ -1058,6 +1073,15 @@ LogicalResult KernelEmitter::emit(rkc::KernelInfo &info) {
   ps << ",\n    const long long M";
   info.rows = rows;
   info.cols = cols;
+  // The [M, N] argument whose row stride places the rows of a shifted
+  // kernel (the runtime holds the others to the same stride modulo W).
+  int headArg = -1;
+  for (BlockArgument a : func.getArguments()) {
+    auto t = cast<RankedTensorType>(a.getType());
+    if (headArg < 0 && t.getRank() == 2 && t.getDimSize(1) == cols)
+      headArg = (int)a.getArgNumber();
+  }
+  shifted = layout.getVector() > 1 && cols % layout.getVector() != 0 && headArg >= 0;
   rowOperandBytes = 0;
   for (const rkc::KernelArg &ka : info.args)
     if (ka.shape.size() == 1 && ka.shape[0] == cols && !ka.output)
@@ -1077,8 +1101,10 @@ LogicalResult KernelEmitter::emit(rkc::KernelInfo &info) {
 
   int64_t V = layout.getValues(), W = layout.getVector(), T = layout.getThreads();
   int64_t C = sched.getCluster();
-  int64_t passes = (cols + T * C * V - 1) / (T * C * V);
-  bool fullRow = (T * C * V * passes == cols) && cols % (W * T * C) == 0;
+  // A shifted row's thread columns run from -head (at most W - 1).
+  int64_t span = shifted ? ::rkc::plan::rowSpan(cols, W) : cols;
+  int64_t passes = (span + T * C * V - 1) / (T * C * V);
+  bool fullRow = !shifted && (T * C * V * passes == cols) && cols % (W * T * C) == 0;
   // The schedule in the override syntax (the tuner and the database read
   // it back): the planner's own formatter.
   ::rkc::plan::RowPlan rp;
@@ -1114,9 +1140,16 @@ LogicalResult KernelEmitter::emit(rkc::KernelInfo &info) {
   os << (C > 1 ? "  const int rank = (int)rkc::cluster_ctarank();\n" : "  const int rank = 0;\n");
   os << "  const long long row_raw = (long long)(blockIdx.x / C) * ROWS + row_in_cta;\n"
         "  const bool row_ok = row_raw < M;\n"
-        "  const long long row = row_ok ? row_raw : M - 1;\n"
-        "  const int col0_base = (rank * TPR + t) * W;\n"
-        "  const int col0 = col0_base;\n  (void)col0;\n";
+        "  const long long row = row_ok ? row_raw : M - 1;\n";
+  if (shifted)
+    os << formatv("  // N is not a multiple of W: this row starts `head` elements past a\n"
+                  "  // W-aligned address; the thread columns start `head` below 0.\n"
+                  "  const int head = (int)((row * s{0}) % W);\n"
+                  "  const int col0_base = (rank * TPR + t) * W - head;\n",
+                  headArg);
+  else
+    os << "  const int col0_base = (rank * TPR + t) * W;\n";
+  os << "  const int col0 = col0_base;\n  (void)col0;\n";
   os << kDependencyWait;
   if (anyCluster)
     os << setup << "  rkc::cluster_arrive_relaxed();\n";
@@ -1143,15 +1176,15 @@ LogicalResult KernelEmitter::emit(rkc::KernelInfo &info) {
       if (staged) {
         os << formatv("  {0} *st{1} = reinterpret_cast<{0} *>(rkc_smem + {2});\n"
                       "  for (int pass = 0; pass < PASSES; ++pass)\n"
-                      "    rkc::stage_frag<{0}, V, W, TPR>(st{1} + pass * V * TPR, a{1} + row * s{1}, "
+                      "    rkc::stage_frag<{0}, V, W, TPR{3}>(st{1} + pass * V * TPR, a{1} + row * s{1}, "
                       "col0_base + pass * PASS_COLS, COL_STEP, N, t);\n",
-                      *st, i, offset);
+                      *st, i, offset, shiftArg());
         offset += passes * V * T * elemBytes;
       } else {
         // One region of V * TPR elements per row of the CTA.
         os << formatv("  {0} *st{1} = reinterpret_cast<{0} *>(rkc_smem + {2}) + row_in_cta * (V * TPR);\n"
-                      "  rkc::stage_frag<{0}, V, W, TPR>(st{1}, a{1} + row * s{1}, col0_base, COL_STEP, N, t);\n",
-                      *st, i, offset);
+                      "  rkc::stage_frag<{0}, V, W, TPR{3}>(st{1}, a{1} + row * s{1}, col0_base, COL_STEP, N, t);\n",
+                      *st, i, offset, shiftArg());
         offset += rowsPerCta * V * T * elemBytes;
       }
     }
