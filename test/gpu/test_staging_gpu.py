@@ -325,7 +325,10 @@ SHIFTED_CASES = [
 def test_shifted_rows(op, dt, M, N, sched):
     _skip()
     plan, ins, out = _run_named("shifted", op, dt, M, N, sched)
-    assert _full_vector(plan, dt), plan
+    # Shifted: a vector that does not divide N (16 bytes from the planner;
+    # a tuned row of a nearby N may carry a narrower one).
+    vector = int(dict(kv.split("=") for kv in plan.split(","))["vector"])
+    assert vector > 1 and N % vector, plan
     refs = _reference(op, ins)
     tol = _read_once_tol(dt) if op == "cross_entropy" else TOL[dt]
     _assert_rel_close(out, refs, tol, plan)

@@ -553,10 +553,22 @@ LogicalResult KernelEmitter::emitOp(Operation *op) {
       b << "  " << *t << " " << n << (isFrag ? "[V]" : "") << ";\n";
     }
     std::string ind = isFrag ? "    " : "    ";
-    if (isFrag)
+    if (isFrag) {
       b << "  #pragma unroll\n  for (int i = 0; i < V; ++i) {\n";
-    else
+      // A shifted row covers up to W - 1 columns more than N, so a thread's
+      // last chunk is often wholly past the row (N = 4095 f32: 1025
+      // vectors, 512 threads x 3 chunks, the third live in thread 0 only):
+      // its values feed nothing (reductions and stores are masked), so
+      // they are not computed (the branch is uniform per chunk).
+      if (shifted) {
+        b << ind << "if (col0 + (i / W) * COL_STEP >= N) {";
+        for (const std::string &o : outs)
+          b << " " << o << "[i] = 0;";
+        b << " continue; }\n";
+      }
+    } else {
       b << "  {\n";
+    }
     for (auto [arg, in] : llvm::zip(blk.getArguments(), m.getInputs())) {
       auto t = cType(arg.getType(), op);
       if (failed(t))
