@@ -3,7 +3,7 @@
 // Rules (docs/planner.md explains the numbers):
 //  1. Vector width: 16-byte accesses of the narrowest row operand; when
 //     N is not a multiple of it, each row is read from the aligned address
-//     before its start (shifted rows, up to W - 1 extra columns).
+//     before its start (shifted rows, templates/rkc/vec.cuh).
 //  2. Register budget: about 64 fp32 row values per thread in registers,
 //     shared by the fragments that are live at once.
 //  3. Threads per row: enough for ~4 vector loads in flight per thread;
@@ -145,9 +145,6 @@ int64_t pickVector(int64_t cols, int elemBytes) {
   return w;
 }
 
-int64_t rowSpan(int64_t cols, int64_t vector) {
-  return cols % vector ? cols + vector - 1 : cols;
-}
 
 /// CTAs of the plan's grid, and whether they are about one wave (at most
 /// one CTA per SM; 108 SMs when the GPU is unknown at plan time).
@@ -178,7 +175,7 @@ bool needsStreaming(const RowProblem &p, const Target &t) {
   int64_t w = pickVector(p.cols, p.minElemBytes);
   int64_t vmax = std::max(registerBudget(p, t.maxThreadsPerCta), w);
   int64_t capacity = (int64_t)t.maxThreadsPerCta * t.maxCluster * vmax;
-  return rowSpan(p.cols, w) > capacity;
+  return p.cols > capacity;
 }
 
 std::string checkPlan(const RowPlan &pl, const RowProblem &p, const Target &t) {
@@ -209,16 +206,10 @@ std::string checkPlan(const RowPlan &pl, const RowProblem &p, const Target &t) {
   if (pl.cluster > 1 && pl.rows != 1)
     return "a cluster works on one row at a time: rows must be 1";
   bool inRegisters = pl.inRegisters();
-  int64_t span = rowSpan(p.cols, pl.vector);
-  if (pl.threads * pl.cluster * pl.values < span && inRegisters)
+  if (pl.threads * pl.cluster * pl.values < p.cols && inRegisters)
     return llvm::formatv("threads x cluster x values ({0} x {1} x {2}) does not "
-                         "cover the row of {3} elements{4}",
-                         pl.threads, pl.cluster, pl.values, p.cols,
-                         span != p.cols ? llvm::formatv(" ({0} columns shifted to {1}-element "
-                                                        "alignment)",
-                                                        span, pl.vector)
-                                              .str()
-                                        : std::string());
+                         "cover the row of {3} elements",
+                         pl.threads, pl.cluster, pl.values, p.cols);
   int64_t regs = std::min<int64_t>(255, 65536 / std::max<int64_t>(pl.ctaThreads(), 128));
   if (pl.prefetch && !inRegisters)
     return "prefetch = 1 needs a row held in registers (staging = registers or async)";
@@ -242,7 +233,7 @@ std::string checkPlan(const RowPlan &pl, const RowProblem &p, const Target &t) {
   if (pl.staging == Staging::Smem) {
     if (!copiesInChunks(p, pl.vector) || pl.rows != 1)
       return "staging = smem copies 16-byte chunks of one element size, one row per CTA";
-    int64_t passes = ceilDiv(span, pl.threads * pl.cluster * pl.values);
+    int64_t passes = ceilDiv(p.cols, pl.threads * pl.cluster * pl.values);
     smem += passes * pl.values * pl.threads * p.inputRowBytes;
   }
   if (pl.staging == Staging::Async) {
@@ -284,10 +275,10 @@ Expected<RowPlan> planRow(const RowProblem &p, const Target &t,
 
   // 1. Vector width.
   pl.vector = o.vector > 0 ? o.vector : pickVector(p.cols, p.minElemBytes);
-  int64_t span = rowSpan(p.cols, pl.vector);
+  bool shifted = p.cols % pl.vector != 0;
   note(llvm::formatv("vector = {0}: {1}-byte accesses of {2}-byte elements{3}",
                      pl.vector, pl.vector * p.minElemBytes, p.minElemBytes,
-                     span != p.cols
+                     shifted
                          ? llvm::formatv(" (shifted rows: N is not a multiple of {0}, so each "
                                          "row is read from the aligned address up to {1} "
                                          "elements before it{2})",
@@ -300,7 +291,7 @@ Expected<RowPlan> planRow(const RowProblem &p, const Target &t,
                          : std::string()));
 
   // 2-5. Threads per row, cluster, values per thread, staging.
-  int64_t nvec = ceilDiv(span, pl.vector);
+  int64_t nvec = ceilDiv(p.cols, pl.vector);
   auto kmaxFor = [&](int64_t threads, bool staged = false) {
     return std::max<int64_t>(registerBudget(p, threads, staged) / pl.vector, 1);
   };
@@ -450,11 +441,12 @@ Expected<RowPlan> planRow(const RowProblem &p, const Target &t,
     // (LayerNorm bf16 with evict-first stores took 70 registers, one CTA
     // per SM, and lost a third). Rows of one [M, N] input only: two of
     // them (RMSNorm with a residual) would spill at 64 registers, and so
-    // would shifted rows (LayerNorm bf16 at N = 2^20 + 1, its [N] operands
-    // read element by element: 352 bytes; softmax bf16: 16).
+    // would shifted rows (bf16 at N = 2^20 + 1: RMSNorm 596 bytes and
+    // LayerNorm 270, their [N] operands read element by element; softmax
+    // 28).
     if (pl.staging == Staging::Stream && o.threads <= 0 && t.hasClusters() &&
         p.outputRowBytes > 0 && p.inputElemBytes == 2 && p.inputRowBytes == 2 &&
-        span == p.cols) {
+        !shifted) {
       pl.threads = kStreamThreads16;
       if (o.minBlocks < 0)
         pl.minBlocks = 2;
@@ -522,7 +514,7 @@ Expected<RowPlan> planRow(const RowProblem &p, const Target &t,
                      : pl.staging == Staging::Smem
                          ? llvm::formatv("the row is staged in shared memory (cp.async) and swept "
                                          "in passes ({0}) of {1} elements; global memory is read once",
-                                         ceilDiv(span, pl.threads * pl.cluster * pl.values),
+                                         ceilDiv(p.cols, pl.threads * pl.cluster * pl.values),
                                          pl.threads * pl.cluster * pl.values).str()
                          : llvm::formatv("{0}; it is swept in passes ({1}) of {2} "
                                          "elements, with online combiners",
@@ -531,7 +523,7 @@ Expected<RowPlan> planRow(const RowProblem &p, const Target &t,
                                              ? "the row is read once (no [M, N] result, one "
                                                "reduction deep) and would need a cluster"
                                              : "the row does not fit on chip",
-                                         ceilDiv(span, pl.threads * pl.cluster * pl.values),
+                                         ceilDiv(p.cols, pl.threads * pl.cluster * pl.values),
                                          pl.threads * pl.cluster * pl.values).str()));
 
   std::string why = checkPlan(pl, p, t);

@@ -58,7 +58,7 @@ struct Space {
     pl.vector = vector;
     pl.rows = rows;
     pl.minBlocks = minBlocks;
-    int64_t nvec = (plan::rowSpan(p.cols, vector) + vector - 1) / vector;
+    int64_t nvec = (p.cols + vector - 1) / vector;
     int64_t chunks = (nvec + threads * cluster - 1) / (threads * cluster);
     pl.values = chunks * vector;
     pl.unroll = chunks;

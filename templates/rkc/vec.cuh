@@ -31,6 +31,10 @@
 
 namespace rkc {
 
+/// The column that value slot `col` of a shifted row's layout holds: a slot
+/// below 0 holds column col + wrap (see "Shifted rows", below).
+RKC_DEVICE int wrap_col(int col, int wrap) { return col < 0 ? col + wrap : col; }
+
 /// W elements of storage type T with the alignment of one vector access; for
 /// declaring buffers (e.g. shared staging) that the vector helpers access.
 template <class T, int W> struct alignas(sizeof(T) * W) Vec { T v[W]; };
@@ -197,14 +201,8 @@ RKC_DEVICE void load_vec_impl(const T *p, float (&out)[W]) {
   }
 }
 
-/// Whether column `col` of a shifted row of n elements is in the row (its
-/// thread columns start below 0, see "Shifted rows" below). The unshifted
-/// impls below spell `SHIFTED ? this : col < n` out at each use: a call
-/// there reordered the PTX of kernels that are not shifted.
-RKC_DEVICE bool col_in_shifted_row(int col, int n) { return (unsigned)col < (unsigned)n; }
-
 /// Fragment load shared by load_frag / load_frag_stream / load_frag_keep.
-template <class T, int VPT, int W, int POLICY, bool SHIFTED>
+template <class T, int VPT, int W, int POLICY, int WRAP>
 RKC_DEVICE void load_frag_impl(const T *row, int col0, int col_step, int n,
                                float (&frag)[VPT], float fill) {
   static_assert(VPT % W == 0, "rkc::load_frag: VPT must be a multiple of W");
@@ -212,12 +210,14 @@ RKC_DEVICE void load_frag_impl(const T *row, int col0, int col_step, int n,
   for (int c = 0; c < VPT / W; ++c) {
     const int col = col0 + c * col_step;
     float(&chunk)[W] = *reinterpret_cast<float(*)[W]>(frag + c * W);
-    if ((!SHIFTED || col >= 0) && col + W <= n) {
+    if ((WRAP == 0 || col >= 0) && col + W <= n) {
       load_vec_impl<T, W, POLICY>(row + col, chunk);
     } else {
 #pragma unroll
       for (int j = 0; j < W; ++j)
-        chunk[j] = (SHIFTED ? (unsigned)(col + j) < (unsigned)n : col + j < n) ? to_f32(row[col + j]) : fill;
+        chunk[j] = (WRAP ? wrap_col(col + j, WRAP) < n : col + j < n)
+                       ? to_f32(row[WRAP ? wrap_col(col + j, WRAP) : col + j])
+                       : fill;
     }
   }
 }
@@ -316,40 +316,44 @@ RKC_DEVICE void store_vec_stream(T *p, const S (&in)[W]) {
 // all < n is accessed with one vector access; a chunk that straddles n is
 // accessed element-wise with predication; columns >= n are never touched.
 //
-// Shifted rows (SHIFTED = true): when n is not a multiple of W, row r of a
+// Shifted rows (WRAP > 0): when n is not a multiple of W, row r of a
 // row-major tensor starts h = (r * stride) % W elements past a W-aligned
 // address. The generated kernel then numbers its thread columns from -h
 // (col0 = its unshifted first column - h), so that `row + col` is aligned
-// for every chunk, and the chunks are bounded on both sides: columns < 0
-// (the previous row's tail) and >= n are never touched; the chunks that
-// straddle 0 or n go element by element. A [N] operand of such a row (a
-// weight) is not shifted with it: load_frag_unaligned reads it element by
-// element at the same columns.
+// for every chunk. Its layout covers WRAP >= n columns, [-h, WRAP - h); the
+// h slots below column 0 (the first thread's first chunk) hold the columns
+// [WRAP - h, WRAP) instead, those the layout would otherwise miss: a
+// column c < 0 stands for c + WRAP (wrap_col). Chunks wholly in [0, n) are
+// one vector access; the others (the first thread's first, the one
+// straddling n) go element by element at the wrapped columns, and columns
+// >= n are never touched. A [N] operand of such a row (a weight) is not
+// shifted with it: load_frag_unaligned reads it element by element at the
+// same (wrapped) columns.
 // ---------------------------------------------------------------------------
 
 /// Loads a fragment; values at columns >= n are set to `fill` (typically the
 /// identity of the consuming reduction: 0 for sums, -inf for max).
-template <class T, int VPT, int W, bool SHIFTED = false>
+template <class T, int VPT, int W, int WRAP = 0>
 RKC_DEVICE void load_frag(const T *row, int col0, int col_step, int n,
                           float (&frag)[VPT], float fill) {
-  detail::load_frag_impl<T, VPT, W, detail::kLoadNormal, SHIFTED>(row, col0, col_step, n, frag, fill);
+  detail::load_frag_impl<T, VPT, W, detail::kLoadNormal, WRAP>(row, col0, col_step, n, frag, fill);
 }
 
 /// As load_frag, for a [N] operand that every row of the grid reads again
 /// (a weight, a bias): the lines are kept in L2 with an evict-last policy
 /// (`ld.global.nc.L2::cache_hint`), so the streamed rows evict each other
 /// first. `row` is read-only for the whole kernel.
-template <class T, int VPT, int W, bool SHIFTED = false>
+template <class T, int VPT, int W, int WRAP = 0>
 RKC_DEVICE void load_frag_keep(const T *row, int col0, int col_step, int n,
                                float (&frag)[VPT], float fill) {
-  detail::load_frag_impl<T, VPT, W, detail::kLoadKeep, SHIFTED>(row, col0, col_step, n, frag, fill);
+  detail::load_frag_impl<T, VPT, W, detail::kLoadKeep, WRAP>(row, col0, col_step, n, frag, fill);
 }
 
 /// As load_frag, with load_vec_stream for the full chunks (data read once).
-template <class T, int VPT, int W, bool SHIFTED = false>
+template <class T, int VPT, int W, int WRAP = 0>
 RKC_DEVICE void load_frag_stream(const T *row, int col0, int col_step, int n,
                                  float (&frag)[VPT], float fill) {
-  detail::load_frag_impl<T, VPT, W, detail::kLoadStream, SHIFTED>(row, col0, col_step, n, frag, fill);
+  detail::load_frag_impl<T, VPT, W, detail::kLoadStream, WRAP>(row, col0, col_step, n, frag, fill);
 }
 
 // ---------------------------------------------------------------------------
@@ -395,7 +399,7 @@ template <class T, int VPT> struct PackedFrag {
 };
 
 namespace detail {
-template <class T, int VPT, int W, int POLICY, bool SHIFTED>
+template <class T, int VPT, int W, int POLICY, int WRAP>
 RKC_DEVICE void load_packed_impl(const T *row, int col0, int col_step, int n,
                                  PackedFrag<T, VPT> &frag, float fill) {
   static_assert(VPT % W == 0 && W % 2 == 0, "rkc::load_frag: packed chunks of even W");
@@ -408,15 +412,19 @@ RKC_DEVICE void load_packed_impl(const T *row, int col0, int col_step, int n,
 #pragma unroll
     for (int k = 0; k < W / E; ++k) {
       u32(&words)[A::WORDS] = *reinterpret_cast<u32(*)[A::WORDS]>(frag.w + (c * W + k * E) / 2);
-      if ((!SHIFTED || col >= 0) && col + W <= n) {
+      if ((WRAP == 0 || col >= 0) && col + W <= n) {
         load_words<A, POLICY>(row + col + k * E, words);
       } else {
         const u16 f = from_f32<T>(fill).bits;
 #pragma unroll
         for (int j = 0; j < E; j += 2) {
           const int at = col + k * E + j;
-          const u16 lo = (SHIFTED ? (unsigned)at < (unsigned)n : at < n) ? row[at].bits : f;
-          const u16 hi = (SHIFTED ? (unsigned)(at + 1) < (unsigned)n : at + 1 < n) ? row[at + 1].bits : f;
+          const u16 lo = (WRAP ? wrap_col(at, WRAP) < n : at < n)
+                             ? row[WRAP ? wrap_col(at, WRAP) : at].bits
+                             : f;
+          const u16 hi = (WRAP ? wrap_col(at + 1, WRAP) < n : at + 1 < n)
+                             ? row[WRAP ? wrap_col(at + 1, WRAP) : at + 1].bits
+                             : f;
           words[j / 2] = (u32)lo | ((u32)hi << 16);
         }
       }
@@ -429,75 +437,75 @@ RKC_DEVICE void load_packed_impl(const T *row, int col0, int col_step, int n,
 /// As load_frag, into a packed fragment. W is even: each vector access is
 /// whole words (sizeof(T) * W >= 4). Values at columns >= n are `fill`
 /// narrowed to T (the reduction identities 0 and -inf are exact).
-template <class T, int VPT, int W, bool SHIFTED = false>
+template <class T, int VPT, int W, int WRAP = 0>
 RKC_DEVICE void load_frag(const T *row, int col0, int col_step, int n,
                           PackedFrag<T, VPT> &frag, float fill) {
-  detail::load_packed_impl<T, VPT, W, detail::kLoadNormal, SHIFTED>(row, col0, col_step, n, frag, fill);
+  detail::load_packed_impl<T, VPT, W, detail::kLoadNormal, WRAP>(row, col0, col_step, n, frag, fill);
 }
 
 /// As load_frag_stream (read for the last time: evict-first), into a packed
 /// fragment.
-template <class T, int VPT, int W, bool SHIFTED = false>
+template <class T, int VPT, int W, int WRAP = 0>
 RKC_DEVICE void load_frag_stream(const T *row, int col0, int col_step, int n,
                                  PackedFrag<T, VPT> &frag, float fill) {
-  detail::load_packed_impl<T, VPT, W, detail::kLoadStream, SHIFTED>(row, col0, col_step, n, frag, fill);
+  detail::load_packed_impl<T, VPT, W, detail::kLoadStream, WRAP>(row, col0, col_step, n, frag, fill);
 }
 
 /// As load_frag_keep (a [N] operand kept in L2), into a packed fragment.
-template <class T, int VPT, int W, bool SHIFTED = false>
+template <class T, int VPT, int W, int WRAP = 0>
 RKC_DEVICE void load_frag_keep(const T *row, int col0, int col_step, int n,
                                PackedFrag<T, VPT> &frag, float fill) {
-  detail::load_packed_impl<T, VPT, W, detail::kLoadKeep, SHIFTED>(row, col0, col_step, n, frag, fill);
+  detail::load_packed_impl<T, VPT, W, detail::kLoadKeep, WRAP>(row, col0, col_step, n, frag, fill);
 }
 
-/// The [N] operand (a weight, a bias) of a shifted row: the same columns
-/// as load_frag<..., SHIFTED = true>, which are not W-aligned in the
-/// operand, read element by element (they hit L2: every row reads them).
-template <class T, int VPT, int W>
+/// The [N] operand (a weight, a bias) of a shifted row: the same (wrapped)
+/// columns as load_frag<..., WRAP>, which are not W-aligned in the operand,
+/// read element by element (they hit L2: every row reads them).
+template <class T, int VPT, int W, int WRAP>
 RKC_DEVICE void load_frag_unaligned(const T *row, int col0, int col_step, int n,
                                     float (&frag)[VPT], float fill) {
-  static_assert(VPT % W == 0, "rkc::load_frag_unaligned: VPT must be a multiple of W");
+  static_assert(VPT % W == 0 && WRAP > 0, "rkc::load_frag_unaligned: VPT % W, a shifted row");
 #pragma unroll
   for (int c = 0; c < VPT / W; ++c)
 #pragma unroll
     for (int j = 0; j < W; ++j) {
-      const int col = col0 + c * col_step + j;
-      frag[c * W + j] = detail::col_in_shifted_row(col, n) ? to_f32(row[col]) : fill;
+      const int col = wrap_col(col0 + c * col_step + j, WRAP);
+      frag[c * W + j] = col < n ? to_f32(row[col]) : fill;
     }
 }
 
 /// As load_frag_unaligned, into a packed fragment.
-template <class T, int VPT, int W>
+template <class T, int VPT, int W, int WRAP>
 RKC_DEVICE void load_frag_unaligned(const T *row, int col0, int col_step, int n,
                                     PackedFrag<T, VPT> &frag, float fill) {
-  static_assert(VPT % W == 0 && W % 2 == 0, "rkc::load_frag_unaligned: packed chunks of even W");
+  static_assert(VPT % W == 0 && W % 2 == 0 && WRAP > 0,
+                "rkc::load_frag_unaligned: packed chunks of even W, a shifted row");
   const u16 f = from_f32<T>(fill).bits;
 #pragma unroll
   for (int c = 0; c < VPT / W; ++c)
 #pragma unroll
     for (int j = 0; j < W; j += 2) {
-      const int col = col0 + c * col_step + j;
-      const u16 lo = detail::col_in_shifted_row(col, n) ? row[col].bits : f;
-      const u16 hi = detail::col_in_shifted_row(col + 1, n) ? row[col + 1].bits : f;
-      frag.w[(c * W + j) / 2] = (u32)lo | ((u32)hi << 16);
+      const int lo = wrap_col(col0 + c * col_step + j, WRAP);
+      const int hi = wrap_col(col0 + c * col_step + j + 1, WRAP);
+      frag.w[(c * W + j) / 2] = (u32)(lo < n ? row[lo].bits : f) | ((u32)(hi < n ? row[hi].bits : f) << 16);
     }
 }
 
 namespace detail {
-template <class T, int VPT, int W, int POLICY, bool SHIFTED, class S>
+template <class T, int VPT, int W, int POLICY, int WRAP, class S>
 RKC_DEVICE void store_frag_impl(T *row, int col0, int col_step, int n, const S (&frag)[VPT]) {
   static_assert(VPT % W == 0, "rkc::store_frag: VPT must be a multiple of W");
 #pragma unroll
   for (int c = 0; c < VPT / W; ++c) {
     const int col = col0 + c * col_step;
     const S(&chunk)[W] = *reinterpret_cast<const S(*)[W]>(frag + c * W);
-    if ((!SHIFTED || col >= 0) && col + W <= n) {
+    if ((WRAP == 0 || col >= 0) && col + W <= n) {
       store_vec_impl<T, W, POLICY>(row + col, chunk);
     } else {
 #pragma unroll
       for (int j = 0; j < W; ++j)
-        if (SHIFTED ? (unsigned)(col + j) < (unsigned)n : col + j < n)
-          row[col + j] = store_cast<T>(chunk[j]);
+        if (WRAP ? wrap_col(col + j, WRAP) < n : col + j < n)
+          row[WRAP ? wrap_col(col + j, WRAP) : col + j] = store_cast<T>(chunk[j]);
     }
   }
 }
@@ -505,18 +513,18 @@ RKC_DEVICE void store_frag_impl(T *row, int col0, int col_step, int n, const S (
 
 /// Stores a fragment; never writes columns >= n. S: float values, or the
 /// int values of an int8 tensor.
-template <class T, int VPT, int W, bool SHIFTED = false, class S>
+template <class T, int VPT, int W, int WRAP = 0, class S>
 RKC_DEVICE void store_frag(T *row, int col0, int col_step, int n,
                            const S (&frag)[VPT]) {
-  detail::store_frag_impl<T, VPT, W, detail::kStoreNormal, SHIFTED>(row, col0, col_step, n, frag);
+  detail::store_frag_impl<T, VPT, W, detail::kStoreNormal, WRAP>(row, col0, col_step, n, frag);
 }
 
 /// As store_frag, with store_vec_stream for the full chunks: a streamed
 /// row's results, not read again by the kernel.
-template <class T, int VPT, int W, bool SHIFTED = false, class S>
+template <class T, int VPT, int W, int WRAP = 0, class S>
 RKC_DEVICE void store_frag_stream(T *row, int col0, int col_step, int n,
                                   const S (&frag)[VPT]) {
-  detail::store_frag_impl<T, VPT, W, detail::kStoreStream, SHIFTED>(row, col0, col_step, n, frag);
+  detail::store_frag_impl<T, VPT, W, detail::kStoreStream, WRAP>(row, col0, col_step, n, frag);
 }
 
 // ---------------------------------------------------------------------------

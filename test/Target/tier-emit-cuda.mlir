@@ -100,34 +100,37 @@ func.func @rms(%x: tensor<64x4096xbf16> {rk.name = "x"}, %w: tensor<4096xbf16> {
 
 // The same kernel with N = 4095, not a multiple of W = 8 (shifted rows,
 // templates/rkc/vec.cuh): row r starts (r * s0) % W elements past an
-// aligned address, the thread columns start that far below 0, so x and y
-// keep aligned 8-wide chunks bounded on both sides (the template's
-// SHIFTED = true) and the reduction's mask is one unsigned compare; the
-// weight, an [N] operand at the same (now unaligned) columns, is read
-// element by element.
-// CHECK-LABEL: // kernel rkc_rms_shifted: threads=256,values=24,vector=8,rows=1,cluster=1,staging=registers,unroll=3,min_blocks=0
+// aligned address and the thread columns start that far below 0, so x and
+// y keep aligned 8-wide chunks; the slots below column 0 hold the columns
+// from WRAP (the layout's coverage) up, so the layout covers N as an
+// unshifted one does (256 x 16 values). The reduction's element column is
+// wrapped; the weight, an [N] operand at the same (now unaligned) columns,
+// is read element by element.
+// CHECK-LABEL: // kernel rkc_rms_shifted: threads=256,values=16,vector=8,rows=1,cluster=1,staging=registers,unroll=2,min_blocks=0
 // CHECK-DAG:     constexpr int N = 4095;
 // CHECK-DAG:     constexpr bool FULL_ROW = false;
 // CHECK:         const long long row = row_ok ? row_raw : M - 1;
-// CHECK:         const int head = (int)((row * s0) % W);
+// CHECK:         constexpr int WRAP = PASSES * PASS_COLS;
+// CHECK-NEXT:    const int head = (int)((row * s0) % W);
 // CHECK-NEXT:    const int col0_base = (rank * TPR + t) * W - head;
 // CHECK-NEXT:    const int col0 = col0_base;
-// CHECK:         rkc::load_frag<rkc::bf16, V, W, true>(a0 + row * s0, col0, COL_STEP, N, [[XF:f[0-9]+]], 0.0f);
-// CHECK:           if ((unsigned)col < (unsigned)N) {{r[0-9]+}} = rkc::OpAdd()(
-// CHECK:         rkc::load_frag_unaligned<rkc::bf16, V, W>(a1, col0, COL_STEP, N, {{f[0-9]+}}, 0.0f);
-// CHECK:         if (row_ok) rkc::store_frag<rkc::bf16, V, W, true>(a2 + row * s2, col0, COL_STEP, N, {{f[0-9]+}});
+// CHECK:         rkc::load_frag<rkc::bf16, V, W, WRAP>(a0 + row * s0, col0, COL_STEP, N, [[XF:f[0-9]+]], 0.0f);
+// CHECK:           const int col = rkc::wrap_col(col0 + (i / W) * COL_STEP + (i % W), WRAP);
+// CHECK-NEXT:      if (FULL_ROW || col < N) {{r[0-9]+}} = rkc::OpAdd()(
+// CHECK:         rkc::load_frag_unaligned<rkc::bf16, V, W, WRAP>(a1, col0, COL_STEP, N, {{f[0-9]+}}, 0.0f);
+// CHECK:         if (row_ok) rkc::store_frag<rkc::bf16, V, W, WRAP>(a2 + row * s2, col0, COL_STEP, N, {{f[0-9]+}});
 func.func @rms_shifted(%x: tensor<64x4095xbf16> {rk.name = "x"}, %w: tensor<4095xbf16> {rk.name = "w"},
                %y: tensor<64x4095xbf16> {rk.name = "out0", tier.output})
     attributes {tier.arch = "sm_90a",
-                tier.layout = #tier.tv_layout<threads = 256, values = 24, vector = 8, rows = 1>,
-                tier.schedule = #tier.schedule<reduce = block, cluster = 1, staging = registers, unroll = 3, min_blocks = 0>} {
-  %xf = tier.load %x {fill = 0.0 : f32} : tensor<64x4095xbf16> -> !tier.frag<24 x f32>
+                tier.layout = #tier.tv_layout<threads = 256, values = 16, vector = 8, rows = 1>,
+                tier.schedule = #tier.schedule<reduce = block, cluster = 1, staging = registers, unroll = 2, min_blocks = 0>} {
+  %xf = tier.load %x {fill = 0.0 : f32} : tensor<64x4095xbf16> -> !tier.frag<16 x f32>
   %sq = tier.map %xf {
   ^bb0(%a: f32):
     %p = arith.mulf %a, %a : f32
     tier.yield %p : f32
-  } : !tier.frag<24 x f32> -> !tier.frag<24 x f32>
-  %t = tier.thread_reduce %sq {} {init = [0.0 : f32], kind = #rk<reduce_kind add>} : !tier.frag<24 x f32> -> f32
+  } : !tier.frag<16 x f32> -> !tier.frag<16 x f32>
+  %t = tier.thread_reduce %sq {} {init = [0.0 : f32], kind = #rk<reduce_kind add>} : !tier.frag<16 x f32> -> f32
   %wr = tier.warp_reduce %t {} {kind = #rk<reduce_kind add>, width = 32 : i64} : f32 -> f32
   %br = tier.block_reduce %wr {} {kind = #rk<reduce_kind add>, warps = 8 : i64} : f32 -> f32
   %inv = tier.map %br {
@@ -135,14 +138,14 @@ func.func @rms_shifted(%x: tensor<64x4095xbf16> {rk.name = "x"}, %w: tensor<4095
     %r = math.rsqrt %a : f32
     tier.yield %r : f32
   } : f32 -> f32
-  %wf = tier.load %w {fill = 0.0 : f32} : tensor<4095xbf16> -> !tier.frag<24 x f32>
+  %wf = tier.load %w {fill = 0.0 : f32} : tensor<4095xbf16> -> !tier.frag<16 x f32>
   %yf = tier.map %xf, %inv, %wf {
   ^bb0(%a: f32, %b: f32, %c: f32):
     %p = arith.mulf %a, %b : f32
     %q = arith.mulf %p, %c : f32
     tier.yield %q : f32
-  } : !tier.frag<24 x f32>, f32, !tier.frag<24 x f32> -> !tier.frag<24 x f32>
-  tier.store %yf, %y : !tier.frag<24 x f32>, tensor<64x4095xbf16>
+  } : !tier.frag<16 x f32>, f32, !tier.frag<16 x f32> -> !tier.frag<16 x f32>
+  tier.store %yf, %y : !tier.frag<16 x f32>, tensor<64x4095xbf16>
   return
 }
 

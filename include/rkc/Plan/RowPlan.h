@@ -91,16 +91,10 @@ llvm::Expected<PlanOverride> parseOverride(llvm::StringRef text);
 
 /// Vector width (elements) of a row of `cols` elements of `elemBytes` bytes:
 /// one 16-byte access. When cols is not a multiple of it, the rows are
-/// shifted (see rowSpan); a row shorter than one vector takes the largest
-/// width that divides cols.
+/// shifted (each read from the aligned address before it, with the same
+/// layout and coverage: templates/rkc/vec.cuh); a row shorter than one
+/// vector takes the largest width that divides cols.
 int64_t pickVector(int64_t cols, int elemBytes);
-
-/// Columns a thread layout of `vector`-element chunks must cover for rows of
-/// `cols`: cols, or, when cols is not a multiple of the vector (shifted
-/// rows: each row starts up to vector - 1 elements past an aligned address
-/// and the kernel reads it from there, templates/rkc/vec.cuh), cols +
-/// vector - 1.
-int64_t rowSpan(int64_t cols, int64_t vector);
 
 /// Row values per thread that fit in registers with `liveFrags` fragments
 /// live (`liveFragsStaged` if `staged`: async staging), in CTAs of `threads`

@@ -66,8 +66,10 @@ static constexpr const char *kFoldEnd = "  //</fold>\n";
 /// it lies in the row: the thread reductions' element mask.
 static constexpr const char *kValueCol = "col0 + (i / W) * COL_STEP + (i % W)";
 static constexpr const char *kColInRow = "FULL_ROW || col < N";
-/// The same in a shifted row, whose thread columns start below 0.
-static constexpr const char *kColInShiftedRow = "(unsigned)col < (unsigned)N";
+/// The same in a shifted row: its value slots below column 0 hold the
+/// columns from WRAP up (templates/rkc/vec.cuh).
+static constexpr const char *kShiftedValueCol =
+    "rkc::wrap_col(col0 + (i / W) * COL_STEP + (i % W), WRAP)";
 /// Independent fold chains of a streamed sweep's thread reduction.
 static constexpr int64_t kFoldChains = 4;
 /// The most state words (32-bit) those chains hold together.
@@ -194,12 +196,14 @@ private:
   /// Shifted rows (rkc/vec.cuh): N is not a multiple of the vector W, so
   /// row r starts (r * stride) % W elements past an aligned address; the
   /// thread columns start that far below 0 and every [M, N] chunk is
-  /// aligned. [N] operands are then read element by element.
+  /// aligned; the slots below column 0 hold the columns the layout's end
+  /// misses (from WRAP, its coverage, up). [N] operands are then read
+  /// element by element.
   bool shifted = false;
-  /// The thread reductions' element mask.
-  const char *colInRow() const { return shifted ? kColInShiftedRow : kColInRow; }
-  /// The template argument that bounds chunks on both sides, if shifted.
-  const char *shiftArg() const { return shifted ? ", true" : ""; }
+  /// The column of a thread's value i.
+  const char *valueCol() const { return shifted ? kShiftedValueCol : kValueCol; }
+  /// The template argument of the row accesses that wraps a shifted row.
+  const char *shiftArg() const { return shifted ? ", WRAP" : ""; }
 
   func::FuncOp func;
   raw_ostream &os;
@@ -513,7 +517,7 @@ LogicalResult KernelEmitter::emitOp(Operation *op) {
     b << decl
       << formatv("  rkc::load_frag{4}<{0}, V, W{5}>(a{1}{2}, col0, COL_STEP, N, {3}, 0.0f);\n", *st,
                  i, isRow ? formatv(" + row * s{0}", i).str() : "", n, policy,
-                 isRow ? shiftArg() : "");
+                 shiftArg());
     return success();
   }
   if (auto ld = dyn_cast<tier::LoadRowScalarOp>(op)) {
@@ -553,22 +557,10 @@ LogicalResult KernelEmitter::emitOp(Operation *op) {
       b << "  " << *t << " " << n << (isFrag ? "[V]" : "") << ";\n";
     }
     std::string ind = isFrag ? "    " : "    ";
-    if (isFrag) {
+    if (isFrag)
       b << "  #pragma unroll\n  for (int i = 0; i < V; ++i) {\n";
-      // A shifted row covers up to W - 1 columns more than N, so a thread's
-      // last chunk is often wholly past the row (N = 4095 f32: 1025
-      // vectors, 512 threads x 3 chunks, the third live in thread 0 only):
-      // its values feed nothing (reductions and stores are masked), so
-      // they are not computed (the branch is uniform per chunk).
-      if (shifted) {
-        b << ind << "if (col0 + (i / W) * COL_STEP >= N) {";
-        for (const std::string &o : outs)
-          b << " " << o << "[i] = 0;";
-        b << " continue; }\n";
-      }
-    } else {
+    else
       b << "  {\n";
-    }
     for (auto [arg, in] : llvm::zip(blk.getArguments(), m.getInputs())) {
       auto t = cType(arg.getType(), op);
       if (failed(t))
@@ -679,7 +671,7 @@ LogicalResult KernelEmitter::emitOp(Operation *op) {
                    "return {7}; }, [&](int c, float m, float s) {{ {2} = {3}()({2}, {4}{{m, s}); "
                    "});\n",
                    fastMath ? "true" : "false", names.lookup(tr.getInputs()[0]), slot, *comb,
-                   stateType, packed ? "V" : "W", kValueCol, colInRow());
+                   stateType, packed ? "V" : "W", valueCol(), kColInRow);
       b << foldEnd;
       mergeChains();
       stateNames[op] = r;
@@ -688,7 +680,7 @@ LogicalResult KernelEmitter::emitOp(Operation *op) {
     std::string slot = chains > 1 ? formatv("{0}[i % {1}]", acc, chains).str() : acc;
     declareChains();
     b << foldBegin << "  #pragma unroll\n  for (int i = 0; i < V; ++i) {\n";
-    b << "    const int col = " << kValueCol << ";\n";
+    b << "    const int col = " << valueCol() << ";\n";
     std::string elem;
     if (builtinScalar)
       elem = names.lookup(tr.getInputs()[0]) + "[i]";
@@ -700,7 +692,7 @@ LogicalResult KernelEmitter::emitOp(Operation *op) {
         elem += (i ? ", " : "") + names.lookup(in) + "[i]";
       elem += "}";
     }
-    b << "    if (" << colInRow() << ") " << slot << " = " << *comb << "()(" << slot
+    b << "    if (" << kColInRow << ") " << slot << " = " << *comb << "()(" << slot
       << ", " << elem << ");\n  }\n" << foldEnd;
     mergeChains();
     stateNames[op] = r;
@@ -1113,9 +1105,7 @@ LogicalResult KernelEmitter::emit(rkc::KernelInfo &info) {
 
   int64_t V = layout.getValues(), W = layout.getVector(), T = layout.getThreads();
   int64_t C = sched.getCluster();
-  // A shifted row's thread columns run from -head (at most W - 1).
-  int64_t span = shifted ? ::rkc::plan::rowSpan(cols, W) : cols;
-  int64_t passes = (span + T * C * V - 1) / (T * C * V);
+  int64_t passes = (cols + T * C * V - 1) / (T * C * V);
   bool fullRow = !shifted && (T * C * V * passes == cols) && cols % (W * T * C) == 0;
   // The schedule in the override syntax (the tuner and the database read
   // it back): the planner's own formatter.
@@ -1155,7 +1145,9 @@ LogicalResult KernelEmitter::emit(rkc::KernelInfo &info) {
         "  const long long row = row_ok ? row_raw : M - 1;\n";
   if (shifted)
     os << formatv("  // N is not a multiple of W: this row starts `head` elements past a\n"
-                  "  // W-aligned address; the thread columns start `head` below 0.\n"
+                  "  // W-aligned address; the thread columns start `head` below 0, and\n"
+                  "  // the slots below 0 hold the columns from WRAP (the layout's end) up.\n"
+                  "  constexpr int WRAP = PASSES * PASS_COLS;\n"
                   "  const int head = (int)((row * s{0}) % W);\n"
                   "  const int col0_base = (rank * TPR + t) * W - head;\n",
                   headArg);
