@@ -22,21 +22,28 @@ namespace rkc {
 /// [0, W)) of `row` into its slots of `smem`; columns >= n become zeros
 /// (a shifted row's slots below column 0 hold wrapped columns: rkc/vec.cuh).
 /// Call cp_async_commit() and cp_async_wait_all() before reading.
-template <class T, int VPT, int W, int TPR, int WRAP = 0>
+template <class T, int VPT, int W, int TPR, int WRAP = 0, int SURE = 0>
 RKC_DEVICE void stage_frag(T *smem, const T *row, int col0, int col_step, int n, int t) {
   static_assert(sizeof(T) * W == 16, "rkc::stage_frag: 16-byte chunks");
 #pragma unroll
   for (int c = 0; c < VPT / W; ++c) {
     const int col = col0 + c * col_step;
     T *dst = smem + (c * TPR + t) * W;
-    if ((WRAP == 0 || col >= 0) && col + W <= n) {
+    if ((SURE > 0 && c > 0 && c < SURE) || ((WRAP == 0 || col >= 0) && col + W <= n)) {
       cp_async_16(dst, row + col);
     } else {
+      if constexpr (WRAP == 0) {
 #pragma unroll
-      for (int j = 0; j < W; ++j)
-        dst[j] = (WRAP ? wrap_col(col + j, WRAP) < n : col + j < n)
-                     ? row[WRAP ? wrap_col(col + j, WRAP) : col + j]
-                     : from_f32<T>(0.0f);
+        for (int j = 0; j < W; ++j)
+          dst[j] = col + j < n ? row[col + j] : from_f32<T>(0.0f);
+      } else {
+        const T *p = row + col;
+#pragma unroll
+        for (int j = 0; j < W; ++j) {
+          const int o = detail::shifted_offset<WRAP>(c, col, j);
+          dst[j] = col + o < n ? p[o] : from_f32<T>(0.0f);
+        }
+      }
     }
   }
 }

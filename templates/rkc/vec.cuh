@@ -35,6 +35,16 @@ namespace rkc {
 /// below 0 holds column col + wrap (see "Shifted rows", below).
 RKC_DEVICE int wrap_col(int col, int wrap) { return col < 0 ? col + wrap : col; }
 
+namespace detail {
+/// Element j of a shifted row's chunk c, whose first slot is column `col`:
+/// its offset from row + col (a slot below column 0, only ever in chunk 0,
+/// holds the column WRAP further on). Offsets from one base keep the
+/// element-wise accesses at immediate offsets of one address.
+template <int WRAP> RKC_DEVICE int shifted_offset(int c, int col, int j) {
+  return c == 0 && col + j < 0 ? j + WRAP : j;
+}
+} // namespace detail
+
 /// W elements of storage type T with the alignment of one vector access; for
 /// declaring buffers (e.g. shared staging) that the vector helpers access.
 template <class T, int W> struct alignas(sizeof(T) * W) Vec { T v[W]; };
@@ -202,7 +212,7 @@ RKC_DEVICE void load_vec_impl(const T *p, float (&out)[W]) {
 }
 
 /// Fragment load shared by load_frag / load_frag_stream / load_frag_keep.
-template <class T, int VPT, int W, int POLICY, int WRAP>
+template <class T, int VPT, int W, int POLICY, int WRAP, int SURE>
 RKC_DEVICE void load_frag_impl(const T *row, int col0, int col_step, int n,
                                float (&frag)[VPT], float fill) {
   static_assert(VPT % W == 0, "rkc::load_frag: VPT must be a multiple of W");
@@ -210,14 +220,21 @@ RKC_DEVICE void load_frag_impl(const T *row, int col0, int col_step, int n,
   for (int c = 0; c < VPT / W; ++c) {
     const int col = col0 + c * col_step;
     float(&chunk)[W] = *reinterpret_cast<float(*)[W]>(frag + c * W);
-    if ((WRAP == 0 || col >= 0) && col + W <= n) {
+    if ((SURE > 0 && c > 0 && c < SURE) || ((WRAP == 0 || col >= 0) && col + W <= n)) {
       load_vec_impl<T, W, POLICY>(row + col, chunk);
     } else {
+      if constexpr (WRAP == 0) {
 #pragma unroll
-      for (int j = 0; j < W; ++j)
-        chunk[j] = (WRAP ? wrap_col(col + j, WRAP) < n : col + j < n)
-                       ? to_f32(row[WRAP ? wrap_col(col + j, WRAP) : col + j])
-                       : fill;
+        for (int j = 0; j < W; ++j)
+          chunk[j] = col + j < n ? to_f32(row[col + j]) : fill;
+      } else {
+        const T *p = row + col;
+#pragma unroll
+        for (int j = 0; j < W; ++j) {
+          const int o = shifted_offset<WRAP>(c, col, j);
+          chunk[j] = col + o < n ? to_f32(p[o]) : fill;
+        }
+      }
     }
   }
 }
@@ -311,6 +328,10 @@ RKC_DEVICE void store_vec_stream(T *p, const S (&in)[W]) {
 // ---------------------------------------------------------------------------
 // Row fragments (the thread-value layout of the generated kernels).
 //
+// SURE (the accesses below): chunks 1 .. SURE - 1 are known to lie wholly
+// in [0, n) (the caller's layout places them there), so they keep no
+// element-wise path, nor its registers; 0: none known.
+//
 // A thread owns VPT = CHUNKS * W values of a row of n elements; value v lives
 // at column  col0 + (v / W) * col_step + (v % W).  A chunk whose W columns are
 // all < n is accessed with one vector access; a chunk that straddles n is
@@ -333,27 +354,27 @@ RKC_DEVICE void store_vec_stream(T *p, const S (&in)[W]) {
 
 /// Loads a fragment; values at columns >= n are set to `fill` (typically the
 /// identity of the consuming reduction: 0 for sums, -inf for max).
-template <class T, int VPT, int W, int WRAP = 0>
+template <class T, int VPT, int W, int WRAP = 0, int SURE = 0>
 RKC_DEVICE void load_frag(const T *row, int col0, int col_step, int n,
                           float (&frag)[VPT], float fill) {
-  detail::load_frag_impl<T, VPT, W, detail::kLoadNormal, WRAP>(row, col0, col_step, n, frag, fill);
+  detail::load_frag_impl<T, VPT, W, detail::kLoadNormal, WRAP, SURE>(row, col0, col_step, n, frag, fill);
 }
 
 /// As load_frag, for a [N] operand that every row of the grid reads again
 /// (a weight, a bias): the lines are kept in L2 with an evict-last policy
 /// (`ld.global.nc.L2::cache_hint`), so the streamed rows evict each other
 /// first. `row` is read-only for the whole kernel.
-template <class T, int VPT, int W, int WRAP = 0>
+template <class T, int VPT, int W, int WRAP = 0, int SURE = 0>
 RKC_DEVICE void load_frag_keep(const T *row, int col0, int col_step, int n,
                                float (&frag)[VPT], float fill) {
-  detail::load_frag_impl<T, VPT, W, detail::kLoadKeep, WRAP>(row, col0, col_step, n, frag, fill);
+  detail::load_frag_impl<T, VPT, W, detail::kLoadKeep, WRAP, SURE>(row, col0, col_step, n, frag, fill);
 }
 
 /// As load_frag, with load_vec_stream for the full chunks (data read once).
-template <class T, int VPT, int W, int WRAP = 0>
+template <class T, int VPT, int W, int WRAP = 0, int SURE = 0>
 RKC_DEVICE void load_frag_stream(const T *row, int col0, int col_step, int n,
                                  float (&frag)[VPT], float fill) {
-  detail::load_frag_impl<T, VPT, W, detail::kLoadStream, WRAP>(row, col0, col_step, n, frag, fill);
+  detail::load_frag_impl<T, VPT, W, detail::kLoadStream, WRAP, SURE>(row, col0, col_step, n, frag, fill);
 }
 
 // ---------------------------------------------------------------------------
@@ -399,7 +420,7 @@ template <class T, int VPT> struct PackedFrag {
 };
 
 namespace detail {
-template <class T, int VPT, int W, int POLICY, int WRAP>
+template <class T, int VPT, int W, int POLICY, int WRAP, int SURE>
 RKC_DEVICE void load_packed_impl(const T *row, int col0, int col_step, int n,
                                  PackedFrag<T, VPT> &frag, float fill) {
   static_assert(VPT % W == 0 && W % 2 == 0, "rkc::load_frag: packed chunks of even W");
@@ -412,20 +433,25 @@ RKC_DEVICE void load_packed_impl(const T *row, int col0, int col_step, int n,
 #pragma unroll
     for (int k = 0; k < W / E; ++k) {
       u32(&words)[A::WORDS] = *reinterpret_cast<u32(*)[A::WORDS]>(frag.w + (c * W + k * E) / 2);
-      if ((WRAP == 0 || col >= 0) && col + W <= n) {
+      if ((SURE > 0 && c > 0 && c < SURE) || ((WRAP == 0 || col >= 0) && col + W <= n)) {
         load_words<A, POLICY>(row + col + k * E, words);
       } else {
         const u16 f = from_f32<T>(fill).bits;
 #pragma unroll
         for (int j = 0; j < E; j += 2) {
           const int at = col + k * E + j;
-          const u16 lo = (WRAP ? wrap_col(at, WRAP) < n : at < n)
-                             ? row[WRAP ? wrap_col(at, WRAP) : at].bits
-                             : f;
-          const u16 hi = (WRAP ? wrap_col(at + 1, WRAP) < n : at + 1 < n)
-                             ? row[WRAP ? wrap_col(at + 1, WRAP) : at + 1].bits
-                             : f;
-          words[j / 2] = (u32)lo | ((u32)hi << 16);
+          if constexpr (WRAP == 0) {
+            const u16 lo = at < n ? row[at].bits : f;
+            const u16 hi = at + 1 < n ? row[at + 1].bits : f;
+            words[j / 2] = (u32)lo | ((u32)hi << 16);
+          } else {
+            const T *p = row + col;
+            const int o0 = shifted_offset<WRAP>(c, col, k * E + j);
+            const int o1 = shifted_offset<WRAP>(c, col, k * E + j + 1);
+            const u16 lo = col + o0 < n ? p[o0].bits : f;
+            const u16 hi = col + o1 < n ? p[o1].bits : f;
+            words[j / 2] = (u32)lo | ((u32)hi << 16);
+          }
         }
       }
     }
@@ -437,25 +463,25 @@ RKC_DEVICE void load_packed_impl(const T *row, int col0, int col_step, int n,
 /// As load_frag, into a packed fragment. W is even: each vector access is
 /// whole words (sizeof(T) * W >= 4). Values at columns >= n are `fill`
 /// narrowed to T (the reduction identities 0 and -inf are exact).
-template <class T, int VPT, int W, int WRAP = 0>
+template <class T, int VPT, int W, int WRAP = 0, int SURE = 0>
 RKC_DEVICE void load_frag(const T *row, int col0, int col_step, int n,
                           PackedFrag<T, VPT> &frag, float fill) {
-  detail::load_packed_impl<T, VPT, W, detail::kLoadNormal, WRAP>(row, col0, col_step, n, frag, fill);
+  detail::load_packed_impl<T, VPT, W, detail::kLoadNormal, WRAP, SURE>(row, col0, col_step, n, frag, fill);
 }
 
 /// As load_frag_stream (read for the last time: evict-first), into a packed
 /// fragment.
-template <class T, int VPT, int W, int WRAP = 0>
+template <class T, int VPT, int W, int WRAP = 0, int SURE = 0>
 RKC_DEVICE void load_frag_stream(const T *row, int col0, int col_step, int n,
                                  PackedFrag<T, VPT> &frag, float fill) {
-  detail::load_packed_impl<T, VPT, W, detail::kLoadStream, WRAP>(row, col0, col_step, n, frag, fill);
+  detail::load_packed_impl<T, VPT, W, detail::kLoadStream, WRAP, SURE>(row, col0, col_step, n, frag, fill);
 }
 
 /// As load_frag_keep (a [N] operand kept in L2), into a packed fragment.
-template <class T, int VPT, int W, int WRAP = 0>
+template <class T, int VPT, int W, int WRAP = 0, int SURE = 0>
 RKC_DEVICE void load_frag_keep(const T *row, int col0, int col_step, int n,
                                PackedFrag<T, VPT> &frag, float fill) {
-  detail::load_packed_impl<T, VPT, W, detail::kLoadKeep, WRAP>(row, col0, col_step, n, frag, fill);
+  detail::load_packed_impl<T, VPT, W, detail::kLoadKeep, WRAP, SURE>(row, col0, col_step, n, frag, fill);
 }
 
 /// The [N] operand (a weight, a bias) of a shifted row: the same (wrapped)
@@ -466,12 +492,15 @@ RKC_DEVICE void load_frag_unaligned(const T *row, int col0, int col_step, int n,
                                     float (&frag)[VPT], float fill) {
   static_assert(VPT % W == 0 && WRAP > 0, "rkc::load_frag_unaligned: VPT % W, a shifted row");
 #pragma unroll
-  for (int c = 0; c < VPT / W; ++c)
+  for (int c = 0; c < VPT / W; ++c) {
+    const int col = col0 + c * col_step;
+    const T *p = row + col;
 #pragma unroll
     for (int j = 0; j < W; ++j) {
-      const int col = wrap_col(col0 + c * col_step + j, WRAP);
-      frag[c * W + j] = col < n ? to_f32(row[col]) : fill;
+      const int o = detail::shifted_offset<WRAP>(c, col, j);
+      frag[c * W + j] = col + o < n ? to_f32(p[o]) : fill;
     }
+  }
 }
 
 /// As load_frag_unaligned, into a packed fragment.
@@ -482,30 +511,44 @@ RKC_DEVICE void load_frag_unaligned(const T *row, int col0, int col_step, int n,
                 "rkc::load_frag_unaligned: packed chunks of even W, a shifted row");
   const u16 f = from_f32<T>(fill).bits;
 #pragma unroll
-  for (int c = 0; c < VPT / W; ++c)
+  for (int c = 0; c < VPT / W; ++c) {
+    const int col = col0 + c * col_step;
+    const T *p = row + col;
 #pragma unroll
     for (int j = 0; j < W; j += 2) {
-      const int lo = wrap_col(col0 + c * col_step + j, WRAP);
-      const int hi = wrap_col(col0 + c * col_step + j + 1, WRAP);
-      frag.w[(c * W + j) / 2] = (u32)(lo < n ? row[lo].bits : f) | ((u32)(hi < n ? row[hi].bits : f) << 16);
+      const int o0 = detail::shifted_offset<WRAP>(c, col, j);
+      const int o1 = detail::shifted_offset<WRAP>(c, col, j + 1);
+      frag.w[(c * W + j) / 2] =
+          (u32)(col + o0 < n ? p[o0].bits : f) | ((u32)(col + o1 < n ? p[o1].bits : f) << 16);
     }
+  }
 }
 
 namespace detail {
-template <class T, int VPT, int W, int POLICY, int WRAP, class S>
+template <class T, int VPT, int W, int POLICY, int WRAP, int SURE, class S>
 RKC_DEVICE void store_frag_impl(T *row, int col0, int col_step, int n, const S (&frag)[VPT]) {
   static_assert(VPT % W == 0, "rkc::store_frag: VPT must be a multiple of W");
 #pragma unroll
   for (int c = 0; c < VPT / W; ++c) {
     const int col = col0 + c * col_step;
     const S(&chunk)[W] = *reinterpret_cast<const S(*)[W]>(frag + c * W);
-    if ((WRAP == 0 || col >= 0) && col + W <= n) {
+    if ((SURE > 0 && c > 0 && c < SURE) || ((WRAP == 0 || col >= 0) && col + W <= n)) {
       store_vec_impl<T, W, POLICY>(row + col, chunk);
     } else {
+      if constexpr (WRAP == 0) {
 #pragma unroll
-      for (int j = 0; j < W; ++j)
-        if (WRAP ? wrap_col(col + j, WRAP) < n : col + j < n)
-          row[WRAP ? wrap_col(col + j, WRAP) : col + j] = store_cast<T>(chunk[j]);
+        for (int j = 0; j < W; ++j)
+          if (col + j < n)
+            row[col + j] = store_cast<T>(chunk[j]);
+      } else {
+        T *p = row + col;
+#pragma unroll
+        for (int j = 0; j < W; ++j) {
+          const int o = shifted_offset<WRAP>(c, col, j);
+          if (col + o < n)
+            p[o] = store_cast<T>(chunk[j]);
+        }
+      }
     }
   }
 }
@@ -513,18 +556,18 @@ RKC_DEVICE void store_frag_impl(T *row, int col0, int col_step, int n, const S (
 
 /// Stores a fragment; never writes columns >= n. S: float values, or the
 /// int values of an int8 tensor.
-template <class T, int VPT, int W, int WRAP = 0, class S>
+template <class T, int VPT, int W, int WRAP = 0, int SURE = 0, class S>
 RKC_DEVICE void store_frag(T *row, int col0, int col_step, int n,
                            const S (&frag)[VPT]) {
-  detail::store_frag_impl<T, VPT, W, detail::kStoreNormal, WRAP>(row, col0, col_step, n, frag);
+  detail::store_frag_impl<T, VPT, W, detail::kStoreNormal, WRAP, SURE>(row, col0, col_step, n, frag);
 }
 
 /// As store_frag, with store_vec_stream for the full chunks: a streamed
 /// row's results, not read again by the kernel.
-template <class T, int VPT, int W, int WRAP = 0, class S>
+template <class T, int VPT, int W, int WRAP = 0, int SURE = 0, class S>
 RKC_DEVICE void store_frag_stream(T *row, int col0, int col_step, int n,
                                   const S (&frag)[VPT]) {
-  detail::store_frag_impl<T, VPT, W, detail::kStoreStream, WRAP>(row, col0, col_step, n, frag);
+  detail::store_frag_impl<T, VPT, W, detail::kStoreStream, WRAP, SURE>(row, col0, col_step, n, frag);
 }
 
 // ---------------------------------------------------------------------------

@@ -68,8 +68,9 @@ static constexpr const char *kValueCol = "col0 + (i / W) * COL_STEP + (i % W)";
 static constexpr const char *kColInRow = "FULL_ROW || col < N";
 /// The same in a shifted row: its value slots below column 0 hold the
 /// columns from WRAP up (templates/rkc/vec.cuh).
+/// (Only a first chunk can hold such slots: i < W is known once unrolled.)
 static constexpr const char *kShiftedValueCol =
-    "rkc::wrap_col(col0 + (i / W) * COL_STEP + (i % W), WRAP)";
+    "(i < W ? rkc::wrap_col(col0 + i, WRAP) : col0 + (i / W) * COL_STEP + (i % W))";
 /// Independent fold chains of a streamed sweep's thread reduction.
 static constexpr int64_t kFoldChains = 4;
 /// The most state words (32-bit) those chains hold together.
@@ -202,8 +203,13 @@ private:
   bool shifted = false;
   /// The column of a thread's value i.
   const char *valueCol() const { return shifted ? kShiftedValueCol : kValueCol; }
-  /// The template argument of the row accesses that wraps a shifted row.
-  const char *shiftArg() const { return shifted ? ", WRAP" : ""; }
+  /// The template arguments of a shifted row's [M, N] accesses: WRAP, and
+  /// SURE (chunks 1 .. SURE - 1 lie in the row: no element-wise path) where
+  /// the accesses use the kernel's own column layout (not a pass or an
+  /// epilogue group of it).
+  const char *shiftArg(bool ownLayout) const {
+    return !shifted ? "" : ownLayout && !streaming && !inEpilogue ? ", WRAP, SURE" : ", WRAP";
+  }
 
   func::FuncOp func;
   raw_ostream &os;
@@ -517,7 +523,7 @@ LogicalResult KernelEmitter::emitOp(Operation *op) {
     b << decl
       << formatv("  rkc::load_frag{4}<{0}, V, W{5}>(a{1}{2}, col0, COL_STEP, N, {3}, 0.0f);\n", *st,
                  i, isRow ? formatv(" + row * s{0}", i).str() : "", n, policy,
-                 shiftArg());
+                 shiftArg(isRow));
     return success();
   }
   if (auto ld = dyn_cast<tier::LoadRowScalarOp>(op)) {
@@ -764,7 +770,7 @@ LogicalResult KernelEmitter::emitOp(Operation *op) {
     // sweep).
     b << formatv("  if (row_ok) rkc::store_frag{3}<{0}, V, W{4}>(a{1} + row * s{1}, col0, "
                  "COL_STEP, N, {2});\n",
-                 *sty, i, v, streaming ? "_stream" : "", shiftArg());
+                 *sty, i, v, streaming ? "_stream" : "", shiftArg(true));
     return success();
   }
   if (auto st = dyn_cast<tier::StoreRowScalarOp>(op)) {
@@ -1148,6 +1154,9 @@ LogicalResult KernelEmitter::emit(rkc::KernelInfo &info) {
                   "  // W-aligned address; the thread columns start `head` below 0, and\n"
                   "  // the slots below 0 hold the columns from WRAP (the layout's end) up.\n"
                   "  constexpr int WRAP = PASSES * PASS_COLS;\n"
+                  "  // Chunks 1 .. SURE - 1 of a thread lie wholly in the row.\n"
+                  "  constexpr int SURE = PASSES == 1 ? N / COL_STEP : 0;\n"
+                  "  (void)SURE;\n"
                   "  const int head = (int)((row * s{0}) % W);\n"
                   "  const int col0_base = (rank * TPR + t) * W - head;\n",
                   headArg);
@@ -1182,13 +1191,13 @@ LogicalResult KernelEmitter::emit(rkc::KernelInfo &info) {
                       "  for (int pass = 0; pass < PASSES; ++pass)\n"
                       "    rkc::stage_frag<{0}, V, W, TPR{3}>(st{1} + pass * V * TPR, a{1} + row * s{1}, "
                       "col0_base + pass * PASS_COLS, COL_STEP, N, t);\n",
-                      *st, i, offset, shiftArg());
+                      *st, i, offset, shiftArg(true));
         offset += passes * V * T * elemBytes;
       } else {
         // One region of V * TPR elements per row of the CTA.
         os << formatv("  {0} *st{1} = reinterpret_cast<{0} *>(rkc_smem + {2}) + row_in_cta * (V * TPR);\n"
                       "  rkc::stage_frag<{0}, V, W, TPR{3}>(st{1}, a{1} + row * s{1}, col0_base, COL_STEP, N, t);\n",
-                      *st, i, offset, shiftArg());
+                      *st, i, offset, shiftArg(true));
         offset += rowsPerCta * V * T * elemBytes;
       }
     }
