@@ -193,7 +193,7 @@ llvm::Error Kernel::launch(void *const *ptrs, const int64_t *strides, int64_t ro
   // each row is read from the aligned address before it, the same number of
   // elements back in every [M, N] argument, so their row strides must agree
   // modulo the vector (the first one's places the rows); [N] arguments are
-  // read element by element.
+  // read in aligned vectors and realigned in registers.
   bool shifted = k.vector > 1 && k.cols % k.vector != 0;
   int64_t headStride = -1;
   for (size_t i = 0; i < n && shifted && headStride < 0; ++i)
@@ -233,7 +233,7 @@ llvm::Error Kernel::launch(void *const *ptrs, const int64_t *strides, int64_t ro
     bool perRowColumn = a.shape.size() == 2 && a.shape[1] == 1 && k.cols != 1;
     bool vectorised = (a.shape.size() == 2 && !perRowColumn) ||
                       (a.shape.size() == 1 && a.shape[0] == k.cols && k.cols != k.rows);
-    if (vectorised && k.vector > 1 && !(shifted && a.shape.size() == 1)) {
+    if (vectorised && k.vector > 1) {
       uintptr_t align = (uintptr_t)(k.vector * a.elemBytes);
       int64_t want = shifted ? headStride % k.vector : 0;
       if ((uintptr_t)ptrs[i] % std::min<uintptr_t>(align, 16) != 0 ||

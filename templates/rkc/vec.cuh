@@ -348,7 +348,7 @@ RKC_DEVICE void store_vec_stream(T *p, const S (&in)[W]) {
 // one vector access; the others (the first thread's first, the one
 // straddling n) go element by element at the wrapped columns, and columns
 // >= n are never touched. A [N] operand of such a row (a weight) is not
-// shifted with it: load_frag_unaligned reads it element by element at the
+// shifted with it: load_frag_unaligned reads it, realigned, at the
 // same (wrapped) columns.
 // ---------------------------------------------------------------------------
 
@@ -484,44 +484,116 @@ RKC_DEVICE void load_frag_keep(const T *row, int col0, int col_step, int n,
   detail::load_packed_impl<T, VPT, W, detail::kLoadKeep, WRAP, SURE>(row, col0, col_step, n, frag, fill);
 }
 
-/// The [N] operand (a weight, a bias) of a shifted row: the same (wrapped)
-/// columns as load_frag<..., WRAP>, which are not W-aligned in the operand,
-/// read element by element (they hit L2: every row reads them).
-template <class T, int VPT, int W, int WRAP>
-RKC_DEVICE void load_frag_unaligned(const T *row, int col0, int col_step, int n,
+namespace detail {
+/// out[j] = (prev ++ cur)[s + j] for a shift s in [1, W], the same in every
+/// thread of a row: a select network, no indexing of registers.
+template <int W>
+RKC_DEVICE void realign(const float (&prev)[W], const float (&cur)[W], int s, float (&out)[W]) {
+#pragma unroll
+  for (int j = 0; j < W; ++j) {
+    float r = cur[j]; // s == W
+#pragma unroll
+    for (int k = 1; k < W; ++k)
+      r = s == k ? (j + k < W ? prev[j + k] : cur[j + k - W]) : r;
+    out[j] = r;
+  }
+}
+
+/// The same on 16-bit values held two per word (N = W / 2 words a vector),
+/// s in halves.
+template <int N>
+RKC_DEVICE void realign_halves(const u32 (&prev)[N], const u32 (&cur)[N], int s, u32 *out) {
+#pragma unroll
+  for (int i = 0; i < N; ++i) {
+    u32 r = cur[i]; // s == 2N
+#pragma unroll
+    for (int k = 1; k < 2 * N; ++k) {
+      const int h = 2 * i + k; // first half of this word in prev ++ cur
+      auto word = [&](int q) { return q < N ? prev[q] : cur[q - N]; };
+      const u32 v = h % 2 == 0 ? word(h / 2) : __funnelshift_r(word(h / 2), word(h / 2 + 1), 16);
+      r = s == k ? v : r;
+    }
+    out[i] = r;
+  }
+}
+
+/// load_frag_unaligned (below) of float fragments, with a LoadPolicy.
+template <class T, int VPT, int W, int WRAP, int SURE, int POLICY>
+RKC_DEVICE void load_unaligned_impl(const T *row, int col0, int col_step, int n, int head,
                                     float (&frag)[VPT], float fill) {
   static_assert(VPT % W == 0 && WRAP > 0, "rkc::load_frag_unaligned: VPT % W, a shifted row");
 #pragma unroll
   for (int c = 0; c < VPT / W; ++c) {
     const int col = col0 + c * col_step;
-    const T *p = row + col;
+    const int u = col + head; // the aligned column the row's slot col stands at
+    float(&chunk)[W] = *reinterpret_cast<float(*)[W]>(frag + c * W);
+    if ((SURE > 0 && c > 0 && c < SURE) || (u >= W && u + W <= n)) {
+      float prev[W], cur[W];
+      load_vec_impl<T, W, POLICY>(row + u - W, prev);
+      load_vec_impl<T, W, POLICY>(row + u, cur);
+      realign<W>(prev, cur, W - head, chunk);
+    } else {
+      const T *p = row + col;
 #pragma unroll
-    for (int j = 0; j < W; ++j) {
-      const int o = detail::shifted_offset<WRAP>(c, col, j);
-      frag[c * W + j] = col + o < n ? to_f32(p[o]) : fill;
+      for (int j = 0; j < W; ++j) {
+        const int o = shifted_offset<WRAP>(c, col, j);
+        chunk[j] = col + o < n ? to_f32(p[o]) : fill;
+      }
     }
   }
 }
 
-/// As load_frag_unaligned, into a packed fragment.
-template <class T, int VPT, int W, int WRAP>
-RKC_DEVICE void load_frag_unaligned(const T *row, int col0, int col_step, int n,
+/// The same into a packed fragment of 16-bit values.
+template <class T, int VPT, int W, int WRAP, int SURE, int POLICY>
+RKC_DEVICE void load_unaligned_impl(const T *row, int col0, int col_step, int n, int head,
                                     PackedFrag<T, VPT> &frag, float fill) {
-  static_assert(VPT % W == 0 && W % 2 == 0 && WRAP > 0,
-                "rkc::load_frag_unaligned: packed chunks of even W, a shifted row");
+  static_assert(VPT % W == 0 && W % 2 == 0 && WRAP > 0 && sizeof(T) * W <= 16,
+                "rkc::load_frag_unaligned: packed chunks of even W up to 16 bytes, a shifted row");
+  typedef Access<sizeof(T) * W> A;
   const u16 f = from_f32<T>(fill).bits;
 #pragma unroll
   for (int c = 0; c < VPT / W; ++c) {
     const int col = col0 + c * col_step;
-    const T *p = row + col;
+    const int u = col + head;
+    if ((SURE > 0 && c > 0 && c < SURE) || (u >= W && u + W <= n)) {
+      u32 prev[A::WORDS], cur[A::WORDS];
+      load_words<A, POLICY>(row + u - W, prev);
+      load_words<A, POLICY>(row + u, cur);
+      realign_halves<A::WORDS>(prev, cur, W - head, frag.w + c * W / 2);
+    } else {
+      const T *p = row + col;
 #pragma unroll
-    for (int j = 0; j < W; j += 2) {
-      const int o0 = detail::shifted_offset<WRAP>(c, col, j);
-      const int o1 = detail::shifted_offset<WRAP>(c, col, j + 1);
-      frag.w[(c * W + j) / 2] =
-          (u32)(col + o0 < n ? p[o0].bits : f) | ((u32)(col + o1 < n ? p[o1].bits : f) << 16);
+      for (int j = 0; j < W; j += 2) {
+        const int o0 = shifted_offset<WRAP>(c, col, j);
+        const int o1 = shifted_offset<WRAP>(c, col, j + 1);
+        frag.w[(c * W + j) / 2] =
+            (u32)(col + o0 < n ? p[o0].bits : f) | ((u32)(col + o1 < n ? p[o1].bits : f) << 16);
+      }
     }
   }
+}
+} // namespace detail
+
+/// The [N] operand (a weight, a bias) of a shifted row whose head (the
+/// row's misalignment, elements) is `head`: the same (wrapped) columns as
+/// load_frag<..., WRAP>, which are not W-aligned in the operand. A chunk
+/// whose aligned neighbourhood lies in the operand is read as the two
+/// aligned vectors around it and realigned in registers (the shift is the
+/// row's, the same in every thread); the others (the first thread's first,
+/// the last) element by element. `row` is aligned for W-element vectors.
+template <class T, int VPT, int W, int WRAP, int SURE = 0, class F>
+RKC_DEVICE void load_frag_unaligned(const T *row, int col0, int col_step, int n, int head,
+                                    F &frag, float fill) {
+  detail::load_unaligned_impl<T, VPT, W, WRAP, SURE, detail::kLoadNormal>(row, col0, col_step, n,
+                                                                          head, frag, fill);
+}
+
+/// As load_frag_unaligned, with the evict-last L2 policy of load_frag_keep.
+template <class T, int VPT, int W, int WRAP, int SURE = 0, class F>
+RKC_DEVICE void load_frag_unaligned_keep(const T *row, int col0, int col_step, int n, int head,
+                                         F &frag, float fill) {
+  detail::load_unaligned_impl<T, VPT, W, WRAP, SURE, detail::kLoadKeep>(row, col0, col_step, n,
+                                                                        head, frag, fill);
 }
 
 namespace detail {

@@ -103,22 +103,25 @@ func.func @rms(%x: tensor<64x4096xbf16> {rk.name = "x"}, %w: tensor<4096xbf16> {
 // aligned address and the thread columns start that far below 0, so x and
 // y keep aligned 8-wide chunks; the slots below column 0 hold the columns
 // from WRAP (the layout's coverage) up, so the layout covers N as an
-// unshifted one does (256 x 16 values). The reduction's element column is
-// wrapped; the weight, an [N] operand at the same (now unaligned) columns,
-// is read element by element.
+// unshifted one does (256 x 16 values); chunks 1 .. SURE - 1 lie in the row
+// in every thread (no element-wise path). The reduction's element column
+// is wrapped in the first chunk; the weight, an [N] operand at the same
+// (now unaligned) columns, is read as aligned vectors realigned by the
+// row's head.
 // CHECK-LABEL: // kernel rkc_rms_shifted: threads=256,values=16,vector=8,rows=1,cluster=1,staging=registers,unroll=2,min_blocks=0
 // CHECK-DAG:     constexpr int N = 4095;
 // CHECK-DAG:     constexpr bool FULL_ROW = false;
 // CHECK:         const long long row = row_ok ? row_raw : M - 1;
 // CHECK:         constexpr int WRAP = PASSES * PASS_COLS;
-// CHECK-NEXT:    const int head = (int)((row * s0) % W);
+// CHECK:         constexpr int SURE = PASSES == 1 ? N / COL_STEP : 0;
+// CHECK:         const int head = (int)((row * s0) % W);
 // CHECK-NEXT:    const int col0_base = (rank * TPR + t) * W - head;
 // CHECK-NEXT:    const int col0 = col0_base;
-// CHECK:         rkc::load_frag<rkc::bf16, V, W, WRAP>(a0 + row * s0, col0, COL_STEP, N, [[XF:f[0-9]+]], 0.0f);
-// CHECK:           const int col = rkc::wrap_col(col0 + (i / W) * COL_STEP + (i % W), WRAP);
+// CHECK:         rkc::load_frag<rkc::bf16, V, W, WRAP, SURE>(a0 + row * s0, col0, COL_STEP, N, [[XF:f[0-9]+]], 0.0f);
+// CHECK:           const int col = (i < W ? rkc::wrap_col(col0 + i, WRAP) : col0 + (i / W) * COL_STEP + (i % W));
 // CHECK-NEXT:      if (FULL_ROW || col < N) {{r[0-9]+}} = rkc::OpAdd()(
-// CHECK:         rkc::load_frag_unaligned<rkc::bf16, V, W, WRAP>(a1, col0, COL_STEP, N, {{f[0-9]+}}, 0.0f);
-// CHECK:         if (row_ok) rkc::store_frag<rkc::bf16, V, W, WRAP>(a2 + row * s2, col0, COL_STEP, N, {{f[0-9]+}});
+// CHECK:         rkc::load_frag_unaligned<rkc::bf16, V, W, WRAP, SURE>(a1, col0, COL_STEP, N, head, {{f[0-9]+}}, 0.0f);
+// CHECK:         if (row_ok) rkc::store_frag<rkc::bf16, V, W, WRAP, SURE>(a2 + row * s2, col0, COL_STEP, N, {{f[0-9]+}});
 func.func @rms_shifted(%x: tensor<64x4095xbf16> {rk.name = "x"}, %w: tensor<4095xbf16> {rk.name = "w"},
                %y: tensor<64x4095xbf16> {rk.name = "out0", tier.output})
     attributes {tier.arch = "sm_90a",

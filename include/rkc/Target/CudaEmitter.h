@@ -36,7 +36,7 @@ struct KernelInfo {
   int64_t vector = 1;        ///< elements per access: pointers and row strides
                              ///< must be multiples of it, unless cols is not
                              ///< (shifted rows: [M, N] row strides agree
-                             ///< modulo it, [N] pointers are unconstrained)
+                             ///< modulo it)
   int64_t smemBytes = 0;     ///< dynamic shared memory per CTA (staging)
   int64_t gridCtas = 0;      ///< column kernels: the grid (fixed by the shape);
                              ///< 0: ceil(rows / rowsPerCta) * cluster

@@ -517,13 +517,14 @@ LogicalResult KernelEmitter::emitOp(Operation *op) {
     const char *policy = !isRow && rowOperandBytes >= kKeepRowOperandBytes ? "_keep" : "";
     if (isRow && streaming && sweepCount >= 2 && sweepCount == streamSweeps)
       policy = "_stream";
-    // A shifted row's [N] operands are not aligned at its columns.
+    // A shifted row's [N] operands are not aligned at its columns: read
+    // realigned, given the row's head.
     if (shifted && !isRow)
-      policy = "_unaligned";
+      policy = rowOperandBytes >= kKeepRowOperandBytes ? "_unaligned_keep" : "_unaligned";
     b << decl
-      << formatv("  rkc::load_frag{4}<{0}, V, W{5}>(a{1}{2}, col0, COL_STEP, N, {3}, 0.0f);\n", *st,
-                 i, isRow ? formatv(" + row * s{0}", i).str() : "", n, policy,
-                 shiftArg(isRow));
+      << formatv("  rkc::load_frag{4}<{0}, V, W{5}>(a{1}{2}, col0, COL_STEP, N, {6}{3}, 0.0f);\n",
+                 *st, i, isRow ? formatv(" + row * s{0}", i).str() : "", n, policy,
+                 shiftArg(true), shifted && !isRow ? "head, " : "");
     return success();
   }
   if (auto ld = dyn_cast<tier::LoadRowScalarOp>(op)) {
