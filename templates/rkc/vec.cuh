@@ -527,7 +527,13 @@ RKC_DEVICE void load_unaligned_impl(const T *row, int col0, int col_step, int n,
     const int col = col0 + c * col_step;
     const int u = col + head; // the aligned column the row's slot col stands at
     float(&chunk)[W] = *reinterpret_cast<float(*)[W]>(frag + c * W);
-    if ((SURE > 0 && c > 0 && c < SURE) || (u >= W && u + W <= n)) {
+    // 16-bit operands only: for f32 ones (4 elements a chunk) the element-
+    // wise loads were faster (LayerNorm f32 N = 50257 2.27 vs 1.64 TB/s,
+    // 1000003 1.10 vs 0.77: the realigned loads took registers), for bf16
+    // (8) slower (RMSNorm bf16 4095 2.01 vs 2.55, LayerNorm bf16 1000003
+    // 0.63 vs 0.96; docs/performance-notes.md, session 13).
+    if (sizeof(T) < 4 &&
+        ((SURE > 0 && c > 0 && c < SURE) || (u >= W && u + W <= n))) {
       float prev[W], cur[W];
       load_vec_impl<T, W, POLICY>(row + u - W, prev);
       load_vec_impl<T, W, POLICY>(row + u, cur);
@@ -579,8 +585,9 @@ RKC_DEVICE void load_unaligned_impl(const T *row, int col0, int col_step, int n,
 /// load_frag<..., WRAP>, which are not W-aligned in the operand. A chunk
 /// whose aligned neighbourhood lies in the operand is read as the two
 /// aligned vectors around it and realigned in registers (the shift is the
-/// row's, the same in every thread); the others (the first thread's first,
-/// the last) element by element. `row` is aligned for W-element vectors.
+/// row's, the same in every thread), for 16-bit operands; 32-bit ones, and
+/// the chunks at the row's ends, element by element. `row` is aligned for
+/// W-element vectors.
 template <class T, int VPT, int W, int WRAP, int SURE = 0, class F>
 RKC_DEVICE void load_frag_unaligned(const T *row, int col0, int col_step, int n, int head,
                                     F &frag, float fill) {
