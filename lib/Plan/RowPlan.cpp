@@ -283,7 +283,7 @@ Expected<RowPlan> planRow(const RowProblem &p, const Target &t,
                                          "row is read from the aligned address up to {1} "
                                          "elements before it{2})",
                                          pl.vector, pl.vector - 1,
-                                         p.rowVectorInputs ? "; its [N] operands element by element"
+                                         p.rowVectorInputs ? "; its [N] operands realigned in registers (16-bit) or element by element (32-bit)"
                                                            : "")
                                .str()
                      : o.vector <= 0 && pl.vector * p.minElemBytes < 16
@@ -451,6 +451,17 @@ Expected<RowPlan> planRow(const RowProblem &p, const Target &t,
       if (o.minBlocks < 0)
         pl.minBlocks = 2;
     }
+    // Shifted streamed rows of 32-bit data with a result: CTAs of 512
+    // threads with half the values per pass. Their element-wise ends and
+    // [N] operands took registers past two 256-thread CTAs per SM
+    // (LayerNorm f32 at N = 1000003: 152), measured on the H100
+    // (docs/performance-notes.md, session 13): LayerNorm 1.10 -> 1.45 TB/s,
+    // softmax 1.93 -> 2.02, log-softmax 1.97 -> 2.03, RMSNorm 1.91 -> 1.95.
+    if (pl.staging == Staging::Stream && o.threads <= 0 && o.values <= 0 && t.hasClusters() &&
+        p.outputRowBytes > 0 && p.inputElemBytes == 4 && shifted) {
+      pl.threads = kStreamThreads16;
+      chunks = std::max<int64_t>(chunks / 2, 1);
+    }
   }
   pl.values = o.values > 0 ? o.values : chunks * pl.vector;
   note(llvm::formatv("{0} threads per row{1}, {2} values per thread ({3} "
@@ -479,12 +490,17 @@ Expected<RowPlan> planRow(const RowProblem &p, const Target &t,
   //    than a wave of CTAs (N = 8192 .. 32768, five ops: 0.99-1.27x, e.g.
   //    softmax bf16 16384 2.55 -> 2.94 TB/s, LayerNorm bf16 16384 2.30 ->
   //    2.91). A grid of about one wave is latency-bound; not measured there.
+  //  - shifted rows with a result in one CTA, any width, over more than a
+  //    wave (their registers plans carry element-wise ends: N = 4095, 128
+  //    threads: softmax 2.60 -> 2.83, LayerNorm 1.33 -> 2.20, RMSNorm 2.55
+  //    -> 2.81 TB/s; N = 1001, 32 threads x 4 rows: +2..+28 %; session 13).
   // Cluster rows took it above.
   bool readOnlyRow = pl.cluster == 1 && p.outputRowBytes == 0 && t.hasClusters();
   bool wideRow = pl.cluster == 1 && pl.rows == 1 && pl.threads >= 256 && !oneWave(pl, p, t) &&
                  t.hasClusters();
+  bool shiftedRow = pl.cluster == 1 && shifted && !oneWave(pl, p, t) && t.hasClusters();
   if (o.staging < 0 && pl.staging == Staging::Registers && p.inputElemBytes == 2 &&
-      (readOnlyRow || wideRow)) {
+      (readOnlyRow || wideRow || shiftedRow)) {
     RowPlan async = pl;
     async.staging = Staging::Async;
     if (checkPlan(async, p, t).empty())
