@@ -283,8 +283,10 @@ Expected<RowPlan> planRow(const RowProblem &p, const Target &t,
                                          "row is read from the aligned address up to {1} "
                                          "elements before it{2})",
                                          pl.vector, pl.vector - 1,
-                                         p.rowVectorInputs ? "; its [N] operands realigned in registers (16-bit) or element by element (32-bit)"
-                                                           : "")
+                                         p.rowVectorInputs
+                                             ? "; its [N] operands realigned in registers "
+                                               "(16-bit) or element by element (32-bit)"
+                                             : "")
                                .str()
                      : o.vector <= 0 && pl.vector * p.minElemBytes < 16
                          ? std::string(" (the row is shorter than a 16-byte vector)")

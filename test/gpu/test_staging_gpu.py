@@ -117,6 +117,11 @@ def _read_once_tol(dt):
     return 1e-5 if dt == "f32" else 1e-4
 
 
+def _tol(op, dt):
+    """Relative error bound of op's results from dt inputs."""
+    return _read_once_tol(dt) if op == "cross_entropy" else TOL[dt]
+
+
 def _assert_rel_close(outs, refs, tol, plan):
     """Each output within `tol` of its float64 reference (relative 2-norm)."""
     for i, (o, ref) in enumerate(zip(outs, refs)):
@@ -201,8 +206,7 @@ def test_streamed_rows(op, dt, M, N, sched):
     _skip()
     plan, ins, out = _run_named("stream", op, dt, M, N, sched)
     assert "staging=stream" in plan, plan
-    _assert_rel_close(out, _reference(op, ins),
-                      _read_once_tol(dt) if op == "cross_entropy" else TOL[dt], plan)
+    _assert_rel_close(out, _reference(op, ins), _tol(op, dt), plan)
 
 
 @pytest.mark.gpu
@@ -329,6 +333,4 @@ def test_shifted_rows(op, dt, M, N, sched):
     # a tuned row of a nearby N may carry a narrower one).
     vector = int(dict(kv.split("=") for kv in plan.split(","))["vector"])
     assert vector > 1 and N % vector, plan
-    refs = _reference(op, ins)
-    tol = _read_once_tol(dt) if op == "cross_entropy" else TOL[dt]
-    _assert_rel_close(out, refs, tol, plan)
+    _assert_rel_close(out, _reference(op, ins), _tol(op, dt), plan)
