@@ -674,11 +674,25 @@ LogicalResult KernelEmitter::emitOp(Operation *op) {
       std::string slot = chains > 1 ? formatv("{0}[c % {1}]", acc, chains).str() : acc;
       b << foldBegin;
       bool packed = packedFrags.contains(tr.getInputs()[0]);
-      b << formatv("  rkc::fold_max_exp_sum<V, {5}, {0}>({1}, [&](int i) {{ const int col = {6}; "
-                   "return {7}; }, [&](int c, float m, float s) {{ {2} = {3}()({2}, {4}{{m, s}); "
-                   "});\n",
-                   fastMath ? "true" : "false", names.lookup(tr.getInputs()[0]), slot, *comb,
-                   stateType, packed ? "V" : "W", valueCol(), kColInRow);
+      std::string call =
+          formatv("rkc::fold_max_exp_sum<V, {5}, {0}>({1}, [&](int i) {{ const int col = {6}; "
+                  "return {7}; }, [&](int c, float m, float s) {{ {2} = {3}()({2}, {4}{{m, s}); "
+                  "});\n",
+                  fastMath ? "true" : "false", names.lookup(tr.getInputs()[0]), slot, *comb,
+                  stateType, packed ? "V" : "W", valueCol(), kColInRow)
+              .str();
+      // A shifted row masks every value (its ends are not the layout's):
+      // a thread whose values all lie in the row folds them unmasked.
+      if (shifted) {
+        std::string whole = call;
+        size_t at = whole.find("[&](int i) {");
+        size_t end = whole.find("}, [&](int c", at);
+        whole.replace(at, end + 1 - at, "[&](int) { return true; }");
+        b << "  if (col0 >= 0 && col0 + (V / W - 1) * COL_STEP + W <= N)\n    " << whole
+          << "  else\n    " << call;
+      } else {
+        b << "  " << call;
+      }
       b << foldEnd;
       mergeChains();
       stateNames[op] = r;
