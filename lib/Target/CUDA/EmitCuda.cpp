@@ -700,8 +700,6 @@ LogicalResult KernelEmitter::emitOp(Operation *op) {
     }
     std::string slot = chains > 1 ? formatv("{0}[i % {1}]", acc, chains).str() : acc;
     declareChains();
-    b << foldBegin << "  #pragma unroll\n  for (int i = 0; i < V; ++i) {\n";
-    b << "    const int col = " << valueCol() << ";\n";
     std::string elem;
     if (builtinScalar)
       elem = names.lookup(tr.getInputs()[0]) + "[i]";
@@ -713,8 +711,27 @@ LogicalResult KernelEmitter::emitOp(Operation *op) {
         elem += (i ? ", " : "") + names.lookup(in) + "[i]";
       elem += "}";
     }
-    b << "    if (" << kColInRow << ") " << slot << " = " << *comb << "()(" << slot
-      << ", " << elem << ");\n  }\n" << foldEnd;
+    auto loop = [&](const char *col, const char *mask) {
+      b << "  #pragma unroll\n  for (int i = 0; i < V; ++i) {\n";
+      b << "    const int col = " << col << ";\n" << (mask == kColInRow ? "" : "    (void)col;\n");
+      b << "    if (" << mask << ") " << slot << " = " << *comb << "()(" << slot << ", " << elem
+        << ");\n  }\n";
+    };
+    b << foldBegin;
+    if (shifted && streaming) {
+      // As for the online softmax fold above: a thread whose pass lies
+      // wholly in the row folds it unmasked (swept rows only: a row held
+      // on chip folds once, and the second loop cost registers there,
+      // RMSNorm f32 at N = 50257 spilled 24 bytes).
+      b << "  if (col0 >= 0 && col0 + (V / W - 1) * COL_STEP + W <= N) {\n";
+      loop(kValueCol, "true");
+      b << "  } else {\n";
+      loop(valueCol(), kColInRow);
+      b << "  }\n";
+    } else {
+      loop(valueCol(), kColInRow);
+    }
+    b << foldEnd;
     mergeChains();
     stateNames[op] = r;
     return unpackInto(op, r, stateType, builtinScalar, isArg);
