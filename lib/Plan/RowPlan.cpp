@@ -136,15 +136,16 @@ static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 static int64_t pow2Ceil(int64_t v) { return (int64_t)llvm::PowerOf2Ceil(std::max<int64_t>(v, 1)); }
 static bool isPow2(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
 
-int64_t pickVector(int64_t cols, int elemBytes) {
-  int64_t w = 16 / std::max(elemBytes, 1);
-  if (cols >= w)
-    return w;
+int64_t dividingVector(int64_t cols, int64_t w) {
   while (w > 1 && cols % w != 0)
     w /= 2;
   return w;
 }
 
+int64_t pickVector(int64_t cols, int elemBytes) {
+  int64_t w = 16 / std::max(elemBytes, 1);
+  return cols >= w ? w : dividingVector(cols, w);
+}
 
 /// CTAs of the plan's grid, and whether they are about one wave (at most
 /// one CTA per SM; 108 SMs when the GPU is unknown at plan time).

@@ -181,11 +181,8 @@ llvm::Expected<TuneReport> rkc::tune(CompileRequest req, const TuneOptions &opt)
   };
   // The 16-byte vector, half of it, and the widest that divides N (rows
   // that start aligned; the others are shifted, templates/rkc/vec.cuh).
-  int64_t aligned = w0;
-  while (aligned > 1 && p.cols % aligned != 0)
-    aligned /= 2;
   std::vector<int64_t> vectors{w0};
-  for (int64_t v : {std::max<int64_t>(w0 / 2, 1), aligned})
+  for (int64_t v : {std::max<int64_t>(w0 / 2, 1), plan::dividingVector(p.cols, w0)})
     if (!llvm::is_contained(vectors, v))
       vectors.push_back(v);
   for (int64_t vector : vectors)

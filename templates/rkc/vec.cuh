@@ -332,6 +332,11 @@ RKC_DEVICE void store_vec_stream(T *p, const S (&in)[W]) {
 // in [0, n) (the caller's layout places them there), so they keep no
 // element-wise path, nor its registers; 0: none known.
 //
+// The chunk bounds and the shifted element-wise loop are spelled out in
+// each access, not called: a helper call there reordered NVVM's output for
+// kernels that are not shifted (whose PTX must not change with WRAP = 0),
+// and for shifted ones it changed the PTX that was measured.
+//
 // A thread owns VPT = CHUNKS * W values of a row of n elements; value v lives
 // at column  col0 + (v / W) * col_step + (v % W).  A chunk whose W columns are
 // all < n is accessed with one vector access; a chunk that straddles n is

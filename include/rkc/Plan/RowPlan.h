@@ -96,6 +96,10 @@ llvm::Expected<PlanOverride> parseOverride(llvm::StringRef text);
 /// vector takes the largest width that divides cols.
 int64_t pickVector(int64_t cols, int elemBytes);
 
+/// The widest of w, w / 2, ..., 1 that divides cols (rows that start
+/// aligned).
+int64_t dividingVector(int64_t cols, int64_t w);
+
 /// Row values per thread that fit in registers with `liveFrags` fragments
 /// live (`liveFragsStaged` if `staged`: async staging), in CTAs of `threads`
 /// threads (a power of two).

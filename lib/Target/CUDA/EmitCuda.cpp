@@ -71,6 +71,10 @@ static constexpr const char *kColInRow = "FULL_ROW || col < N";
 /// (Only a first chunk can hold such slots: i < W is known once unrolled.)
 static constexpr const char *kShiftedValueCol =
     "(i < W ? rkc::wrap_col(col0 + i, WRAP) : col0 + (i / W) * COL_STEP + (i % W))";
+/// Whether all of a thread's values of a shifted row (or of its pass) lie
+/// in the row: its thread reductions then fold them unmasked.
+static constexpr const char *kValuesInShiftedRow =
+    "col0 >= 0 && col0 + (V / W - 1) * COL_STEP + W <= N";
 /// Independent fold chains of a streamed sweep's thread reduction.
 static constexpr int64_t kFoldChains = 4;
 /// The most state words (32-bit) those chains hold together.
@@ -198,17 +202,17 @@ private:
   /// row r starts (r * stride) % W elements past an aligned address; the
   /// thread columns start that far below 0 and every [M, N] chunk is
   /// aligned; the slots below column 0 hold the columns the layout's end
-  /// misses (from WRAP, its coverage, up). [N] operands are then read
-  /// element by element.
+  /// misses (from WRAP, its coverage, up). [N] operands are read
+  /// realigned (rkc::load_frag_unaligned).
   bool shifted = false;
   /// The column of a thread's value i.
   const char *valueCol() const { return shifted ? kShiftedValueCol : kValueCol; }
-  /// The template arguments of a shifted row's [M, N] accesses: WRAP, and
-  /// SURE (chunks 1 .. SURE - 1 lie in the row: no element-wise path) where
-  /// the accesses use the kernel's own column layout (not a pass or an
-  /// epilogue group of it).
-  const char *shiftArg(bool ownLayout) const {
-    return !shifted ? "" : ownLayout && !streaming && !inEpilogue ? ", WRAP, SURE" : ", WRAP";
+  /// The template arguments of a shifted row's accesses: WRAP, and SURE
+  /// (chunks 1 .. SURE - 1 lie in the row: no element-wise path) where the
+  /// accesses use the kernel's own column layout (not a pass or an epilogue
+  /// group of it).
+  const char *shiftArg() const {
+    return !shifted ? "" : !streaming && !inEpilogue ? ", WRAP, SURE" : ", WRAP";
   }
 
   func::FuncOp func;
@@ -524,7 +528,7 @@ LogicalResult KernelEmitter::emitOp(Operation *op) {
     b << decl
       << formatv("  rkc::load_frag{4}<{0}, V, W{5}>(a{1}{2}, col0, COL_STEP, N, {6}{3}, 0.0f);\n",
                  *st, i, isRow ? formatv(" + row * s{0}", i).str() : "", n, policy,
-                 shiftArg(true), shifted && !isRow ? "head, " : "");
+                 shiftArg(), shifted && !isRow ? "head, " : "");
     return success();
   }
   if (auto ld = dyn_cast<tier::LoadRowScalarOp>(op)) {
@@ -674,25 +678,22 @@ LogicalResult KernelEmitter::emitOp(Operation *op) {
       std::string slot = chains > 1 ? formatv("{0}[c % {1}]", acc, chains).str() : acc;
       b << foldBegin;
       bool packed = packedFrags.contains(tr.getInputs()[0]);
-      std::string call =
-          formatv("rkc::fold_max_exp_sum<V, {5}, {0}>({1}, [&](int i) {{ const int col = {6}; "
-                  "return {7}; }, [&](int c, float m, float s) {{ {2} = {3}()({2}, {4}{{m, s}); "
-                  "});\n",
-                  fastMath ? "true" : "false", names.lookup(tr.getInputs()[0]), slot, *comb,
-                  stateType, packed ? "V" : "W", valueCol(), kColInRow)
-              .str();
+      auto call = [&](const std::string &valid) {
+        return formatv("rkc::fold_max_exp_sum<V, {5}, {0}>({1}, {6}, [&](int c, float m, "
+                       "float s) {{ {2} = {3}()({2}, {4}{{m, s}); });\n",
+                       fastMath ? "true" : "false", names.lookup(tr.getInputs()[0]), slot,
+                       *comb, stateType, packed ? "V" : "W", valid)
+            .str();
+      };
+      std::string masked =
+          call(formatv("[&](int i) {{ const int col = {0}; return {1}; }", valueCol(), kColInRow));
       // A shifted row masks every value (its ends are not the layout's):
       // a thread whose values all lie in the row folds them unmasked.
-      if (shifted) {
-        std::string whole = call;
-        size_t at = whole.find("[&](int i) {");
-        size_t end = whole.find("}, [&](int c", at);
-        whole.replace(at, end + 1 - at, "[&](int) { return true; }");
-        b << "  if (col0 >= 0 && col0 + (V / W - 1) * COL_STEP + W <= N)\n    " << whole
-          << "  else\n    " << call;
-      } else {
-        b << "  " << call;
-      }
+      if (shifted)
+        b << "  if (" << kValuesInShiftedRow << ")\n    " << call("[&](int) { return true; }")
+          << "  else\n    " << masked;
+      else
+        b << "  " << masked;
       b << foldEnd;
       mergeChains();
       stateNames[op] = r;
@@ -723,7 +724,7 @@ LogicalResult KernelEmitter::emitOp(Operation *op) {
       // wholly in the row folds it unmasked (swept rows only: a row held
       // on chip folds once, and the second loop cost registers there,
       // RMSNorm f32 at N = 50257 spilled 24 bytes).
-      b << "  if (col0 >= 0 && col0 + (V / W - 1) * COL_STEP + W <= N) {\n";
+      b << "  if (" << kValuesInShiftedRow << ") {\n";
       loop(kValueCol, "true");
       b << "  } else {\n";
       loop(valueCol(), kColInRow);
@@ -802,7 +803,7 @@ LogicalResult KernelEmitter::emitOp(Operation *op) {
     // sweep).
     b << formatv("  if (row_ok) rkc::store_frag{3}<{0}, V, W{4}>(a{1} + row * s{1}, col0, "
                  "COL_STEP, N, {2});\n",
-                 *sty, i, v, streaming ? "_stream" : "", shiftArg(true));
+                 *sty, i, v, streaming ? "_stream" : "", shiftArg());
     return success();
   }
   if (auto st = dyn_cast<tier::StoreRowScalarOp>(op)) {
@@ -1223,13 +1224,13 @@ LogicalResult KernelEmitter::emit(rkc::KernelInfo &info) {
                       "  for (int pass = 0; pass < PASSES; ++pass)\n"
                       "    rkc::stage_frag<{0}, V, W, TPR{3}>(st{1} + pass * V * TPR, a{1} + row * s{1}, "
                       "col0_base + pass * PASS_COLS, COL_STEP, N, t);\n",
-                      *st, i, offset, shiftArg(true));
+                      *st, i, offset, shiftArg());
         offset += passes * V * T * elemBytes;
       } else {
         // One region of V * TPR elements per row of the CTA.
         os << formatv("  {0} *st{1} = reinterpret_cast<{0} *>(rkc_smem + {2}) + row_in_cta * (V * TPR);\n"
                       "  rkc::stage_frag<{0}, V, W, TPR{3}>(st{1}, a{1} + row * s{1}, col0_base, COL_STEP, N, t);\n",
-                      *st, i, offset, shiftArg(true));
+                      *st, i, offset, shiftArg());
         offset += rowsPerCta * V * T * elemBytes;
       }
     }
