@@ -55,15 +55,23 @@ LogicalResult RkDialect::verifyOperationAttribute(Operation *op,
                                                   NamedAttribute attr) {
   if (attr.getName() == kFoldAttr) {
     // The thread-tier fold of a reduction (RkDialect.h): on rk.reduce or the
-    // tier.thread_reduce it lowers to, with the two-component state it names.
+    // tier.thread_reduce it lowers to, with the state it names.
     StringRef name = op->getName().getStringRef();
     auto value = dyn_cast<StringAttr>(attr.getValue());
-    if ((name != "rk.reduce" && name != "tier.thread_reduce") || !value ||
-        value.getValue() != kFoldMaxExpSum || op->getNumResults() != 2 ||
-        op->getNumOperands() != 2)
+    bool onReduce = name == "rk.reduce" || name == "tier.thread_reduce";
+    if (!value || (value.getValue() != kFoldMaxExpSum && value.getValue() != kFoldMeanM2))
+      return op->emitError() << "'" << kFoldAttr << "' must be \"" << kFoldMaxExpSum
+                             << "\" or \"" << kFoldMeanM2 << "\"";
+    if (value.getValue() == kFoldMaxExpSum &&
+        (!onReduce || op->getNumResults() != 2 || op->getNumOperands() != 2))
       return op->emitError() << "'" << kFoldAttr << "' = \"" << kFoldMaxExpSum
                              << "\" belongs on a two-input, two-result rk.reduce or "
                                 "tier.thread_reduce (the online softmax state)";
+    if (value.getValue() == kFoldMeanM2 &&
+        (!onReduce || op->getNumResults() != 3 || op->getNumOperands() != 3))
+      return op->emitError() << "'" << kFoldAttr << "' = \"" << kFoldMeanM2
+                             << "\" belongs on a three-input, three-result rk.reduce or "
+                                "tier.thread_reduce (the Welford state)";
     return success();
   }
   return op->emitError() << "'" << attr.getName().getValue()

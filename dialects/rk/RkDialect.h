@@ -48,9 +48,13 @@ std::string argName(Operation *func, unsigned index);
 /// lowers to) naming how a thread folds its values when the combiner has a
 /// cheaper per-fragment form. kFoldMaxExpSum: inputs (x, 1), state (m, s),
 /// the online softmax state that rk-fuse-reductions forms; a fragment's
-/// state is (max x, sum exp(x - max x)).
+/// state is (max x, sum exp(x - max x)). kFoldMeanM2: inputs (1, x, 0),
+/// state (count, mean, M2), the Welford state that rk-fuse-reductions
+/// forms; a fragment's state is its count, its mean and the sum of its
+/// squared deviations from that mean (two passes over the fragment).
 inline constexpr const char *kFoldAttr = "rk.fold";
 inline constexpr const char *kFoldMaxExpSum = "max_exp_sum";
+inline constexpr const char *kFoldMeanM2 = "mean_m2";
 } // namespace mlir::rk
 
 #endif // RK_RKDIALECT_H

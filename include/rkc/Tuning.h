@@ -54,7 +54,10 @@ namespace rkc {
 ///   9: shifted rows: N not a multiple of the 16-byte vector keeps it, each
 ///      row read from the aligned address before it (session 13; the PTX
 ///      of every other kernel is unchanged: all rows carried over).
-inline constexpr int kCodegenRevision = 9;
+///  10: variances of rows split over a cluster are one Welford reduction
+///      (one cluster barrier instead of two); every Welford state's thread
+///      tier folds two-pass group statistics (rkc::fold_mean_m2; session 14).
+inline constexpr int kCodegenRevision = 10;
 
 /// One database row.
 struct TuningEntry {

@@ -15,6 +15,10 @@
 //    deviations from `sum(x) / N` (a variance) becomes one Welford
 //    (count, mean, M2) reduction combined with Chan's formula: one read of
 //    the row instead of two, without the cancellation of sum(x^2) - N mean^2.
+//    The same when the row stays on chip but is split over a cluster: one
+//    cluster-wide barrier for the statistics instead of two. Either way it
+//    is tagged rk.fold = "mean_m2": a thread folds its values a group at a
+//    time as two-pass statistics (count, mean, M2), one combine per group.
 //
 //===----------------------------------------------------------------------===//
 
@@ -378,6 +382,9 @@ static void formWelford(func::FuncOp func) {
       YieldOp::create(b, l, ValueRange{arith::MulFOp::create(b, l, blk->getArgument(0),
                                                                blk->getArgument(1))});
     }
+    // The thread tier folds its values a group at a time as two-pass
+    // statistics (count, mean, M2), not one Chan combine per value.
+    wel->setAttr(kFoldAttr, b.getStringAttr(kFoldMeanM2));
     sum.replaceAllUsesWith(total.getResult(0));
     varOp.getResult(0).replaceAllUsesWith(wel.getResult(2));
     varOp.erase();
@@ -454,23 +461,44 @@ static void formOnlineSoftmax(func::FuncOp func) {
   }
 }
 
-/// Whether the planner streams `func` once its online combiners are formed
-/// (a read-once row: one reduction deep only after the fusion), planned
-/// with the schedule's fields `o`.
-static bool plansStreamWhenFused(func::FuncOp func, const ::rkc::plan::Target &t,
-                                 const ::rkc::plan::PlanOverride &o) {
+/// The plan of `func` once `form` has rewritten a copy of it, planned with
+/// the schedule's fields `o`; nullopt when it does not plan.
+static std::optional<::rkc::plan::RowPlan>
+planWhenFused(func::FuncOp func, const ::rkc::plan::Target &t,
+              const ::rkc::plan::PlanOverride &o, llvm::function_ref<void(func::FuncOp)> form) {
   func::FuncOp trial = func.clone();
-  formOnlineSoftmax(trial);
-  formWelford(trial);
-  bool stream = false;
+  form(trial);
+  std::optional<::rkc::plan::RowPlan> plan;
   if (auto p = ::rkc::analyzeRowProgram(trial); succeeded(p)) {
     if (auto pl = ::rkc::plan::planRow(*p, t, o, nullptr))
-      stream = pl->staging == ::rkc::plan::Staging::Stream;
+      plan = *pl;
     else
       llvm::consumeError(pl.takeError());
   }
   trial.erase();
-  return stream;
+  return plan;
+}
+
+/// Whether the planner streams `func` once its online combiners are formed
+/// (a read-once row: one reduction deep only after the fusion).
+static bool plansStreamWhenFused(func::FuncOp func, const ::rkc::plan::Target &t,
+                                 const ::rkc::plan::PlanOverride &o) {
+  auto plan = planWhenFused(func, t, o, [](func::FuncOp f) {
+    formOnlineSoftmax(f);
+    formWelford(f);
+  });
+  return plan && plan->staging == ::rkc::plan::Staging::Stream;
+}
+
+/// Whether the planner splits the rows of `func` over a cluster, on chip,
+/// once its variances are Welford reductions: there each reduction is a
+/// cluster-wide barrier, and the Welford state needs one where the mean and
+/// then the variance need two (LayerNorm bf16 at N = 64k-256k +5-7 %,
+/// docs/performance-notes.md, session 14).
+static bool plansClusterWhenFused(func::FuncOp func, const ::rkc::plan::Target &t,
+                                  const ::rkc::plan::PlanOverride &o) {
+  auto plan = planWhenFused(func, t, o, formWelford);
+  return plan && plan->cluster > 1 && plan->staging != ::rkc::plan::Staging::Stream;
 }
 
 struct FuseReductions
@@ -486,6 +514,12 @@ struct FuseReductions
       return signalPassFailure();
     }
     bool stream = streaming == "always";
+    auto target = ::rkc::plan::lookupTarget(arch);
+    if (!target && streaming != "always") {
+      func.emitError() << "unsupported arch '" << arch << "' (supported: "
+                       << ::rkc::plan::supportedArchs() << ")";
+      return signalPassFailure();
+    }
     // A schedule that names its staging decides (a forced `staging=stream`
     // below the capacity limit must read the row once too, or the tuner
     // and A/Bs would compare a two-sweep streamed kernel); a malformed one
@@ -502,12 +536,6 @@ struct FuseReductions
     if (streaming == "auto" && staged) {
       stream = *staged == (int)::rkc::plan::Staging::Stream;
     } else if (streaming == "auto") {
-      auto target = ::rkc::plan::lookupTarget(arch);
-      if (!target) {
-        func.emitError() << "unsupported arch '" << arch << "' (supported: "
-                         << ::rkc::plan::supportedArchs() << ")";
-        return signalPassFailure();
-      }
       auto problem = ::rkc::analyzeRowProgram(func);
       if (failed(problem))
         return signalPassFailure();
@@ -518,6 +546,8 @@ struct FuseReductions
     }
     if (stream) {
       formOnlineSoftmax(func);
+      formWelford(func);
+    } else if (plansClusterWhenFused(func, *target, fields)) {
       formWelford(func);
     }
     mergeSiblingReductions(func);

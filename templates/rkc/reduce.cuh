@@ -74,6 +74,53 @@ RKC_DEVICE void fold_max_exp_sum(const Frag &x, Valid valid, Merge merge) {
   }
 }
 
+/// Thread tier of a Welford reduction (the (count, mean, M2) state that
+/// rk-fuse-reductions forms for a variance), G values at a time: for each
+/// group c of a thread's V values `x[i]` (i in [c G, c G + G), those with
+/// `valid(i)`), n = their count, mean = their sum / n and m2 = the sum of
+/// (x[i] - mean)^2, in registers (two passes over the group), handed to
+/// `merge(c, n, mean, m2)`, which combines the state into the running one
+/// with the generated (Chan) combiner: one combine per group instead of one
+/// per value (a division each). Both passes are exact two-pass statistics
+/// of the group, so nothing cancels. An empty group gives (0, 0, 0), which
+/// the combiner treats as empty; inf / NaN propagate.
+template <int V, int G, class Frag, class Valid, class Merge>
+RKC_DEVICE void fold_mean_m2(const Frag &x, Valid valid, Merge merge) {
+  static_assert(V % G == 0, "groups must tile the values");
+  constexpr int P = G >= 16 ? 4 : 1; // partial sums per pass, as above
+#pragma unroll
+  for (int c = 0; c < V / G; ++c) {
+    float sp[P];
+    int n = 0;
+#pragma unroll
+    for (int k = 0; k < P; ++k) sp[k] = 0.0f;
+#pragma unroll
+    for (int j = 0; j < G; ++j)
+      if (valid(c * G + j)) {
+        sp[j % P] += (float)x[c * G + j];
+        ++n;
+      }
+    float s = sp[0];
+#pragma unroll
+    for (int k = 1; k < P; ++k) s += sp[k];
+    // A constant count (every value valid) makes this a multiplication.
+    const float mean = n > 0 ? s / (float)n : 0.0f;
+    float qp[P];
+#pragma unroll
+    for (int k = 0; k < P; ++k) qp[k] = 0.0f;
+#pragma unroll
+    for (int j = 0; j < G; ++j)
+      if (valid(c * G + j)) {
+        const float d = (float)x[c * G + j] - mean;
+        qp[j % P] = fmaf(d, d, qp[j % P]);
+      }
+    float q = qp[0];
+#pragma unroll
+    for (int k = 1; k < P; ++k) q += qp[k];
+    merge(c, (float)n, mean, q);
+  }
+}
+
 /// __shfl_xor_sync of an arbitrary state: each 32-bit word of `v` is exchanged
 /// with lane (lane ^ lane_mask) of its `width`-lane segment (one
 /// shfl.sync.bfly.b32 per word). All 32 lanes of the warp must call it.

@@ -230,6 +230,36 @@ def test_streamed_layer_norm_large_mean():
     assert err <= 1e-3, "relative error %.3e" % err
 
 
+# LayerNorm rows split over a cluster, on chip: the mean and the variance
+# are one Welford state (one cluster barrier), each thread folding groups of
+# its values as two-pass statistics. Rows of mean 1000 (100 in bf16, whose
+# spacing at 1000 is 8) and std 2 keep the two-pass accuracy; N off the
+# layout's coverage leaves partial and empty groups (counts other than the
+# group size), and 40000 / 100000 / 70001 give groups of 8 / 8 / 12 values.
+CLUSTER_LN_CASES = [("f32", 64, 40000), ("bf16", 64, 100000), ("f32", 16, 262144),
+                    ("bf16", 512, 32768), ("f32", 300, 70001)]
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dt,M,N", CLUSTER_LN_CASES,
+                         ids=["%s-M%d-N%d" % c for c in CLUSTER_LN_CASES])
+def test_cluster_layer_norm_welford(dt, M, N):
+    _skip()
+    gen = torch.Generator(device="cuda")
+    gen.manual_seed(12)
+    mean = 1000.0 if dt == "f32" else 100.0
+    x = (torch.randn(M, N, generator=gen, device="cuda") * 2.0 + mean).to(DT[dt])
+    w = torch.randn(N, generator=gen, device="cuda").to(DT[dt])
+    b = torch.randn(N, generator=gen, device="cuda").to(DT[dt])
+    f = rkc.compile(_spec("layer_norm"))
+    plan = f.kernel("x=%dx%d" % (M, N), dtype=dt).plan
+    assert "cluster=1," not in plan and "staging=stream" not in plan, plan
+    y = f(x, w, b)
+    ref = F.layer_norm(x.double(), (N,), w.double(), b.double(), 1e-5)
+    err = ((y.double() - ref).norm() / ref.norm()).item()
+    assert err <= (1e-3 if dt == "f32" else 1e-2), "relative error %.3e (%s)" % (err, plan)
+
+
 # Read-once rows (no [M, N] result, one reduction deep once the online
 # combiner is formed) that would need a cluster, over enough rows to fill
 # the GPU (M >= 2 x 132): streamed in one 512-thread CTA per row, folded

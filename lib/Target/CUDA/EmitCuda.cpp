@@ -699,6 +699,44 @@ LogicalResult KernelEmitter::emitOp(Operation *op) {
       stateNames[op] = r;
       return unpackInto(op, r, stateType, builtinScalar, isArg);
     }
+    // A Welford state (rk-fuse-reductions tags it): each group of a
+    // thread's values becomes one (count, mean, M2) state by two passes in
+    // registers (rkc::fold_mean_m2), combined into the running state once.
+    // Groups of at most 16 values, whole vectors (a thread's 64 values
+    // held across both passes took LayerNorm bf16 from 43 to 79 registers,
+    // 16 take 48), of one vector for streamed 32-bit rows as in the online
+    // softmax fold.
+    if (auto fold = tr->getAttrOfType<StringAttr>(rk::kFoldAttr);
+        fold && fold.getValue() == rk::kFoldMeanM2 && tr.getNumResults() == 3 &&
+        !builtinScalar && !isArg) {
+      declareChains();
+      std::string slot = chains > 1 ? formatv("{0}[c % {1}]", acc, chains).str() : acc;
+      b << foldBegin;
+      bool packed = packedFrags.contains(tr.getInputs()[1]);
+      int64_t vec = layout.getVector(), group = vec;
+      if (!streaming || packed)
+        for (int64_t g = vec; g <= std::max<int64_t>(16, vec); g += vec)
+          if (layout.getValues() % g == 0)
+            group = g;
+      auto call = [&](const std::string &valid) {
+        return formatv("rkc::fold_mean_m2<V, {0}>({1}, {2}, [&](int c, float n, float m, "
+                       "float q) {{ {3} = {4}()({3}, {5}{{n, m, q}); });\n",
+                       group, names.lookup(tr.getInputs()[1]), valid,
+                       slot, *comb, stateType)
+            .str();
+      };
+      std::string masked =
+          call(formatv("[&](int i) {{ const int col = {0}; return {1}; }", valueCol(), kColInRow));
+      if (shifted && streaming)
+        b << "  if (" << kValuesInShiftedRow << ")\n    " << call("[&](int) { return true; }")
+          << "  else\n    " << masked;
+      else
+        b << "  " << masked;
+      b << foldEnd;
+      mergeChains();
+      stateNames[op] = r;
+      return unpackInto(op, r, stateType, builtinScalar, isArg);
+    }
     std::string slot = chains > 1 ? formatv("{0}[i % {1}]", acc, chains).str() : acc;
     declareChains();
     std::string elem;

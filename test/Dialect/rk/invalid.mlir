@@ -1299,3 +1299,19 @@ func.func @fold_on_one_state(%x: tensor<4x8xf32>) -> tensor<4xf32> {
 
 // expected-error @+1 {{'rk.fold' = "max_exp_sum" belongs on a two-input, two-result rk.reduce or tier.thread_reduce (the online softmax state)}}
 %c = arith.constant {rk.fold = "max_exp_sum"} 1.0 : f32
+
+// -----
+
+// expected-error @+2 {{'rk.fold' = "mean_m2" belongs on a three-input, three-result rk.reduce or tier.thread_reduce (the Welford state)}}
+func.func @mean_m2_on_one_state(%x: tensor<4x8xf32>) -> tensor<4xf32> {
+  %s = rk.reduce add %x {rk.fold = "mean_m2"} : tensor<4x8xf32> -> tensor<4xf32>
+  return %s : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @+2 {{'rk.fold' must be "max_exp_sum" or "mean_m2"}}
+func.func @fold_unknown(%x: tensor<4x8xf32>) -> tensor<4xf32> {
+  %s = rk.reduce add %x {rk.fold = "sum_sq"} : tensor<4x8xf32> -> tensor<4xf32>
+  return %s : tensor<4xf32>
+}
