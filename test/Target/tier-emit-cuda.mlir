@@ -694,3 +694,126 @@ module {
     return
   }
 }
+
+// -----
+
+// A LayerNorm row split over a cluster (rk-fuse-reductions made its mean
+// and variance one Welford state, tagged rk.fold = "mean_m2"): each group
+// of 16 values (whole vectors) becomes one (count, mean, M2) state by two
+// passes in registers (rkc::fold_mean_m2), one Chan combine per group; the
+// combiner's fastmath<afn> division is __fdividef; one cluster reduction.
+// CHECK-LABEL: // kernel rkc_ln_cluster_welford: threads=256,values=32,vector=4,rows=1,cluster=2,staging=registers,unroll=8,min_blocks=0,prefetch=1
+// CHECK:         struct [[COMB:Combine[0-9]+]] {
+// CHECK:           const float v{{[0-9]+}} = __fdividef(v{{[0-9]+}}, v{{[0-9]+}});
+// CHECK:         State1 [[R:r[0-9]+]] = State1{0.0f, 0.0f, 0.0f};
+// CHECK-NEXT:    rkc::fold_mean_m2<V, 16>(f{{[0-9]+}}, [&](int i) { const int col = col0 + (i / W) * COL_STEP + (i % W); return FULL_ROW || col < N; }, [&](int c, float n, float m, float q) { [[R]] = [[COMB]]()([[R]], State1{n, m, q}); });
+// CHECK:         rkc::warp_reduce<32>([[R]],
+// CHECK:         rkc::cluster_reduce<8, 2>(
+// CHECK-NOT:     rkc::cluster_reduce
+// CHECK:         rkc::store_frag<float, V, W>(
+module {
+  func.func @ln_cluster_welford(%arg0: tensor<4x16384xf32> {rk.name = "x"}, %arg1: tensor<16384xf32> {rk.name = "w"}, %arg2: tensor<16384xf32> {rk.name = "b"}, %arg3: tensor<4x16384xf32> {rk.name = "out0", tier.output}) attributes {tier.arch = "sm_90a", tier.layout = #tier.tv_layout<threads = 256, values = 32, vector = 4, rows = 1>, tier.schedule = #tier.schedule<reduce = cluster, cluster = 2, staging = registers, unroll = 8, min_blocks = 0, prefetch = 1>} {
+    %cst = arith.constant 9.99999974E-6 : f32
+    %cst_0 = arith.constant 1.638400e+04 : f32
+    %0 = tier.load %arg0 {fill = 0.000000e+00 : f32} : tensor<4x16384xf32> -> <32 x f32>
+    %1 = tier.map %0 {
+    ^bb0(%arg4: f32):
+      %cst_1 = arith.constant 1.000000e+00 : f32
+      tier.yield %cst_1 : f32
+    } : !tier.frag<32 x f32> -> !tier.frag<32 x f32>
+    %2 = tier.map %0 {
+    ^bb0(%arg4: f32):
+      %cst_1 = arith.constant 0.000000e+00 : f32
+      tier.yield %cst_1 : f32
+    } : !tier.frag<32 x f32> -> !tier.frag<32 x f32>
+    %3:3 = tier.thread_reduce %1, %0, %2 {
+    ^bb0(%arg4: f32, %arg5: f32, %arg6: f32, %arg7: f32, %arg8: f32, %arg9: f32):
+      %14 = arith.addf %arg4, %arg7 : f32
+      %15 = arith.subf %arg8, %arg5 : f32
+      %cst_1 = arith.constant 0.000000e+00 : f32
+      %16 = arith.cmpf oeq, %14, %cst_1 : f32
+      %17 = arith.divf %arg7, %14 fastmath<afn> : f32
+      %18 = arith.select %16, %cst_1, %17 : f32
+      %19 = arith.mulf %15, %18 : f32
+      %20 = arith.addf %arg5, %19 : f32
+      %21 = arith.mulf %arg4, %18 : f32
+      %22 = arith.mulf %15, %21 : f32
+      %23 = arith.mulf %15, %22 : f32
+      %24 = arith.addf %arg6, %arg9 : f32
+      %25 = arith.addf %24, %23 : f32
+      tier.yield %14, %20, %25 : f32, f32, f32
+    } {init = [0.000000e+00 : f32, 0.000000e+00 : f32, 0.000000e+00 : f32], rk.fold = "mean_m2"} : !tier.frag<32 x f32>, !tier.frag<32 x f32>, !tier.frag<32 x f32> -> f32, f32, f32
+    %4:3 = tier.warp_reduce %3#0, %3#1, %3#2 {
+    ^bb0(%arg4: f32, %arg5: f32, %arg6: f32, %arg7: f32, %arg8: f32, %arg9: f32):
+      %14 = arith.addf %arg4, %arg7 : f32
+      %15 = arith.subf %arg8, %arg5 : f32
+      %cst_1 = arith.constant 0.000000e+00 : f32
+      %16 = arith.cmpf oeq, %14, %cst_1 : f32
+      %17 = arith.divf %arg7, %14 fastmath<afn> : f32
+      %18 = arith.select %16, %cst_1, %17 : f32
+      %19 = arith.mulf %15, %18 : f32
+      %20 = arith.addf %arg5, %19 : f32
+      %21 = arith.mulf %arg4, %18 : f32
+      %22 = arith.mulf %15, %21 : f32
+      %23 = arith.mulf %15, %22 : f32
+      %24 = arith.addf %arg6, %arg9 : f32
+      %25 = arith.addf %24, %23 : f32
+      tier.yield %14, %20, %25 : f32, f32, f32
+    } {width = 32 : i64} : f32, f32, f32 -> f32, f32, f32
+    %5:3 = tier.cluster_reduce %4#0, %4#1, %4#2 {
+    ^bb0(%arg4: f32, %arg5: f32, %arg6: f32, %arg7: f32, %arg8: f32, %arg9: f32):
+      %14 = arith.addf %arg4, %arg7 : f32
+      %15 = arith.subf %arg8, %arg5 : f32
+      %cst_1 = arith.constant 0.000000e+00 : f32
+      %16 = arith.cmpf oeq, %14, %cst_1 : f32
+      %17 = arith.divf %arg7, %14 fastmath<afn> : f32
+      %18 = arith.select %16, %cst_1, %17 : f32
+      %19 = arith.mulf %15, %18 : f32
+      %20 = arith.addf %arg5, %19 : f32
+      %21 = arith.mulf %arg4, %18 : f32
+      %22 = arith.mulf %15, %21 : f32
+      %23 = arith.mulf %15, %22 : f32
+      %24 = arith.addf %arg6, %arg9 : f32
+      %25 = arith.addf %24, %23 : f32
+      tier.yield %14, %20, %25 : f32, f32, f32
+    } {cluster = 2 : i64, warps = 8 : i64} : f32, f32, f32 -> f32, f32, f32
+    %6 = tier.map %5#0, %5#1 {
+    ^bb0(%arg4: f32, %arg5: f32):
+      %14 = arith.mulf %arg4, %arg5 : f32
+      tier.yield %14 : f32
+    } : f32, f32 -> f32
+    %7 = tier.map %6, %cst_0 {
+    ^bb0(%arg4: f32, %arg5: f32):
+      %14 = arith.divf %arg4, %arg5 : f32
+      tier.yield %14 : f32
+    } : f32, f32 -> f32
+    %8 = tier.map %0, %7 {
+    ^bb0(%arg4: f32, %arg5: f32):
+      %14 = arith.subf %arg4, %arg5 : f32
+      tier.yield %14 : f32
+    } : !tier.frag<32 x f32>, f32 -> !tier.frag<32 x f32>
+    %9 = tier.map %8 {
+    ^bb0(%arg4: f32):
+      %14 = arith.mulf %arg4, %arg4 : f32
+      tier.yield %14 : f32
+    } : !tier.frag<32 x f32> -> !tier.frag<32 x f32>
+    %10 = tier.map %5#2, %cst_0, %cst {
+    ^bb0(%arg4: f32, %arg5: f32, %arg6: f32):
+      %14 = arith.divf %arg4, %arg5 : f32
+      %15 = arith.addf %14, %arg6 : f32
+      %16 = math.rsqrt %15 : f32
+      tier.yield %16 : f32
+    } : f32, f32, f32 -> f32
+    %11 = tier.load %arg1 {fill = 0.000000e+00 : f32} : tensor<16384xf32> -> <32 x f32>
+    %12 = tier.load %arg2 {fill = 0.000000e+00 : f32} : tensor<16384xf32> -> <32 x f32>
+    %13 = tier.map %8, %10, %11, %12 {
+    ^bb0(%arg4: f32, %arg5: f32, %arg6: f32, %arg7: f32):
+      %14 = arith.mulf %arg4, %arg5 : f32
+      %15 = arith.mulf %14, %arg6 : f32
+      %16 = arith.addf %15, %arg7 : f32
+      tier.yield %16 : f32
+    } : !tier.frag<32 x f32>, f32, !tier.frag<32 x f32>, !tier.frag<32 x f32> -> !tier.frag<32 x f32>
+    tier.store %13, %arg3 : <32 x f32>, tensor<4x16384xf32>
+    return
+  }
+}

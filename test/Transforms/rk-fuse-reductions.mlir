@@ -268,7 +268,7 @@ func.func @gemv_untouched(%x: tensor<1x256xf16>, %q: tensor<256x64xi4, #rk.quant
 // ALWAYS-NEXT:     %[[D:.*]] = arith.subf %[[M2]], %[[M1]] : f32
 // ALWAYS-NEXT:     %[[Z:.*]] = arith.constant 0.000000e+00 : f32
 // ALWAYS-NEXT:     %[[EMPTY:.*]] = arith.cmpf oeq, %[[N]], %[[Z]] : f32
-// ALWAYS-NEXT:     %[[Q:.*]] = arith.divf %[[N2]], %[[N]] : f32
+// ALWAYS-NEXT:     %[[Q:.*]] = arith.divf %[[N2]], %[[N]] fastmath<afn> : f32
 // ALWAYS-NEXT:     %[[T:.*]] = arith.select %[[EMPTY]], %[[Z]], %[[Q]] : f32
 // ALWAYS-NEXT:     %[[DT:.*]] = arith.mulf %[[D]], %[[T]] : f32
 // ALWAYS-NEXT:     %[[M:.*]] = arith.addf %[[M1]], %[[DT]] : f32

@@ -261,7 +261,14 @@ FailureOr<std::string> KernelEmitter::expr(Operation &op) {
       .Case([&](arith::AddFOp) { return bin("+"); })
       .Case([&](arith::SubFOp) { return bin("-"); })
       .Case([&](arith::MulFOp) { return bin("*"); })
-      .Case([&](arith::DivFOp) { return bin("/"); })
+      .Case([&](arith::DivFOp d) {
+        // fastmath<afn> on an f32 division: the approximate one (2 ulp,
+        // no slow path; 0 for divisors beyond 2^126 in magnitude).
+        if (d.getType().isF32() &&
+            arith::bitEnumContainsAll(d.getFastmath(), arith::FastMathFlags::afn))
+          return call("__fdividef");
+        return bin("/");
+      })
       .Case([&](arith::RemFOp) { return call("fmodf"); })
       .Case([&](arith::NegFOp) { return "(-" + n(0) + ")"; })
       .Case([&](arith::MaximumFOp) { return call("rkc::maximumf"); })
