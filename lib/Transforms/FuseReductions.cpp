@@ -15,8 +15,8 @@
 //    deviations from `sum(x) / N` (a variance) becomes one Welford
 //    (count, mean, M2) reduction combined with Chan's formula: one read of
 //    the row instead of two, without the cancellation of sum(x^2) - N mean^2.
-//    The same when the row stays on chip but is split over a cluster: one
-//    cluster-wide barrier for the statistics instead of two. Either way it
+//    The same when the row stays on chip but is split over a cluster of 4
+//    or more CTAs: one cluster-wide barrier for the statistics, not two. Either way it
 //    is tagged rk.fold = "mean_m2": a thread folds its values a group at a
 //    time as two-pass statistics (count, mean, M2), one combine per group.
 //
@@ -496,15 +496,23 @@ static bool plansStreamWhenFused(func::FuncOp func, const ::rkc::plan::Target &t
   return plan && plan->staging == ::rkc::plan::Staging::Stream;
 }
 
-/// Whether the planner splits the rows of `func` over a cluster, on chip,
-/// once its variances are Welford reductions: there each reduction is a
-/// cluster-wide barrier, and the Welford state needs one where the mean and
-/// then the variance need two (LayerNorm bf16 at N = 64k-256k +5-7 %,
-/// docs/performance-notes.md, session 14).
+/// The smallest cluster whose rows held on chip take their variance as a
+/// Welford state: each reduction is a cluster-wide barrier, and the Welford
+/// state needs one where the mean and then the variance need two, but
+/// spends more instructions climbing the tiers (a Chan combine per level).
+/// Measured on the H100 (LayerNorm, M x N = 2^27, docs/performance-notes.md,
+/// session 14): clusters of 4-16 (N = 64k-256k) +3-5 % for bf16 and f32,
+/// clusters of 2 (N = 32k) +0.6 % bf16, -2.2 % f32.
+constexpr int64_t kWelfordMinCluster = 4;
+
+/// Whether the planner splits the rows of `func` over a cluster of at least
+/// kWelfordMinCluster CTAs, on chip, once its variances are Welford
+/// reductions.
 static bool plansClusterWhenFused(func::FuncOp func, const ::rkc::plan::Target &t,
                                   const ::rkc::plan::PlanOverride &o) {
   auto plan = planWhenFused(func, t, o, formWelford);
-  return plan && plan->cluster > 1 && plan->staging != ::rkc::plan::Staging::Stream;
+  return plan && plan->cluster >= kWelfordMinCluster &&
+         plan->staging != ::rkc::plan::Staging::Stream;
 }
 
 struct FuseReductions

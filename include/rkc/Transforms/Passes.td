@@ -69,8 +69,8 @@ def RkFuseReductionsPass : Pass<"rk-fuse-reductions", "mlir::func::FuncOp"> {
       mean `sum / N` and the sum of `(x - mean)^2` one Welford (count,
       mean, M2) reduction with Chan's combiner (no cancellation), so the
       row is read once for the statistics.
-    * When the row stays on chip but the planner splits it over a cluster,
-      the variance becomes the same Welford reduction: one cluster-wide
+    * When the row stays on chip but the planner splits it over a cluster
+      of 4 or more CTAs, the variance becomes the same Welford reduction: one cluster-wide
       barrier for the mean and the variance instead of two. Welford states
       are tagged `rk.fold = "mean_m2"` (a thread folds groups of its values
       as two-pass statistics).
