@@ -89,6 +89,12 @@ def Tier_ScheduleAttr : AttrDef<Tier_Dialect, "Schedule"> {
       row, instead of where they are first used (after the reductions):
       for grids of about one wave, where that second memory round trip is
       on the critical path.
+    * `keep` (optional, default 0; `staging = stream` only): the first
+      `keep` passes of each [M, N] input a streamed row reads in its first
+      sweep are also kept in shared memory, and later sweeps read those
+      passes from there instead of global memory (the passes they re-read
+      from global memory are the ones the first sweep read last, still in
+      L2).
 
     ```mlir
     #tier.schedule<reduce = cluster, cluster = 4, staging = registers,
@@ -98,11 +104,12 @@ def Tier_ScheduleAttr : AttrDef<Tier_Dialect, "Schedule"> {
   let parameters = (ins "::mlir::tier::Level":$reduce, "int64_t":$cluster,
                         "::mlir::tier::Staging":$staging, "int64_t":$unroll,
                         "int64_t":$minBlocks,
-                        DefaultValuedParameter<"int64_t", "0">:$prefetch);
+                        DefaultValuedParameter<"int64_t", "0">:$prefetch,
+                        DefaultValuedParameter<"int64_t", "0">:$keep);
   let assemblyFormat = [{
     `<` `reduce` `=` $reduce `,` `cluster` `=` $cluster `,` `staging` `=` $staging
     `,` `unroll` `=` $unroll `,` `min_blocks` `=` $minBlocks
-    (`,` `prefetch` `=` $prefetch^)? `>`
+    (`,` `prefetch` `=` $prefetch^)? (`,` `keep` `=` $keep^)? `>`
   }];
   let genVerifyDecl = 1;
 }

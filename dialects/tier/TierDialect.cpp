@@ -69,7 +69,7 @@ LogicalResult TvLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 LogicalResult ScheduleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                    Level reduce, int64_t cluster,
                                    Staging staging, int64_t unroll,
-                                   int64_t minBlocks, int64_t prefetch) {
+                                   int64_t minBlocks, int64_t prefetch, int64_t keep) {
   if (cluster < 1 || cluster > 16 || (cluster & (cluster - 1)))
     return emitError() << "schedule cluster must be a power of two in [1, 16], got "
                        << cluster;
@@ -88,6 +88,12 @@ LogicalResult ScheduleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   if (prefetch && staging != Staging::registers && staging != Staging::async)
     return emitError() << "schedule prefetch = 1 needs a row held in registers "
                           "(staging = registers or async), got staging = "
+                       << stringifyStaging(staging);
+  if (keep < 0)
+    return emitError() << "schedule keep must be non-negative, got " << keep;
+  if (keep && staging != Staging::stream)
+    return emitError() << "schedule keep > 0 needs a streamed row (staging = stream), "
+                          "got staging = "
                        << stringifyStaging(staging);
   return success();
 }

@@ -71,17 +71,18 @@ Level RowPlan::reduceLevel() const {
 
 std::string RowPlan::str() const {
   return llvm::formatv("threads={0},values={1},vector={2},rows={3},cluster={4},"
-                       "staging={5},unroll={6},min_blocks={7}{8}",
+                       "staging={5},unroll={6},min_blocks={7}{8}{9}",
                        threads, values, vector, rows, cluster,
                        stagingName(staging), unroll, minBlocks,
-                       prefetch ? ",prefetch=1" : "")
+                       prefetch ? ",prefetch=1" : "",
+                       keep ? ",keep=" + std::to_string(keep) : std::string())
       .str();
 }
 
 bool PlanOverride::empty() const {
   return threads < 0 && values < 0 && vector < 0 && rows < 0 && cluster < 0 &&
          unroll < 0 && minBlocks < 0 && staging < 0 && mma < 0 && prefetch < 0 &&
-         kwarps < 0;
+         kwarps < 0 && keep < 0;
 }
 
 Expected<PlanOverride> parseOverride(StringRef text) {
@@ -104,7 +105,7 @@ Expected<PlanOverride> parseOverride(StringRef text) {
       continue;
     }
     int64_t v;
-    bool zeroOk = key == "min_blocks" || key == "mma" || key == "prefetch";
+    bool zeroOk = key == "min_blocks" || key == "mma" || key == "prefetch" || key == "keep";
     if (val.getAsInteger(10, v) || v < 0 || (v == 0 && !zeroOk))
       return llvm::createStringError(
           "schedule: '" + key.str() + "' needs a " +
@@ -117,6 +118,7 @@ Expected<PlanOverride> parseOverride(StringRef text) {
     else if (key == "unroll") o.unroll = v;
     else if (key == "min_blocks") o.minBlocks = v;
     else if (key == "kwarps") o.kwarps = v;
+    else if (key == "keep") o.keep = v;
     else if (key == "mma" || key == "prefetch") {
       if (v > 1)
         return llvm::createStringError("schedule: '" + key.str() + "' is 0 or 1, got '" +
@@ -127,7 +129,7 @@ Expected<PlanOverride> parseOverride(StringRef text) {
       return llvm::createStringError(
           "schedule: unknown field '" + key.str() +
           "' (threads, values, vector, rows, cluster, staging, unroll, "
-          "min_blocks, prefetch; column kernels: mma = 0 or 1, kwarps)");
+          "min_blocks, prefetch, keep; column kernels: mma = 0 or 1, kwarps)");
   }
   return o;
 }
@@ -242,9 +244,20 @@ std::string checkPlan(const RowPlan &pl, const RowProblem &p, const Target &t) {
       return "staging = async copies 16-byte chunks of [M, N] inputs of one element size";
     smem += pl.values * pl.ctaThreads() * p.inputRowBytes;
   }
+  if (pl.keep < 0)
+    return "keep must be non-negative";
+  if (pl.keep > 0) {
+    int64_t passes = ceilDiv(p.cols, pl.threads * pl.cluster * pl.values);
+    if (pl.staging != Staging::Stream || pl.rows != 1 || !copiesInChunks(p, pl.vector))
+      return "keep > 0 keeps passes of a streamed row (staging = stream, one row per CTA, "
+             "16-byte chunks of [M, N] inputs of one element size)";
+    if (pl.keep > passes)
+      return llvm::formatv("keep = {0}: the row has {1} passes", pl.keep, passes);
+    smem += pl.keep * pl.values * pl.threads * p.inputRowBytes;
+  }
   if (smem > t.maxSmemPerCta)
-    return llvm::formatv("reduction buffers need {0} bytes of shared memory, "
-                         "over the {1} bytes of {2}",
+    return llvm::formatv("the schedule needs {0} bytes of shared memory (reduction "
+                         "buffers, staged or kept passes), over the {1} bytes of {2}",
                          smem, t.maxSmemPerCta, t.arch);
   return "";
 }
@@ -484,6 +497,8 @@ Expected<RowPlan> planRow(const RowProblem &p, const Target &t,
   pl.unroll = o.unroll > 0 ? o.unroll : pl.values / pl.vector;
   if (o.minBlocks >= 0)
     pl.minBlocks = o.minBlocks; // else 0, or 2 for the streamed 16-bit rows above
+  if (o.keep >= 0)
+    pl.keep = o.keep;
   // Asynchronous staging of rows of 16-bit data in one CTA, on Hopper,
   // where it was measured faster with the same layout
   // (docs/performance-notes.md, sessions 5 and 8):

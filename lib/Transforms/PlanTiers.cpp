@@ -76,7 +76,7 @@ struct PlanTiers : public ::rkc::impl::RkPlanTiersPassBase<PlanTiers> {
                   tier::ScheduleAttr::get(ctx, toLevel(plan->reduceLevel()),
                                           plan->cluster, toStaging(plan->staging),
                                           plan->unroll, plan->minBlocks,
-                                          plan->prefetch));
+                                          plan->prefetch, plan->keep));
   }
 
   /// Reports a planner's remarks (or its error, failing the pass) on `func`

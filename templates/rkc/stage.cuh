@@ -57,6 +57,36 @@ RKC_DEVICE void load_frag_staged(const T *smem, int t, float (&frag)[VPT]) {
                           *reinterpret_cast<float(*)[W]>(frag + c * W));
 }
 
+/// Keeps a fragment this thread loaded from global memory (a pass of a
+/// streamed row, schedule `keep`) in its slots of `smem`, in stage_frag's
+/// layout, for later sweeps to read back with load_frag_staged instead of
+/// global memory. The slots are thread-private: no barrier. (The fragment
+/// is taken by non-const reference, as in load_frag_staged, so that a float
+/// fragment never tries the PackedFrag overload's conversion.)
+template <class T, int VPT, int W, int TPR>
+RKC_DEVICE void keep_frag(T *smem, int t, PackedFrag<T, VPT> &frag) {
+  static_assert(sizeof(T) * W == 16, "rkc::keep_frag: 16-byte chunks");
+#pragma unroll
+  for (int c = 0; c < VPT / W; ++c)
+    *reinterpret_cast<uint4 *>(smem + (c * TPR + t) * W) =
+        make_uint4(frag.w[c * W / 2], frag.w[c * W / 2 + 1], frag.w[c * W / 2 + 2],
+                   frag.w[c * W / 2 + 3]);
+}
+
+/// As above, for a fragment widened to float (narrowed back exactly: its
+/// values came from T).
+template <class T, int VPT, int W, int TPR>
+RKC_DEVICE void keep_frag(T *smem, int t, float (&frag)[VPT]) {
+  static_assert(sizeof(T) * W == 16, "rkc::keep_frag: 16-byte chunks");
+#pragma unroll
+  for (int c = 0; c < VPT / W; ++c) {
+    alignas(16) T v[W];
+#pragma unroll
+    for (int j = 0; j < W; ++j) v[j] = from_f32<T>(frag[c * W + j]);
+    *reinterpret_cast<uint4 *>(smem + (c * TPR + t) * W) = *reinterpret_cast<const uint4 *>(v);
+  }
+}
+
 /// As load_frag_staged, into a packed fragment (16-byte slots, raw words).
 template <class T, int VPT, int W, int TPR>
 RKC_DEVICE void load_frag_staged(const T *smem, int t, PackedFrag<T, VPT> &frag) {

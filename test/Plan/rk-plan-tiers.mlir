@@ -846,7 +846,7 @@ func.func @bad_integer(%x: tensor<64x4096xbf16>) -> tensor<64xf32> {
 }
 
 //--- bad_field.mlir
-// expected-error@below {{schedule: unknown field 'foo' (threads, values, vector, rows, cluster, staging, unroll, min_blocks, prefetch; column kernels: mma = 0 or 1, kwarps)}}
+// expected-error@below {{schedule: unknown field 'foo' (threads, values, vector, rows, cluster, staging, unroll, min_blocks, prefetch, keep; column kernels: mma = 0 or 1, kwarps)}}
 func.func @bad_field(%x: tensor<64x4096xbf16>) -> tensor<64xf32> {
   %s = rk.reduce add %x : tensor<64x4096xbf16> -> tensor<64xf32>
   return %s : tensor<64xf32>

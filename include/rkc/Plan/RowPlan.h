@@ -63,6 +63,9 @@ struct RowPlan {
   int64_t unroll = 1;      ///< vector loads in flight per thread
   int64_t minBlocks = 0;   ///< __launch_bounds__ min blocks (0: none)
   int64_t prefetch = 0;    ///< 1: [N] operands loaded at the kernel start
+  /// Streamed rows: passes of the first sweep kept in shared memory for the
+  /// later sweeps (the first `keep` of them; 0: none).
+  int64_t keep = 0;
 
   Level reduceLevel() const;
   /// The whole row is on chip at once, in one pass: in registers, or staged
@@ -85,6 +88,7 @@ struct PlanOverride {
   int mma = -1;            ///< column kernels: 1 tensor cores, 0 CUDA cores
   int64_t kwarps = -1;     ///< column kernels (mma): warps of a CTA splitting K
   int prefetch = -1;       ///< row kernels: 1 loads [N] operands at the start
+  int64_t keep = -1;       ///< row kernels (streamed): passes kept in shared memory
   bool empty() const;
 };
 llvm::Expected<PlanOverride> parseOverride(llvm::StringRef text);

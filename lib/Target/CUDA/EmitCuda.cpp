@@ -187,6 +187,10 @@ private:
   /// (the registers plan's layout and arithmetic).
   bool asyncStaged = false;
   bool asyncWaited = false;
+  /// Streamed rows (schedule keep): passes of the first sweep kept in
+  /// shared memory, and the [M, N] inputs whose passes are kept (kp<i>).
+  int64_t keep = 0;
+  llvm::SetVector<unsigned> keptArgs;
   /// bf16/f16 data: exp and log use the hardware approximations (relative
   /// error ~2^-21, far below the storage precision); f32 data keeps the
   /// accurate libdevice functions. exp is rkc::fast_exp (ex2.approx.ftz:
@@ -532,10 +536,33 @@ LogicalResult KernelEmitter::emitOp(Operation *op) {
     // realigned, given the row's head.
     if (shifted && !isRow)
       policy = rowOperandBytes >= kKeepRowOperandBytes ? "_unaligned_keep" : "_unaligned";
-    b << decl
-      << formatv("  rkc::load_frag{4}<{0}, V, W{5}>(a{1}{2}, col0, COL_STEP, N, {6}{3}, 0.0f);\n",
-                 *st, i, isRow ? formatv(" + row * s{0}", i).str() : "", n, policy,
-                 shiftArg(), shifted && !isRow ? "head, " : "");
+    auto global = [&](const char *pol) {
+      return formatv("rkc::load_frag{4}<{0}, V, W{5}>(a{1}{2}, col0, COL_STEP, N, {6}{3}, 0.0f);\n",
+                     *st, i, isRow ? formatv(" + row * s{0}", i).str() : "", n, pol,
+                     shiftArg(), shifted && !isRow ? "head, " : "")
+          .str();
+    };
+    b << decl;
+    // Schedule keep: the first sweep keeps its first KEEP passes of the
+    // row in shared memory (loaded evict-first: global memory will not be
+    // asked for them again); later sweeps read those passes from there,
+    // and the others, which the first sweep read last, from global memory.
+    if (isRow && streaming && !staged && keep > 0 && sweepCount == 1) {
+      keptArgs.insert(i);
+      b << "  if (pass < KEEP) {\n    " << global("_stream")
+        << formatv("    rkc::keep_frag<{0}, V, W, TPR>(kp{1} + pass * V * TPR, t, {2});\n",
+                   *st, i, n)
+        << "  } else {\n    " << global(policy) << "  }\n";
+      return success();
+    }
+    if (isRow && streaming && !staged && keep > 0 && sweepCount >= 2 && keptArgs.contains(i)) {
+      b << formatv("  if (pass < KEEP)\n    rkc::load_frag_staged<{0}, V, W, TPR>(kp{1} + pass * V * TPR, "
+                   "t, {2});\n  else\n    ",
+                   *st, i, n)
+        << global(policy);
+      return success();
+    }
+    b << "  " << global(policy);
     return success();
   }
   if (auto ld = dyn_cast<tier::LoadRowScalarOp>(op)) {
@@ -1179,6 +1206,8 @@ LogicalResult KernelEmitter::emit(rkc::KernelInfo &info) {
               sched.getStaging() == tier::Staging::smem;
   staged = sched.getStaging() == tier::Staging::smem;
   asyncStaged = sched.getStaging() == tier::Staging::async;
+  keep = sched.getStaging() == tier::Staging::stream ? sched.getKeep() : 0;
+  keptArgs.clear();
   fastMath = llvm::all_of(func.getArgumentTypes(), [](Type t) {
     auto r = cast<RankedTensorType>(t);
     Type e = r.getElementType();
@@ -1203,6 +1232,7 @@ LogicalResult KernelEmitter::emit(rkc::KernelInfo &info) {
   rp.unroll = sched.getUnroll();
   rp.minBlocks = sched.getMinBlocks();
   rp.prefetch = sched.getPrefetch();
+  rp.keep = sched.getKeep();
   info.plan = rp.str();
   os << "// kernel " << info.name << ": " << info.plan << "\n";
   os << decls;
@@ -1282,6 +1312,22 @@ LogicalResult KernelEmitter::emit(rkc::KernelInfo &info) {
     os << "  rkc::cp_async_commit();\n";
     if (staged)
       os << "  rkc::cp_async_wait_all();\n";
+    info.smemBytes = offset;
+  }
+  if (!keptArgs.empty()) {
+    // Schedule keep: the first KEEP passes of each [M, N] input the first
+    // sweep reads, in this thread's slots (rkc/stage.cuh's layout).
+    os << formatv("  constexpr int KEEP = {0}; // passes kept in shared memory\n", keep)
+       << "  extern __shared__ __align__(16) unsigned char rkc_smem[];\n";
+    int64_t offset = 0;
+    for (unsigned i : keptArgs) {
+      auto t = cast<RankedTensorType>(func.getArgument(i).getType());
+      auto st = storageType(t.getElementType(), func);
+      if (failed(st))
+        return failure();
+      os << formatv("  {0} *kp{1} = reinterpret_cast<{0} *>(rkc_smem + {2});\n", *st, i, offset);
+      offset += keep * V * T * (t.getElementTypeBitWidth() / 8);
+    }
     info.smemBytes = offset;
   }
   // No barrier before exit: each cluster_reduce ends with a cluster
