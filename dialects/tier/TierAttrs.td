@@ -106,11 +106,9 @@ def Tier_ScheduleAttr : AttrDef<Tier_Dialect, "Schedule"> {
                         "int64_t":$minBlocks,
                         DefaultValuedParameter<"int64_t", "0">:$prefetch,
                         DefaultValuedParameter<"int64_t", "0">:$keep);
-  let assemblyFormat = [{
-    `<` `reduce` `=` $reduce `,` `cluster` `=` $cluster `,` `staging` `=` $staging
-    `,` `unroll` `=` $unroll `,` `min_blocks` `=` $minBlocks
-    (`,` `prefetch` `=` $prefetch^)? (`,` `keep` `=` $keep^)? `>`
-  }];
+  // The optional fields follow in any order, each `, name = value`, and
+  // are printed only when not 0 (TierDialect.cpp).
+  let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
 }
 

@@ -66,6 +66,62 @@ LogicalResult TvLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
+/// `<reduce = R, cluster = C, staging = S, unroll = U, min_blocks = B`
+/// then the optional fields (`, prefetch = P`, `, keep = K`, any order)
+/// and `>`.
+Attribute ScheduleAttr::parse(AsmParser &p, Type) {
+  std::string reduceName, stagingName;
+  int64_t cluster = 0, unroll = 0, minBlocks = 0, prefetch = 0, keep = 0;
+  auto field = [&](StringRef name) -> ParseResult {
+    return failure(p.parseKeyword(name) || p.parseEqual());
+  };
+  SMLoc loc = p.getCurrentLocation();
+  if (p.parseLess() || field("reduce") || p.parseKeywordOrString(&reduceName) ||
+      p.parseComma() || field("cluster") || p.parseInteger(cluster) || p.parseComma() ||
+      field("staging") || p.parseKeywordOrString(&stagingName) || p.parseComma() ||
+      field("unroll") || p.parseInteger(unroll) || p.parseComma() || field("min_blocks") ||
+      p.parseInteger(minBlocks))
+    return {};
+  bool seenPrefetch = false, seenKeep = false;
+  while (succeeded(p.parseOptionalComma())) {
+    StringRef name;
+    SMLoc at = p.getCurrentLocation();
+    if (p.parseKeyword(&name) || p.parseEqual())
+      return {};
+    bool &seen = name == "prefetch" ? seenPrefetch : seenKeep;
+    if ((name != "prefetch" && name != "keep") || seen) {
+      p.emitError(at) << (seen ? "duplicate schedule field '" : "unknown schedule field '")
+                      << name << "' (optional fields: prefetch, keep)";
+      return {};
+    }
+    seen = true;
+    if (p.parseInteger(name == "prefetch" ? prefetch : keep))
+      return {};
+  }
+  if (p.parseGreater())
+    return {};
+  auto reduce = symbolizeLevel(reduceName);
+  auto staging = symbolizeStaging(stagingName);
+  if (!reduce || !staging) {
+    p.emitError(loc) << "schedule: unknown " << (!reduce ? "reduce tier '" : "staging '")
+                     << (!reduce ? reduceName : stagingName) << "'";
+    return {};
+  }
+  return ScheduleAttr::getChecked([&] { return p.emitError(loc); }, p.getContext(), *reduce,
+                                  cluster, *staging, unroll, minBlocks, prefetch, keep);
+}
+
+void ScheduleAttr::print(AsmPrinter &p) const {
+  p << "<reduce = " << stringifyLevel(getReduce()) << ", cluster = " << getCluster()
+    << ", staging = " << stringifyStaging(getStaging()) << ", unroll = " << getUnroll()
+    << ", min_blocks = " << getMinBlocks();
+  if (getPrefetch())
+    p << ", prefetch = " << getPrefetch();
+  if (getKeep())
+    p << ", keep = " << getKeep();
+  p << ">";
+}
+
 LogicalResult ScheduleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                    Level reduce, int64_t cluster,
                                    Staging staging, int64_t unroll,

@@ -41,6 +41,8 @@ static constexpr int64_t kClusterStagedBytes = 64 * 1024; // their shared memory
 static constexpr int64_t kStreamThreads16 = 512; // streamed 16-bit rows with a result
 static constexpr int64_t kStreamReadOnceThreads = 512; // streamed read-once rows
 static constexpr int64_t kStreamReadOnceCtasPerSm = 2; // rows per SM they need
+static constexpr int64_t kStreamCtasPerSm = 2; // streamed CTAs per SM the layouts assume
+static constexpr int64_t kKeepSmemHeadroom = 4096; // per CTA: reduction buffers, reserve
 
 const char *stagingName(Staging s) {
   switch (s) {
@@ -497,8 +499,25 @@ Expected<RowPlan> planRow(const RowProblem &p, const Target &t,
   pl.unroll = o.unroll > 0 ? o.unroll : pl.values / pl.vector;
   if (o.minBlocks >= 0)
     pl.minBlocks = o.minBlocks; // else 0, or 2 for the streamed 16-bit rows above
-  if (o.keep >= 0)
+  // Kept passes: a streamed row with a result is swept twice (statistics,
+  // then outputs), and the second sweep re-reads it. The first sweep keeps
+  // as many of its first passes in shared memory as two CTAs per SM (the
+  // premise of the streamed layouts above) leave room for, and the second,
+  // running backwards, re-reads from global memory only the passes read
+  // last, which L2 still holds. Measured on the H100 at N = 1M (M = 128,
+  // docs/performance-notes.md, session 14): keep = 3 of 4 (16-bit) or of 8
+  // (f32) passes, RMSNorm bf16 2.26 -> 2.49 TB/s, f32 2.04 -> 2.30,
+  // softmax 2.33 -> 2.50 / 1.99 -> 2.35, log-softmax 2.35 -> 2.58 / 1.98
+  // -> 2.38, LayerNorm 2.04 -> 2.28 / 1.92 -> 2.00 (2.09 with keep = 2).
+  if (o.keep >= 0) {
     pl.keep = o.keep;
+  } else if (pl.staging == Staging::Stream && p.outputRowBytes > 0 && pl.rows == 1 &&
+             t.hasClusters() && copiesInChunks(p, pl.vector)) {
+    int64_t passes = ceilDiv(p.cols, pl.threads * pl.cluster * pl.values);
+    int64_t passBytes = pl.values * pl.threads * p.inputRowBytes;
+    int64_t room = t.maxSmemPerCta / kStreamCtasPerSm - kKeepSmemHeadroom;
+    pl.keep = std::clamp<int64_t>(room / std::max<int64_t>(passBytes, 1), 0, passes);
+  }
   // Asynchronous staging of rows of 16-bit data in one CTA, on Hopper,
   // where it was measured faster with the same layout
   // (docs/performance-notes.md, sessions 5 and 8):
@@ -559,6 +578,11 @@ Expected<RowPlan> planRow(const RowProblem &p, const Target &t,
                                              : "the row does not fit on chip",
                                          ceilDiv(p.cols, pl.threads * pl.cluster * pl.values),
                                          pl.threads * pl.cluster * pl.values).str()));
+  if (pl.keep > 0 && pl.staging == Staging::Stream)
+    note(llvm::formatv("keep = {0}: the first {0} of the {1} passes stay in shared memory "
+                       "between the sweeps ({2} KiB per CTA)",
+                       pl.keep, ceilDiv(p.cols, pl.threads * pl.cluster * pl.values),
+                       pl.keep * pl.values * pl.threads * p.inputRowBytes / 1024));
 
   std::string why = checkPlan(pl, p, t);
   if (!why.empty())

@@ -29,6 +29,11 @@
 // RUN: rk-opt %t/bad_arch.mlir --rk-plan-tiers="arch=sm_70" -verify-diagnostics -mlir-print-op-on-diagnostic=false
 // RUN: rk-opt %t/bad_integer.mlir --rk-plan-tiers="arch=sm_90a schedule=threads=abc" -verify-diagnostics -mlir-print-op-on-diagnostic=false
 // RUN: rk-opt %t/bad_field.mlir --rk-plan-tiers="arch=sm_90a schedule=foo=1" -verify-diagnostics -mlir-print-op-on-diagnostic=false
+// RUN: rk-opt %t/keep_override.mlir --rk-plan-tiers="arch=sm_90a schedule=keep=1" -verify-diagnostics -mlir-print-op-on-diagnostic=false | FileCheck %s --check-prefix=KEEP1
+// RUN: rk-opt %t/keep_override.mlir --rk-plan-tiers="arch=sm_90a schedule=keep=0" -mlir-print-op-on-diagnostic=false 2>/dev/null | FileCheck %s --check-prefix=KEEP0
+// RUN: rk-opt %t/keep_not_streamed.mlir --rk-plan-tiers="arch=sm_90a schedule=keep=1" -verify-diagnostics -mlir-print-op-on-diagnostic=false
+// RUN: rk-opt %t/keep_too_many.mlir --rk-plan-tiers="arch=sm_90a schedule=keep=5" -verify-diagnostics -mlir-print-op-on-diagnostic=false
+// RUN: rk-opt %t/keep_too_big.mlir --rk-plan-tiers="arch=sm_90a schedule=threads=1024,values=64,cluster=8,staging=stream,keep=2" -verify-diagnostics -mlir-print-op-on-diagnostic=false
 // RUN: rk-opt %t/bad_staging.mlir --rk-plan-tiers="arch=sm_90a schedule=staging=disk" -verify-diagnostics -mlir-print-op-on-diagnostic=false
 // RUN: rk-opt %t/cluster_sm80.mlir --rk-plan-tiers="arch=sm_80 schedule=cluster=2" -verify-diagnostics -mlir-print-op-on-diagnostic=false
 // RUN: rk-opt %t/cluster_too_big.mlir --rk-plan-tiers="arch=sm_90a schedule=cluster=32" -verify-diagnostics -mlir-print-op-on-diagnostic=false
@@ -310,7 +315,10 @@ func.func @f32_n1048576(%x: tensor<8x1048576xf32>) -> tensor<8xf32> {
 // CTAs of 512 threads, two per SM (min_blocks = 2: half the row parts in
 // flight of 256-thread CTAs at the same threads per SM, so more of the
 // second sweep hits L2):
-// 1048576 / (512 x 16 x 32) = 4 passes.
+// 1048576 / (512 x 16 x 32) = 4 passes. The first sweep keeps its first
+// passes in shared memory for the second, as many as two CTAs per SM
+// leave room for: (227 KiB / 2 - 4 KiB) / (512 x 32 x 2 bytes) = 3.
+// expected-remark@below {{plan: keep = 3: the first 3 of the 4 passes stay in shared memory between the sweeps (96 KiB per CTA)}}
 // expected-remark@below {{plan: vector = 8: 16-byte accesses of 2-byte elements}}
 // expected-remark@below {{plan: 512 threads per row, 32 values per thread (4 vector loads in flight)}}
 // expected-remark@below {{plan: cluster = 16: the row is split over the CTAs of a cluster and reduced through DSMEM}}
@@ -328,7 +336,7 @@ func.func @bf16_n1048576_result(%x: tensor<8x1048576xbf16>) -> tensor<8x1048576x
   return %y : tensor<8x1048576xbf16>
 }
 // SM90-LABEL: func.func @bf16_n1048576_result
-// SM90-SAME:    tier.layout = #tier.tv_layout<threads = 512, values = 32, vector = 8, rows = 1>, tier.schedule = #tier.schedule<reduce = cluster, cluster = 16, staging = stream, unroll = 4, min_blocks = 2>}
+// SM90-SAME:    tier.layout = #tier.tv_layout<threads = 512, values = 32, vector = 8, rows = 1>, tier.schedule = #tier.schedule<reduce = cluster, cluster = 16, staging = stream, unroll = 4, min_blocks = 2, keep = 3>}
 
 //--- sm80.mlir
 // Rows that fit one CTA are planned as on sm_90a.
@@ -850,6 +858,70 @@ func.func @bad_integer(%x: tensor<64x4096xbf16>) -> tensor<64xf32> {
 func.func @bad_field(%x: tensor<64x4096xbf16>) -> tensor<64xf32> {
   %s = rk.reduce add %x : tensor<64x4096xbf16> -> tensor<64xf32>
   return %s : tensor<64xf32>
+}
+
+//--- keep_override.mlir
+// The schedule's keep replaces the planner's (3 here): one pass of the
+// row's 4 kept for the second sweep; keep = 0 keeps none (no remark, no
+// field in the attribute).
+// expected-remark@below {{plan: vector = 8: 16-byte accesses of 2-byte elements}}
+// expected-remark@below {{plan: 512 threads per row, 32 values per thread (4 vector loads in flight)}}
+// expected-remark@below {{plan: cluster = 16: the row is split over the CTAs of a cluster and reduced through DSMEM}}
+// expected-remark@below {{plan: rows per CTA: 1 (512 threads)}}
+// expected-remark@below {{plan: reductions climb to the cluster tier}}
+// expected-remark@below {{plan: staging = stream: the row does not fit on chip; it is swept in passes (4) of 262144 elements, with online combiners}}
+// expected-remark@below {{plan: keep = 1: the first 1 of the 4 passes stay in shared memory between the sweeps (32 KiB per CTA)}}
+func.func @keep_override(%x: tensor<8x1048576xbf16>) -> tensor<8x1048576xbf16> {
+  %s = rk.reduce add %x : tensor<8x1048576xbf16> -> tensor<8xf32>
+  %b = rk.broadcast %s dims [0] : tensor<8xf32> -> tensor<8x1048576xf32>
+  %y = rk.map %x, %b {
+  ^bb0(%a: f32, %c: f32):
+    %p = arith.mulf %a, %c : f32
+    rk.yield %p : f32
+  } : tensor<8x1048576xbf16>, tensor<8x1048576xf32> -> tensor<8x1048576xbf16>
+  return %y : tensor<8x1048576xbf16>
+}
+// KEEP1: tier.schedule = #tier.schedule<reduce = cluster, cluster = 16, staging = stream, unroll = 4, min_blocks = 2, keep = 1>}
+// KEEP0: tier.schedule = #tier.schedule<reduce = cluster, cluster = 16, staging = stream, unroll = 4, min_blocks = 2>}
+
+//--- keep_not_streamed.mlir
+// expected-error@below {{invalid schedule override: keep > 0 keeps passes of a streamed row (staging = stream, one row per CTA, 16-byte chunks of [M, N] inputs of one element size)}}
+func.func @keep_not_streamed(%x: tensor<64x4096xbf16>) -> tensor<64x4096xbf16> {
+  %s = rk.reduce add %x : tensor<64x4096xbf16> -> tensor<64xf32>
+  %b = rk.broadcast %s dims [0] : tensor<64xf32> -> tensor<64x4096xf32>
+  %y = rk.map %x, %b {
+  ^bb0(%a: f32, %c: f32):
+    %p = arith.mulf %a, %c : f32
+    rk.yield %p : f32
+  } : tensor<64x4096xbf16>, tensor<64x4096xf32> -> tensor<64x4096xbf16>
+  return %y : tensor<64x4096xbf16>
+}
+
+//--- keep_too_many.mlir
+// expected-error@below {{invalid schedule override: keep = 5: the row has 4 passes}}
+func.func @keep_too_many(%x: tensor<8x1048576xbf16>) -> tensor<8x1048576xbf16> {
+  %s = rk.reduce add %x : tensor<8x1048576xbf16> -> tensor<8xf32>
+  %b = rk.broadcast %s dims [0] : tensor<8xf32> -> tensor<8x1048576xf32>
+  %y = rk.map %x, %b {
+  ^bb0(%a: f32, %c: f32):
+    %p = arith.mulf %a, %c : f32
+    rk.yield %p : f32
+  } : tensor<8x1048576xbf16>, tensor<8x1048576xf32> -> tensor<8x1048576xbf16>
+  return %y : tensor<8x1048576xbf16>
+}
+
+//--- keep_too_big.mlir
+// Two kept passes of 1024 x 64 bf16 values (128 KiB each) do not fit.
+// expected-error@below {{invalid schedule override: the schedule needs}}
+func.func @keep_too_big(%x: tensor<8x1048576xbf16>) -> tensor<8x1048576xbf16> {
+  %s = rk.reduce add %x : tensor<8x1048576xbf16> -> tensor<8xf32>
+  %b = rk.broadcast %s dims [0] : tensor<8xf32> -> tensor<8x1048576xf32>
+  %y = rk.map %x, %b {
+  ^bb0(%a: f32, %c: f32):
+    %p = arith.mulf %a, %c : f32
+    rk.yield %p : f32
+  } : tensor<8x1048576xbf16>, tensor<8x1048576xf32> -> tensor<8x1048576xbf16>
+  return %y : tensor<8x1048576xbf16>
 }
 
 //--- bad_staging.mlir

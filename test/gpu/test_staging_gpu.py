@@ -210,6 +210,39 @@ def test_streamed_rows(op, dt, M, N, sched):
     _assert_rel_close(out, _reference(op, ins), _tol(op, dt), plan)
 
 
+# Kept passes (schedule keep, the planner's default for streamed rows with
+# a result on sm_90): the first sweep keeps its first passes in shared
+# memory and the second reads them back from there. Same arithmetic, same
+# order: the results equal keep = 0's bit for bit. A partial last pass
+# (600000), every pass kept (524288, 2 passes), shifted rows (1000003 bf16:
+# 8 passes of 256 threads, 6 kept; f32 2 rows of an odd stride), two [M, N]
+# inputs kept (RMSNorm with a residual) and a schedule's keep = 1.
+KEEP_CASES = [(op, dt, 2, 1048576, "") for op in
+              ("softmax", "log_softmax", "layer_norm", "rms_norm") for dt in ("f32", "bf16")] + [
+    ("rms_norm", "bf16", 3, 600000, ""),
+    ("layer_norm", "f32", 3, 600000, ""),
+    ("softmax", "bf16", 2, 524288 + 8, ""),
+    ("layer_norm", "bf16", 2, 1000003, ""),
+    ("log_softmax", "f32", 3, 1000003, ""),
+    ("rms_norm_residual", "bf16", 2, 1048576, ""),
+    ("softmax", "f32", 2, 1048576, "keep=1"),
+]
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("op,dt,M,N,sched", KEEP_CASES, ids=_case_ids(KEEP_CASES))
+def test_kept_passes(op, dt, M, N, sched):
+    _skip()
+    plan, ins, out = _run_named("keep", op, dt, M, N, sched)
+    assert "staging=stream" in plan and ",keep=" in plan, plan
+    f0 = rkc.compile(_spec(op), schedule=(sched + "," if sched else "") + "keep=0")
+    base = _as_list(f0(*ins))
+    torch.cuda.synchronize()
+    for i, (o, b) in enumerate(zip(out, base)):
+        assert torch.equal(o, b), "output %d: kept passes change the result (%s)" % (i, plan)
+    _assert_rel_close(out, _reference(op, ins), _tol(op, dt), plan)
+
+
 @pytest.mark.gpu
 def test_streamed_layer_norm_large_mean():
     # Rows of mean 1000 and std 2 in f32: the variance from one Welford

@@ -547,7 +547,7 @@ LogicalResult KernelEmitter::emitOp(Operation *op) {
     // row in shared memory (loaded evict-first: global memory will not be
     // asked for them again); later sweeps read those passes from there,
     // and the others, which the first sweep read last, from global memory.
-    if (isRow && streaming && !staged && keep > 0 && sweepCount == 1) {
+    if (isRow && streaming && !staged && keep > 0 && streamSweeps >= 2 && sweepCount == 1) {
       keptArgs.insert(i);
       b << "  if (pass < KEEP) {\n    " << global("_stream")
         << formatv("    rkc::keep_frag<{0}, V, W, TPR>(kp{1} + pass * V * TPR, t, {2});\n",

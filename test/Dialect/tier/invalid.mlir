@@ -86,6 +86,26 @@ func.func private @prefetch_stream() attributes {s = #tier.schedule<reduce = blo
 
 // -----
 
+// expected-error @+1 {{schedule keep > 0 needs a streamed row (staging = stream), got staging = async}}
+func.func private @keep_async() attributes {s = #tier.schedule<reduce = block, cluster = 1, staging = async, unroll = 1, min_blocks = 0, keep = 2>}
+
+// -----
+
+// expected-error @+1 {{unknown schedule field 'keeps' (optional fields: prefetch, keep)}}
+func.func private @keep_typo() attributes {s = #tier.schedule<reduce = block, cluster = 1, staging = stream, unroll = 1, min_blocks = 0, keeps = 2>}
+
+// -----
+
+// expected-error @+1 {{duplicate schedule field 'keep' (optional fields: prefetch, keep)}}
+func.func private @keep_twice() attributes {s = #tier.schedule<reduce = block, cluster = 1, staging = stream, unroll = 1, min_blocks = 0, keep = 1, keep = 2>}
+
+// -----
+
+// expected-error @+1 {{schedule keep must be non-negative, got -1}}
+func.func private @keep_negative() attributes {s = #tier.schedule<reduce = block, cluster = 1, staging = stream, unroll = 1, min_blocks = 0, keep = -1>}
+
+// -----
+
 //===----------------------------------------------------------------------===//
 // tier.load / tier.store and the fragment size of the plan
 //===----------------------------------------------------------------------===//

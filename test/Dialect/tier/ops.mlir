@@ -194,6 +194,16 @@ func.func private @prefetch()
 
 // -----
 
+// So does keep (passes of a streamed row kept in shared memory).
+// CHECK-LABEL: func.func private @keep
+// CHECK-SAME:    a = #tier.schedule<reduce = cluster, cluster = 16, staging = stream, unroll = 4, min_blocks = 2, keep = 3>
+// CHECK-SAME:    b = #tier.schedule<reduce = cluster, cluster = 16, staging = stream, unroll = 4, min_blocks = 2>}
+func.func private @keep()
+    attributes {a = #tier.schedule<reduce = cluster, cluster = 16, staging = stream, unroll = 4, min_blocks = 2, keep = 3>,
+                b = #tier.schedule<reduce = cluster, cluster = 16, staging = stream, unroll = 4, min_blocks = 2, keep = 0>}
+
+// -----
+
 // Column (K-split) ops under #tier.ksplit_layout.
 // CHECK-LABEL: func.func @column_ops
 // CHECK-SAME:    tier.layout = #tier.ksplit_layout<rows = 2, cols = 4, warps = 4, cluster = 2, unroll = 8>
