@@ -43,6 +43,7 @@ static constexpr int64_t kStreamReadOnceThreads = 512; // streamed read-once row
 static constexpr int64_t kStreamReadOnceCtasPerSm = 2; // rows per SM they need
 static constexpr int64_t kStreamCtasPerSm = 2; // streamed CTAs per SM the layouts assume
 static constexpr int64_t kKeepSmemHeadroom = 4096; // per CTA: reduction buffers, reserve
+static constexpr int64_t kKeepL1Room = 32 * 1024; // per CTA, rows with >= 2 [N] operands
 
 const char *stagingName(Staging s) {
   switch (s) {
@@ -508,14 +509,19 @@ Expected<RowPlan> planRow(const RowProblem &p, const Target &t,
   // docs/performance-notes.md, session 14): keep = 3 of 4 (16-bit) or of 8
   // (f32) passes, RMSNorm bf16 2.26 -> 2.49 TB/s, f32 2.04 -> 2.30,
   // softmax 2.33 -> 2.50 / 1.99 -> 2.35, log-softmax 2.35 -> 2.58 / 1.98
-  // -> 2.38, LayerNorm 2.04 -> 2.28 / 1.92 -> 2.00 (2.09 with keep = 2).
+  // -> 2.38, and +2-18 % at 600000, 1000003 and 2^21. Rows with two [N]
+  // operands or more (LayerNorm) leave 32 KiB more per CTA to L1, which
+  // the second sweep reads them through: LayerNorm f32 at 1M / 2^21 best
+  // with keep = 2 (2.09 / 1.80 TB/s against 2.00 / 1.69 with 3), bf16 at
+  // 1000003 (16 KiB passes) with 4 (1.65 against 1.36 with 6, 1.50 with 0).
   if (o.keep >= 0) {
     pl.keep = o.keep;
   } else if (pl.staging == Staging::Stream && p.outputRowBytes > 0 && pl.rows == 1 &&
              t.hasClusters() && copiesInChunks(p, pl.vector)) {
     int64_t passes = ceilDiv(p.cols, pl.threads * pl.cluster * pl.values);
     int64_t passBytes = pl.values * pl.threads * p.inputRowBytes;
-    int64_t room = t.maxSmemPerCta / kStreamCtasPerSm - kKeepSmemHeadroom;
+    int64_t room = t.maxSmemPerCta / kStreamCtasPerSm - kKeepSmemHeadroom -
+                   (p.rowVectorInputs >= 2 ? kKeepL1Room : 0);
     pl.keep = std::clamp<int64_t>(room / std::max<int64_t>(passBytes, 1), 0, passes);
   }
   // Asynchronous staging of rows of 16-bit data in one CTA, on Hopper,
