@@ -244,6 +244,23 @@ def test_kept_passes(op, dt, M, N, sched):
     _assert_rel_close(out, _reference(op, ins), _tol(op, dt), plan)
 
 
+def _large_mean_layer_norm(dt, M, N, sched, seed):
+    """LayerNorm of rows of std 2 around a large mean (1000 in f32; 100 in
+    16-bit types, whose spacing at 1000 is 8): (plan, relative error
+    against float64)."""
+    gen = torch.Generator(device="cuda")
+    gen.manual_seed(seed)
+    mean = 1000.0 if dt == "f32" else 100.0
+    x = (torch.randn(M, N, generator=gen, device="cuda") * 2.0 + mean).to(DT[dt])
+    w = torch.randn(N, generator=gen, device="cuda").to(DT[dt])
+    b = torch.randn(N, generator=gen, device="cuda").to(DT[dt])
+    f = rkc.compile(_spec("layer_norm"), schedule=sched or None)
+    plan = f.kernel("x=%dx%d" % (M, N), dtype=dt).plan
+    y = f(x, w, b)
+    ref = F.layer_norm(x.double(), (N,), w.double(), b.double(), 1e-5)
+    return plan, ((y.double() - ref).norm() / ref.norm()).item()
+
+
 @pytest.mark.gpu
 def test_streamed_layer_norm_large_mean():
     # Rows of mean 1000 and std 2 in f32: the variance from one Welford
@@ -251,28 +268,19 @@ def test_streamed_layer_norm_large_mean():
     # ~ulp(1000) = 6e-5, so ~1e-4 relative in y); sum(x^2) - N mean^2 in f32
     # would lose the variance to cancellation (~10 % off).
     _skip()
-    gen = torch.Generator(device="cuda")
-    gen.manual_seed(11)
-    M, N = 2, 1048576
-    x = torch.randn(M, N, generator=gen, device="cuda") * 2.0 + 1000.0
-    w = torch.randn(N, generator=gen, device="cuda")
-    b = torch.randn(N, generator=gen, device="cuda")
-    f = rkc.compile(_spec("layer_norm"))
-    assert "staging=stream" in f.kernel("x=%dx%d" % (M, N), dtype="f32").plan
-    y = f(x, w, b)
-    ref = F.layer_norm(x.double(), (N,), w.double(), b.double(), 1e-5)
-    err = ((y.double() - ref).norm() / ref.norm()).item()
-    assert err <= 1e-3, "relative error %.3e" % err
+    plan, err = _large_mean_layer_norm("f32", 2, 1048576, "", 11)
+    assert "staging=stream" in plan, plan
+    assert err <= 1e-3, "relative error %.3e (%s)" % (err, plan)
 
 
 # LayerNorm rows split over a cluster of 4 or more, on chip: the mean and
 # the variance are one Welford state (one cluster barrier), each thread
-# folding groups of its values as two-pass statistics. Rows of mean 1000 (100 in bf16, whose
-# spacing at 1000 is 8) and std 2 keep the two-pass accuracy; N off the
-# layout's coverage leaves partial and empty groups (counts other than the
-# group size), and 40000 / 100000 / 70001 give groups of 8 / 8 / 12 values
-# (40000 names its cluster: the database's 32768 row, a cluster of 2, is
-# its nearest tuned shape).
+# folding groups of its values as two-pass statistics; rows of a large
+# mean keep the two-pass accuracy. N off the layout's coverage leaves
+# partial and empty groups (counts other than the group size), and 40000 /
+# 100000 / 70001 give groups of 8 / 8 / 12 values (40000 names its
+# cluster: the database's 32768 row, a cluster of 2, is its nearest tuned
+# shape).
 CLUSTER_LN_CASES = [("f32", 64, 40000, "threads=256,cluster=4"), ("bf16", 64, 100000, ""),
                     ("f32", 16, 262144, ""), ("bf16", 256, 65536, ""), ("f32", 300, 70001, "")]
 
@@ -282,18 +290,8 @@ CLUSTER_LN_CASES = [("f32", 64, 40000, "threads=256,cluster=4"), ("bf16", 64, 10
                          ids=["%s-M%d-N%d" % c[:3] for c in CLUSTER_LN_CASES])
 def test_cluster_layer_norm_welford(dt, M, N, sched):
     _skip()
-    gen = torch.Generator(device="cuda")
-    gen.manual_seed(12)
-    mean = 1000.0 if dt == "f32" else 100.0
-    x = (torch.randn(M, N, generator=gen, device="cuda") * 2.0 + mean).to(DT[dt])
-    w = torch.randn(N, generator=gen, device="cuda").to(DT[dt])
-    b = torch.randn(N, generator=gen, device="cuda").to(DT[dt])
-    f = rkc.compile(_spec("layer_norm"), schedule=sched or None)
-    plan = f.kernel("x=%dx%d" % (M, N), dtype=dt).plan
+    plan, err = _large_mean_layer_norm(dt, M, N, sched, 12)
     assert re.search(r"cluster=(4|8|16),", plan) and "staging=stream" not in plan, plan
-    y = f(x, w, b)
-    ref = F.layer_norm(x.double(), (N,), w.double(), b.double(), 1e-5)
-    err = ((y.double() - ref).norm() / ref.norm()).item()
     assert err <= (1e-3 if dt == "f32" else 1e-2), "relative error %.3e (%s)" % (err, plan)
 
 

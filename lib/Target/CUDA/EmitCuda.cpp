@@ -697,6 +697,28 @@ LogicalResult KernelEmitter::emitOp(Operation *op) {
       };
       b << "  const " << stateType << " " << r << " = " << tree(0, chains) << ";\n";
     };
+    // A tagged state's thread fold: a template call per group of values
+    // (`call(valid, slot)`), masked by the row's columns; a shifted row
+    // masks every value (its ends are not the layout's), so where
+    // `unmaskedIfShifted` a thread whose values all lie in the row folds
+    // them unmasked.
+    auto groupFold = [&](auto call, bool unmaskedIfShifted) {
+      declareChains();
+      std::string slot = chains > 1 ? formatv("{0}[c % {1}]", acc, chains).str() : acc;
+      b << foldBegin;
+      std::string masked = call(
+          formatv("[&](int i) {{ const int col = {0}; return {1}; }", valueCol(), kColInRow).str(),
+          slot);
+      if (shifted && unmaskedIfShifted)
+        b << "  if (" << kValuesInShiftedRow << ")\n    "
+          << call("[&](int) { return true; }", slot) << "  else\n    " << masked;
+      else
+        b << "  " << masked;
+      b << foldEnd;
+      mergeChains();
+      stateNames[op] = r;
+      return unpackInto(op, r, stateType, builtinScalar, isArg);
+    };
     // An online softmax state (rk-fuse-reductions tags it): each group of
     // a thread's values becomes one (max, sum of exp) state in registers
     // (rkc::fold_max_exp_sum), combined into the running state (group c
@@ -705,33 +727,19 @@ LogicalResult KernelEmitter::emitOp(Operation *op) {
     // +4 %), of a vector for 32-bit ones (folded as their loads arrive: a
     // whole pass lost 3-9 % at 64k-256k, a vector ties the per-value fold;
     // docs/performance-notes.md, session 12).
-    if (auto fold = tr->getAttrOfType<StringAttr>(rk::kFoldAttr);
-        fold && fold.getValue() == rk::kFoldMaxExpSum && tr.getNumResults() == 2 &&
+    auto fold = tr->getAttrOfType<StringAttr>(rk::kFoldAttr);
+    if (fold && fold.getValue() == rk::kFoldMaxExpSum && tr.getNumResults() == 2 &&
         !builtinScalar && !isArg) {
-      declareChains();
-      std::string slot = chains > 1 ? formatv("{0}[c % {1}]", acc, chains).str() : acc;
-      b << foldBegin;
       bool packed = packedFrags.contains(tr.getInputs()[0]);
-      auto call = [&](const std::string &valid) {
-        return formatv("rkc::fold_max_exp_sum<V, {5}, {0}>({1}, {6}, [&](int c, float m, "
-                       "float s) {{ {2} = {3}()({2}, {4}{{m, s}); });\n",
-                       fastMath ? "true" : "false", names.lookup(tr.getInputs()[0]), slot,
-                       *comb, stateType, packed ? "V" : "W", valid)
-            .str();
-      };
-      std::string masked =
-          call(formatv("[&](int i) {{ const int col = {0}; return {1}; }", valueCol(), kColInRow));
-      // A shifted row masks every value (its ends are not the layout's):
-      // a thread whose values all lie in the row folds them unmasked.
-      if (shifted)
-        b << "  if (" << kValuesInShiftedRow << ")\n    " << call("[&](int) { return true; }")
-          << "  else\n    " << masked;
-      else
-        b << "  " << masked;
-      b << foldEnd;
-      mergeChains();
-      stateNames[op] = r;
-      return unpackInto(op, r, stateType, builtinScalar, isArg);
+      return groupFold(
+          [&](const std::string &valid, const std::string &slot) {
+            return formatv("rkc::fold_max_exp_sum<V, {5}, {0}>({1}, {6}, [&](int c, float m, "
+                           "float s) {{ {2} = {3}()({2}, {4}{{m, s}); });\n",
+                           fastMath ? "true" : "false", names.lookup(tr.getInputs()[0]), slot,
+                           *comb, stateType, packed ? "V" : "W", valid)
+                .str();
+          },
+          /*unmaskedIfShifted=*/true);
     }
     // A Welford state (rk-fuse-reductions tags it): each group of a
     // thread's values becomes one (count, mean, M2) state by two passes in
@@ -739,37 +747,24 @@ LogicalResult KernelEmitter::emitOp(Operation *op) {
     // Groups of at most 16 values, whole vectors (a thread's 64 values
     // held across both passes took LayerNorm bf16 from 43 to 79 registers,
     // 16 take 48), of one vector for streamed 32-bit rows as in the online
-    // softmax fold.
-    if (auto fold = tr->getAttrOfType<StringAttr>(rk::kFoldAttr);
-        fold && fold.getValue() == rk::kFoldMeanM2 && tr.getNumResults() == 3 &&
+    // softmax fold. Rows held on chip keep one masked fold, as the generic
+    // one below.
+    if (fold && fold.getValue() == rk::kFoldMeanM2 && tr.getNumResults() == 3 &&
         !builtinScalar && !isArg) {
-      declareChains();
-      std::string slot = chains > 1 ? formatv("{0}[c % {1}]", acc, chains).str() : acc;
-      b << foldBegin;
       bool packed = packedFrags.contains(tr.getInputs()[1]);
       int64_t vec = layout.getVector(), group = vec;
       if (!streaming || packed)
         for (int64_t g = vec; g <= std::max<int64_t>(16, vec); g += vec)
           if (layout.getValues() % g == 0)
             group = g;
-      auto call = [&](const std::string &valid) {
-        return formatv("rkc::fold_mean_m2<V, {0}>({1}, {2}, [&](int c, float n, float m, "
-                       "float q) {{ {3} = {4}()({3}, {5}{{n, m, q}); });\n",
-                       group, names.lookup(tr.getInputs()[1]), valid,
-                       slot, *comb, stateType)
-            .str();
-      };
-      std::string masked =
-          call(formatv("[&](int i) {{ const int col = {0}; return {1}; }", valueCol(), kColInRow));
-      if (shifted && streaming)
-        b << "  if (" << kValuesInShiftedRow << ")\n    " << call("[&](int) { return true; }")
-          << "  else\n    " << masked;
-      else
-        b << "  " << masked;
-      b << foldEnd;
-      mergeChains();
-      stateNames[op] = r;
-      return unpackInto(op, r, stateType, builtinScalar, isArg);
+      return groupFold(
+          [&](const std::string &valid, const std::string &slot) {
+            return formatv("rkc::fold_mean_m2<V, {0}>({1}, {2}, [&](int c, float n, float m, "
+                           "float q) {{ {3} = {4}()({3}, {5}{{n, m, q}); });\n",
+                           group, names.lookup(tr.getInputs()[1]), valid, slot, *comb, stateType)
+                .str();
+          },
+          /*unmaskedIfShifted=*/streaming);
     }
     std::string slot = chains > 1 ? formatv("{0}[i % {1}]", acc, chains).str() : acc;
     declareChains();
