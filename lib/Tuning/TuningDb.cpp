@@ -202,8 +202,9 @@ std::optional<std::string> TuningDb::lookup(const CompileRequest &r) const {
   if (exact)
     return exact->schedule;
   if (near && bestDist <= 1.0) { // within a factor of two of a tuned N
-    // The layout choices carry over; values and unroll follow from the new
-    // row length, so the planner recomputes them. The vector width carries
+    // The layout choices carry over; values, unroll and the kept passes
+    // of a streamed row follow from the new row length, so the planner
+    // recomputes them (a keep beyond the new row's passes would not plan). The vector width carries
     // over too: where it does not divide the new N the rows are shifted
     // (read from the aligned address before each row, templates/rkc/vec.cuh)
     // and keep their 16-byte accesses, so a streamed row stays fast there.
@@ -211,7 +212,7 @@ std::optional<std::string> TuningDb::lookup(const CompileRequest &r) const {
     llvm::StringRef(near->schedule).split(fields, ',', -1, false);
     std::string s;
     for (llvm::StringRef f : fields) {
-      if (f.starts_with("values=") || f.starts_with("unroll="))
+      if (f.starts_with("values=") || f.starts_with("unroll=") || f.starts_with("keep="))
         continue;
       s += (s.empty() ? "" : ",") + f.str();
     }

@@ -212,6 +212,22 @@ def test_streamed_bucket_row_carries_to_odd_n(tmp_path):
     assert odd.startswith("threads=512,") and "vector=8" in odd and "staging=stream" in odd
 
 
+def test_bucket_row_recomputes_kept_passes(tmp_path):
+    # A streamed row tuned with kept passes (keep=2 of N = 8192's two
+    # passes) carries its layout to N = 4096 (one pass): the planner
+    # recomputes keep there instead of the row failing to plan.
+    cache = tmp_path / "cache"
+    key, machine = key_and_machine(cache, "x=64x8192")
+    streamed = ("threads=512,values=8,vector=8,rows=1,cluster=1,staging=stream,unroll=1,"
+                "min_blocks=0,keep=2")
+    (tmp_path / "db.jsonl").write_text(json.dumps(row(key, machine, "x=64x8192", 8192, streamed)) + "\n")
+    rkc("tune", "--import", tmp_path / "db.jsonl", cache=cache)
+    assert plan_of(cache, "x=64x8192")[0] == streamed
+    near, _ = plan_of(cache, "x=64x4096")
+    assert near.startswith("threads=512,values=8,") and "staging=stream" in near, near
+    assert "keep=2" not in near, near
+
+
 def test_corrupt_database_is_ignored_with_a_warning(tmp_path):
     cache = tmp_path / "cache"
     heuristic, _ = plan_of(cache, "x=64x4096")
