@@ -57,9 +57,7 @@ namespace rkc {
 ///  10: variances of rows split over a cluster are one Welford reduction
 ///      (one cluster barrier instead of two); every Welford state's thread
 ///      tier folds two-pass group statistics (rkc::fold_mean_m2; session 14).
-///  11: the same for max then sum of exp (the online softmax state) in
-///      clusters of 4 or more, held values folded 16 at a time (session 14).
-inline constexpr int kCodegenRevision = 11;
+inline constexpr int kCodegenRevision = 10;
 
 /// One database row.
 struct TuningEntry {

@@ -1,11 +1,11 @@
-// RUN: rk-opt %s -split-input-file --rk-fuse-reductions="streaming=never" | FileCheck %s --check-prefixes=CHECK,NEVER,NEVER-MODE --enable-var-scope
+// RUN: rk-opt %s -split-input-file --rk-fuse-reductions="streaming=never" | FileCheck %s --check-prefixes=CHECK,NEVER --enable-var-scope
 // RUN: rk-opt %s -split-input-file --rk-fuse-reductions="streaming=always" | FileCheck %s --check-prefixes=CHECK,ALWAYS --enable-var-scope
 // RUN: rk-opt %s -split-input-file --rk-fuse-reductions="streaming=auto arch=sm_90a" | FileCheck %s --check-prefixes=CHECK,AUTO --enable-var-scope
 // A schedule that names its staging decides in auto mode: staging=stream
 // fuses as always does (even for rows that fit on chip), any other staging
 // as never does (even for rows that do not).
 // RUN: rk-opt %s -split-input-file --rk-fuse-reductions="streaming=auto arch=sm_90a schedule={cluster=4,staging=stream}" | FileCheck %s --check-prefixes=CHECK,ALWAYS --enable-var-scope
-// RUN: rk-opt %s -split-input-file --rk-fuse-reductions="streaming=auto arch=sm_90a schedule={threads=256,staging=async}" | FileCheck %s --check-prefixes=CHECK,NEVER,ASYNC-SCHED --enable-var-scope
+// RUN: rk-opt %s -split-input-file --rk-fuse-reductions="streaming=auto arch=sm_90a schedule={threads=256,staging=async}" | FileCheck %s --check-prefixes=CHECK,NEVER --enable-var-scope
 // A row the planner splits over a cluster of 4 or more (and keeps on chip)
 // gets its variance as one Welford reduction too, whatever the streaming
 // mode (one cluster barrier instead of two); a cluster of 2 keeps both.
@@ -166,13 +166,9 @@ func.func @softmax_huge(%x: tensor<2x16777216xf32>) -> tensor<2xf32> {
 
 // A read-once row (no [M, N] result) that would need a cluster: the planner
 // streams it once it is one reduction deep, so auto forms the online
-// reduction (cross-entropy at N = 262144). Held on chip (staging=async),
-// it is split over a cluster of 16, where the online state saves a
-// cluster barrier: formed too.
+// reduction (cross-entropy at N = 262144).
 // CHECK-LABEL: func.func @logsumexp_read_once
-// NEVER-MODE:    rk.reduce max
-// ASYNC-SCHED:   %[[ML:.*]]:2 = rk.reduce %{{.*}}, %{{.*}} init [0xFF800000 : f32, 0.000000e+00 : f32] {
-// ASYNC-SCHED:   } {rk.fold = "max_exp_sum"}
+// NEVER:         rk.reduce max
 // ALWAYS:        %[[ML:.*]]:2 = rk.reduce %{{.*}}, %{{.*}} init [0xFF800000 : f32, 0.000000e+00 : f32] {
 // AUTO:          %[[ML:.*]]:2 = rk.reduce %{{.*}}, %{{.*}} init [0xFF800000 : f32, 0.000000e+00 : f32] {
 // AUTO-NOT:      rk.reduce max
@@ -420,37 +416,4 @@ func.func @layer_norm_cluster(%arg0: tensor<2048x65536xf32> {rk.name = "x"}, %ar
     rk.yield %13 : f32
   } : tensor<2048x65536xf32>, tensor<2048x65536xf32>, tensor<2048x65536xf32>, tensor<2048x65536xf32> -> tensor<2048x65536xf32>
   return %10 : tensor<2048x65536xf32>
-}
-
-// -----
-
-// A softmax of 2048 rows of 65536 f32, planned on chip in clusters of 4:
-// max then sum of exp become the online (m, l) state, tagged for the group
-// fold (one cluster barrier instead of two), in every mode; with a cluster
-// of 2 the two reductions stay.
-// CHECK-LABEL: func.func @softmax_cluster
-// CHECK:         rk.reduce %{{.*}}, %{{.*}} init [0xFF800000 : f32, 0.000000e+00 : f32] {
-// CHECK:         } {rk.fold = "max_exp_sum"}
-// CHECK-NOT:     rk.reduce
-// SMALLCLUSTER-LABEL: func.func @softmax_cluster
-// SMALLCLUSTER:  rk.reduce max
-// SMALLCLUSTER:  rk.reduce add
-// SMALLCLUSTER-NOT: rk.fold
-func.func @softmax_cluster(%x: tensor<2048x65536xf32>) -> tensor<2048x65536xf32> {
-  %m = rk.reduce max %x : tensor<2048x65536xf32> -> tensor<2048xf32>
-  %mb = rk.broadcast %m dims [0] : tensor<2048xf32> -> tensor<2048x65536xf32>
-  %e = rk.map %x, %mb {
-  ^bb0(%a: f32, %b: f32):
-    %d = arith.subf %a, %b : f32
-    %x1 = math.exp %d : f32
-    rk.yield %x1 : f32
-  } : tensor<2048x65536xf32>, tensor<2048x65536xf32> -> tensor<2048x65536xf32>
-  %s = rk.reduce add %e : tensor<2048x65536xf32> -> tensor<2048xf32>
-  %sb = rk.broadcast %s dims [0] : tensor<2048xf32> -> tensor<2048x65536xf32>
-  %y = rk.map %e, %sb {
-  ^bb0(%a: f32, %b: f32):
-    %r = arith.divf %a, %b : f32
-    rk.yield %r : f32
-  } : tensor<2048x65536xf32>, tensor<2048x65536xf32> -> tensor<2048x65536xf32>
-  return %y : tensor<2048x65536xf32>
 }
