@@ -510,10 +510,7 @@ constexpr int64_t kWelfordMinCluster = 4;
 /// reductions.
 static bool plansClusterWhenFused(func::FuncOp func, const ::rkc::plan::Target &t,
                                   const ::rkc::plan::PlanOverride &o) {
-  auto plan = planWhenFused(func, t, o, [](func::FuncOp f) {
-    formOnlineSoftmax(f);
-    formWelford(f);
-  });
+  auto plan = planWhenFused(func, t, o, formWelford);
   return plan && plan->cluster >= kWelfordMinCluster &&
          plan->staging != ::rkc::plan::Staging::Stream;
 }
@@ -565,7 +562,6 @@ struct FuseReductions
       formOnlineSoftmax(func);
       formWelford(func);
     } else if (plansClusterWhenFused(func, *target, fields)) {
-      formOnlineSoftmax(func);
       formWelford(func);
     }
     mergeSiblingReductions(func);

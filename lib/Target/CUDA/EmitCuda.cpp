@@ -727,27 +727,16 @@ LogicalResult KernelEmitter::emitOp(Operation *op) {
     // +4 %), of a vector for 32-bit ones (folded as their loads arrive: a
     // whole pass lost 3-9 % at 64k-256k, a vector ties the per-value fold;
     // docs/performance-notes.md, session 12).
-    // Groups of at most 16 values (whole vectors) where every value is held
-    // (values held across both passes of a larger group cost registers;
-    // see the Welford fold below).
-    auto heldGroup = [&]() {
-      int64_t vec = layout.getVector(), group = vec;
-      for (int64_t g = vec; g <= std::max<int64_t>(16, vec); g += vec)
-        if (layout.getValues() % g == 0)
-          group = g;
-      return std::to_string(group);
-    };
     auto fold = tr->getAttrOfType<StringAttr>(rk::kFoldAttr);
     if (fold && fold.getValue() == rk::kFoldMaxExpSum && tr.getNumResults() == 2 &&
         !builtinScalar && !isArg) {
       bool packed = packedFrags.contains(tr.getInputs()[0]);
-      std::string group = !streaming ? heldGroup() : packed ? "V" : "W";
       return groupFold(
           [&](const std::string &valid, const std::string &slot) {
             return formatv("rkc::fold_max_exp_sum<V, {5}, {0}>({1}, {6}, [&](int c, float m, "
                            "float s) {{ {2} = {3}()({2}, {4}{{m, s}); });\n",
                            fastMath ? "true" : "false", names.lookup(tr.getInputs()[0]), slot,
-                           *comb, stateType, group, valid)
+                           *comb, stateType, packed ? "V" : "W", valid)
                 .str();
           },
           /*unmaskedIfShifted=*/true);
@@ -763,7 +752,11 @@ LogicalResult KernelEmitter::emitOp(Operation *op) {
     if (fold && fold.getValue() == rk::kFoldMeanM2 && tr.getNumResults() == 3 &&
         !builtinScalar && !isArg) {
       bool packed = packedFrags.contains(tr.getInputs()[1]);
-      std::string group = !streaming || packed ? heldGroup() : "W";
+      int64_t vec = layout.getVector(), group = vec;
+      if (!streaming || packed)
+        for (int64_t g = vec; g <= std::max<int64_t>(16, vec); g += vec)
+          if (layout.getValues() % g == 0)
+            group = g;
       return groupFold(
           [&](const std::string &valid, const std::string &slot) {
             return formatv("rkc::fold_mean_m2<V, {0}>({1}, {2}, [&](int c, float n, float m, "
