@@ -57,7 +57,9 @@ namespace rkc {
 ///  10: variances of rows split over a cluster are one Welford reduction
 ///      (one cluster barrier instead of two); every Welford state's thread
 ///      tier folds two-pass group statistics (rkc::fold_mean_m2; session 14).
-inline constexpr int kCodegenRevision = 10;
+///  11: the online softmax fold of 16-bit rows subtracts the max first
+///      where max * log2(e) would overflow (|max| > 1e38; session 14).
+inline constexpr int kCodegenRevision = 11;
 
 /// One database row.
 struct TuningEntry {

@@ -39,7 +39,10 @@ namespace rkc {
 /// did; G = V waits for the whole pass and spends the fewest instructions.
 /// A group with no valid or no finite-max value gives (-inf, 0), which the
 /// combiner treats as empty; NaN propagates. FAST: exp as
-/// fast_exp2(x * log2 e - m * log2 e), else expf(x - m).
+/// fast_exp2(x * log2 e - m * log2 e) (one FMA), else expf(x - m); where
+/// m * log2 e would overflow (|m| > 1e38: bf16 holds up to 3.4e38) FAST
+/// subtracts first, fast_exp2((x - m) * log2 e), so that exp(m - m) is 1
+/// (the FMA form gave 0 there, and a softmax row of such values NaN).
 template <int V, int G, bool FAST, class Frag, class Valid, class Merge>
 RKC_DEVICE void fold_max_exp_sum(const Frag &x, Valid valid, Merge merge) {
   static_assert(V % G == 0, "groups must tile the values");
@@ -62,11 +65,18 @@ RKC_DEVICE void fold_max_exp_sum(const Frag &x, Valid valid, Merge merge) {
     float sp[P];
 #pragma unroll
     for (int k = 0; k < P; ++k) sp[k] = 0.0f;
+    if (FAST && !(fabsf(shift) > 1e38f)) {
 #pragma unroll
-    for (int j = 0; j < G; ++j)
-      if (valid(c * G + j))
-        sp[j % P] += FAST ? fast_exp2(fmaf((float)x[c * G + j], log2e(), -shift2))
-                          : expf((float)x[c * G + j] - shift);
+      for (int j = 0; j < G; ++j)
+        if (valid(c * G + j))
+          sp[j % P] += fast_exp2(fmaf((float)x[c * G + j], log2e(), -shift2));
+    } else {
+#pragma unroll
+      for (int j = 0; j < G; ++j)
+        if (valid(c * G + j))
+          sp[j % P] += FAST ? fast_exp2(((float)x[c * G + j] - shift) * log2e())
+                            : expf((float)x[c * G + j] - shift);
+    }
     float s = sp[0];
 #pragma unroll
     for (int k = 1; k < P; ++k) s += sp[k];

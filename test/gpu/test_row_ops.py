@@ -325,7 +325,11 @@ def special_rows(N, dt, gen):
 
 
 SPECIAL = [(op, dt, N) for op in ("softmax", "log_softmax") for dt in ("f32", "bf16", "f16")
-           for N in (1, 33, 4096, 65536, 262144)]
+           for N in (1, 33, 4096, 65536, 262144)] + [
+    # Streamed rows (N = 1M), where 16-bit rows fold max then sum of exp in
+    # registers: a max of 3e38 (beyond 2.36e38, max * log2(e) overflows f32)
+    # must still give exp(max - max) = 1.
+    (op, "bf16", 1048576) for op in ("softmax", "log_softmax")]
 
 
 @pytest.mark.parametrize("op,dt,N", SPECIAL, ids=["%s-%s-N%d" % c for c in SPECIAL])
@@ -337,6 +341,24 @@ def test_special_values(op, dt, N, gen):
         y, ref = rkc.log_softmax(x), torch.log_softmax(x.double(), -1)
     assert torch.isnan(ref[0]).all()  # a row of -inf: NaN, as in torch
     check(y, ref, dt, op)
+
+
+def test_cross_entropy_streamed_max_logits(gen):
+    # A streamed bf16 row (N = 1M) whose max logit is 3e38: the online fold
+    # subtracts the max before scaling by log2(e) (the fused form overflowed
+    # and lost the max's own term: loss and lse off by orders of magnitude).
+    M, N, dt = 3, 1048576, "bf16"
+    x = randn((M, N), "f32", gen, 3.0)
+    x[0, 17] = 3e38
+    x[1, 5::7] = -3e38
+    x[1, 0] = 3e38
+    x = x.to(DT[dt])
+    t = torch.tensor([17, 0, 4], device=DEV)
+    loss, lse = rkc.cross_entropy(x, t, reduction="none", return_lse=True)
+    lr, lser, _, _ = ref_cross_entropy(x, t, -100)
+    assert torch.isfinite(loss).all() and torch.isfinite(lse).all(), (loss, lse)
+    check(loss, lr, dt, "loss")
+    check(lse, lser, dt, "lse")
 
 
 @pytest.mark.parametrize("dt", ["f32", "bf16"])
