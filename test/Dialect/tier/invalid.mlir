@@ -91,6 +91,21 @@ func.func private @keep_async() attributes {s = #tier.schedule<reduce = block, c
 
 // -----
 
+// expected-error @+1 {{schedule: unknown staging 'nowhere'}}
+func.func private @staging_name() attributes {s = #tier.schedule<reduce = block, cluster = 1, staging = nowhere, unroll = 1, min_blocks = 0>}
+
+// -----
+
+// expected-error @+1 {{schedule: unknown reduce tier 'bogus'}}
+func.func private @reduce_name() attributes {s = #tier.schedule<reduce = bogus, cluster = 1, staging = stream, unroll = 1, min_blocks = 0>}
+
+// -----
+
+// expected-error @+1 {{expected integer value}}
+func.func private @keep_not_integer() attributes {s = #tier.schedule<reduce = block, cluster = 1, staging = stream, unroll = 1, min_blocks = 0, keep = x>}
+
+// -----
+
 // expected-error @+1 {{unknown schedule field 'keeps' (optional fields: prefetch, keep)}}
 func.func private @keep_typo() attributes {s = #tier.schedule<reduce = block, cluster = 1, staging = stream, unroll = 1, min_blocks = 0, keeps = 2>}
 
