@@ -305,6 +305,28 @@ llvm::Expected<TuneReport> rkc::tune(CompileRequest req, const TuneOptions &opt)
     consider(c.threads, c.cluster, c.rows, c.minBlocks, c.vector, batch,
              otherStaging(c.staging));
   }
+  // A streamed heuristic (outside the space above): its kept passes trade
+  // shared memory against CTAs per SM and L1 (LayerNorm measured best with
+  // one pass fewer than the other ops, docs/planner.md rule 5): one pass
+  // fewer and one more, the rest of the plan the planner's.
+  if (auto h = plan::parseOverride(rep.heuristic.schedule);
+      h && h->staging == (int)plan::Staging::Stream) {
+    int64_t keep = std::max<int64_t>(h->keep, 0);
+    for (int64_t k : {keep - 1, keep + 1}) {
+      if (k < 0)
+        continue;
+      plan::PlanOverride o = *h;
+      o.keep = k;
+      auto pl = plan::planRow(p, *target, o, nullptr);
+      if (!pl) {
+        llvm::consumeError(pl.takeError());
+        ++rep.pruned["kept passes beyond the row or shared memory"];
+        continue;
+      }
+      if (seen.insert(scheduleOf(*pl)).second)
+        batch.push_back(*pl);
+    }
+  }
   if (llvm::Error e = runBatch(batch))
     return std::move(e);
   // Phase 2: local refinement around the best until no gain or no budget.
