@@ -141,6 +141,17 @@ static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 static int64_t pow2Ceil(int64_t v) { return (int64_t)llvm::PowerOf2Ceil(std::max<int64_t>(v, 1)); }
 static bool isPow2(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
 
+/// Passes of a swept row (staging smem or stream): sweeps of threads x
+/// cluster x values elements.
+static int64_t passesOf(const RowPlan &pl, const RowProblem &p) {
+  return ceilDiv(p.cols, pl.threads * pl.cluster * pl.values);
+}
+
+/// Shared-memory bytes of one pass of a CTA's [M, N] inputs (staged or kept).
+static int64_t passBytesOf(const RowPlan &pl, const RowProblem &p) {
+  return pl.values * pl.threads * p.inputRowBytes;
+}
+
 int64_t dividingVector(int64_t cols, int64_t w) {
   while (w > 1 && cols % w != 0)
     w /= 2;
@@ -239,8 +250,7 @@ std::string checkPlan(const RowPlan &pl, const RowProblem &p, const Target &t) {
   if (pl.staging == Staging::Smem) {
     if (!copiesInChunks(p, pl.vector) || pl.rows != 1)
       return "staging = smem copies 16-byte chunks of one element size, one row per CTA";
-    int64_t passes = ceilDiv(p.cols, pl.threads * pl.cluster * pl.values);
-    smem += passes * pl.values * pl.threads * p.inputRowBytes;
+    smem += passesOf(pl, p) * passBytesOf(pl, p);
   }
   if (pl.staging == Staging::Async) {
     if (!copiesInChunks(p, pl.vector))
@@ -250,13 +260,13 @@ std::string checkPlan(const RowPlan &pl, const RowProblem &p, const Target &t) {
   if (pl.keep < 0)
     return "keep must be non-negative";
   if (pl.keep > 0) {
-    int64_t passes = ceilDiv(p.cols, pl.threads * pl.cluster * pl.values);
+    int64_t passes = passesOf(pl, p);
     if (pl.staging != Staging::Stream || pl.rows != 1 || !copiesInChunks(p, pl.vector))
       return "keep > 0 keeps passes of a streamed row (staging = stream, one row per CTA, "
              "16-byte chunks of [M, N] inputs of one element size)";
     if (pl.keep > passes)
       return llvm::formatv("keep = {0}: the row has {1} passes", pl.keep, passes);
-    smem += pl.keep * pl.values * pl.threads * p.inputRowBytes;
+    smem += pl.keep * passBytesOf(pl, p);
   }
   if (smem > t.maxSmemPerCta)
     return llvm::formatv("the schedule needs {0} bytes of shared memory (reduction "
@@ -518,11 +528,10 @@ Expected<RowPlan> planRow(const RowProblem &p, const Target &t,
     pl.keep = o.keep;
   } else if (pl.staging == Staging::Stream && p.outputRowBytes > 0 && pl.rows == 1 &&
              t.hasClusters() && copiesInChunks(p, pl.vector)) {
-    int64_t passes = ceilDiv(p.cols, pl.threads * pl.cluster * pl.values);
-    int64_t passBytes = pl.values * pl.threads * p.inputRowBytes;
     int64_t room = t.maxSmemPerCta / kStreamCtasPerSm - kKeepSmemHeadroom -
                    (p.rowVectorInputs >= 2 ? kKeepL1Room : 0);
-    pl.keep = std::clamp<int64_t>(room / std::max<int64_t>(passBytes, 1), 0, passes);
+    pl.keep = std::clamp<int64_t>(room / std::max<int64_t>(passBytesOf(pl, p), 1), 0,
+                                  passesOf(pl, p));
   }
   // Asynchronous staging of rows of 16-bit data in one CTA, on Hopper,
   // where it was measured faster with the same layout
@@ -573,7 +582,7 @@ Expected<RowPlan> planRow(const RowProblem &p, const Target &t,
                      : pl.staging == Staging::Smem
                          ? llvm::formatv("the row is staged in shared memory (cp.async) and swept "
                                          "in passes ({0}) of {1} elements; global memory is read once",
-                                         ceilDiv(p.cols, pl.threads * pl.cluster * pl.values),
+                                         passesOf(pl, p),
                                          pl.threads * pl.cluster * pl.values).str()
                          : llvm::formatv("{0}; it is swept in passes ({1}) of {2} "
                                          "elements, with online combiners",
@@ -582,13 +591,12 @@ Expected<RowPlan> planRow(const RowProblem &p, const Target &t,
                                              ? "the row is read once (no [M, N] result, one "
                                                "reduction deep) and would need a cluster"
                                              : "the row does not fit on chip",
-                                         ceilDiv(p.cols, pl.threads * pl.cluster * pl.values),
+                                         passesOf(pl, p),
                                          pl.threads * pl.cluster * pl.values).str()));
   if (pl.keep > 0 && pl.staging == Staging::Stream)
     note(llvm::formatv("keep = {0}: the first {0} of the {1} passes stay in shared memory "
                        "between the sweeps ({2} KiB per CTA)",
-                       pl.keep, ceilDiv(p.cols, pl.threads * pl.cluster * pl.values),
-                       pl.keep * pl.values * pl.threads * p.inputRowBytes / 1024));
+                       pl.keep, passesOf(pl, p), pl.keep * passBytesOf(pl, p) / 1024));
 
   std::string why = checkPlan(pl, p, t);
   if (!why.empty())

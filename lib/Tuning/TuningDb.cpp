@@ -204,10 +204,11 @@ std::optional<std::string> TuningDb::lookup(const CompileRequest &r) const {
   if (near && bestDist <= 1.0) { // within a factor of two of a tuned N
     // The layout choices carry over; values, unroll and the kept passes
     // of a streamed row follow from the new row length, so the planner
-    // recomputes them (a keep beyond the new row's passes would not plan). The vector width carries
-    // over too: where it does not divide the new N the rows are shifted
-    // (read from the aligned address before each row, templates/rkc/vec.cuh)
-    // and keep their 16-byte accesses, so a streamed row stays fast there.
+    // recomputes them (a keep beyond the new row's passes would not plan).
+    // The vector width carries over too: where it does not divide the new
+    // N the rows are shifted (read from the aligned address before each
+    // row, templates/rkc/vec.cuh) and keep their 16-byte accesses, so a
+    // streamed row stays fast there.
     llvm::SmallVector<llvm::StringRef> fields;
     llvm::StringRef(near->schedule).split(fields, ',', -1, false);
     std::string s;

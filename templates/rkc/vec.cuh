@@ -211,6 +211,22 @@ RKC_DEVICE void load_vec_impl(const T *p, float (&out)[W]) {
   }
 }
 
+/// The element-wise path of a shifted row's packed chunk c whose first
+/// slot is column `col` (slots below 0 hold the columns WRAP further on):
+/// the E 16-bit elements from slot j0, two per word into words[0, E / 2),
+/// `f` (the fill's bits) at columns >= n.
+template <class T, int E, int WRAP>
+RKC_DEVICE void load_shifted_words(const T *row, int c, int col, int j0, int n, u16 f,
+                                   u32 *words) {
+  const T *p = row + col;
+#pragma unroll
+  for (int j = 0; j < E; j += 2) {
+    const int o0 = shifted_offset<WRAP>(c, col, j0 + j);
+    const int o1 = shifted_offset<WRAP>(c, col, j0 + j + 1);
+    words[j / 2] = (u32)(col + o0 < n ? p[o0].bits : f) | ((u32)(col + o1 < n ? p[o1].bits : f) << 16);
+  }
+}
+
 /// Fragment load shared by load_frag / load_frag_stream / load_frag_keep.
 template <class T, int VPT, int W, int POLICY, int WRAP, int SURE>
 RKC_DEVICE void load_frag_impl(const T *row, int col0, int col_step, int n,
@@ -332,10 +348,12 @@ RKC_DEVICE void store_vec_stream(T *p, const S (&in)[W]) {
 // in [0, n) (the caller's layout places them there), so they keep no
 // element-wise path, nor its registers; 0: none known.
 //
-// The chunk bounds and the shifted element-wise loop are spelled out in
-// each access, not called: a helper call there reordered NVVM's output for
-// kernels that are not shifted (whose PTX must not change with WRAP = 0),
-// and for shifted ones it changed the PTX that was measured.
+// The chunk bounds and the shifted element-wise loop of float fragments are
+// spelled out in each access, not called: a helper call there reordered
+// NVVM's output for kernels that are not shifted (whose PTX must not change
+// with WRAP = 0), and for shifted ones it changed the PTX that was measured
+// (streamed f32 rows, checked again in session 14). The packed loops share
+// detail::load_shifted_words, which leaves the PTX as it was.
 //
 // A thread owns VPT = CHUNKS * W values of a row of n elements; value v lives
 // at column  col0 + (v / W) * col_step + (v % W).  A chunk whose W columns are
@@ -442,21 +460,16 @@ RKC_DEVICE void load_packed_impl(const T *row, int col0, int col_step, int n,
         load_words<A, POLICY>(row + col + k * E, words);
       } else {
         const u16 f = from_f32<T>(fill).bits;
+        if constexpr (WRAP == 0) {
 #pragma unroll
-        for (int j = 0; j < E; j += 2) {
-          const int at = col + k * E + j;
-          if constexpr (WRAP == 0) {
+          for (int j = 0; j < E; j += 2) {
+            const int at = col + k * E + j;
             const u16 lo = at < n ? row[at].bits : f;
             const u16 hi = at + 1 < n ? row[at + 1].bits : f;
             words[j / 2] = (u32)lo | ((u32)hi << 16);
-          } else {
-            const T *p = row + col;
-            const int o0 = shifted_offset<WRAP>(c, col, k * E + j);
-            const int o1 = shifted_offset<WRAP>(c, col, k * E + j + 1);
-            const u16 lo = col + o0 < n ? p[o0].bits : f;
-            const u16 hi = col + o1 < n ? p[o1].bits : f;
-            words[j / 2] = (u32)lo | ((u32)hi << 16);
           }
+        } else {
+          load_shifted_words<T, E, WRAP>(row, c, col, k * E, n, f, words);
         }
       }
     }
@@ -572,14 +585,7 @@ RKC_DEVICE void load_unaligned_impl(const T *row, int col0, int col_step, int n,
       load_words<A, POLICY>(row + u, cur);
       realign_halves<A::WORDS>(prev, cur, W - head, frag.w + c * W / 2);
     } else {
-      const T *p = row + col;
-#pragma unroll
-      for (int j = 0; j < W; j += 2) {
-        const int o0 = shifted_offset<WRAP>(c, col, j);
-        const int o1 = shifted_offset<WRAP>(c, col, j + 1);
-        frag.w[(c * W + j) / 2] =
-            (u32)(col + o0 < n ? p[o0].bits : f) | ((u32)(col + o1 < n ? p[o1].bits : f) << 16);
-      }
+      load_shifted_words<T, W, WRAP>(row, c, col, 0, n, f, frag.w + c * W / 2);
     }
   }
 }

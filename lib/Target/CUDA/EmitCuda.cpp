@@ -548,6 +548,7 @@ LogicalResult KernelEmitter::emitOp(Operation *op) {
     // asked for them again); later sweeps read those passes from there,
     // and the others, which the first sweep read last, from global memory.
     if (isRow && streaming && !staged && keep > 0 && streamSweeps >= 2 && sweepCount == 1) {
+      // (keptArgs holds exactly the inputs kept here.)
       keptArgs.insert(i);
       b << "  if (pass < KEEP) {\n    " << global("_stream")
         << formatv("    rkc::keep_frag<{0}, V, W, TPR>(kp{1} + pass * V * TPR, t, {2});\n",
@@ -555,7 +556,7 @@ LogicalResult KernelEmitter::emitOp(Operation *op) {
         << "  } else {\n    " << global(policy) << "  }\n";
       return success();
     }
-    if (isRow && streaming && !staged && keep > 0 && sweepCount >= 2 && keptArgs.contains(i)) {
+    if (sweepCount >= 2 && keptArgs.contains(i)) {
       b << formatv("  if (pass < KEEP)\n    rkc::load_frag_staged<{0}, V, W, TPR>(kp{1} + pass * V * TPR, "
                    "t, {2});\n  else\n    ",
                    *st, i, n)
@@ -702,6 +703,13 @@ LogicalResult KernelEmitter::emitOp(Operation *op) {
     // masks every value (its ends are not the layout's), so where
     // `unmaskedIfShifted` a thread whose values all lie in the row folds
     // them unmasked.
+    // After a thread fold: the chains merged and the state unpacked.
+    auto finishFold = [&]() {
+      b << foldEnd;
+      mergeChains();
+      stateNames[op] = r;
+      return unpackInto(op, r, stateType, builtinScalar, isArg);
+    };
     auto groupFold = [&](auto call, bool unmaskedIfShifted) {
       declareChains();
       std::string slot = chains > 1 ? formatv("{0}[c % {1}]", acc, chains).str() : acc;
@@ -714,10 +722,7 @@ LogicalResult KernelEmitter::emitOp(Operation *op) {
           << call("[&](int) { return true; }", slot) << "  else\n    " << masked;
       else
         b << "  " << masked;
-      b << foldEnd;
-      mergeChains();
-      stateNames[op] = r;
-      return unpackInto(op, r, stateType, builtinScalar, isArg);
+      return finishFold();
     };
     // An online softmax state (rk-fuse-reductions tags it): each group of
     // a thread's values becomes one (max, sum of exp) state in registers
@@ -799,10 +804,7 @@ LogicalResult KernelEmitter::emitOp(Operation *op) {
     } else {
       loop(valueCol(), kColInRow);
     }
-    b << foldEnd;
-    mergeChains();
-    stateNames[op] = r;
-    return unpackInto(op, r, stateType, builtinScalar, isArg);
+    return finishFold();
   }
   if (isa<tier::WarpReduceOp, tier::BlockReduceOp, tier::ClusterReduceOp>(op)) {
     Attribute kind = op->getAttr("kind");
