@@ -353,7 +353,9 @@ static ReduceOp buildWelford(OpBuilder &b, Location l, Value x, Type perRow) {
 /// sum(x), mean = sum / N, sum((x - mean)^2) -> one Welford reduction of
 /// x (buildWelford). The sum's uses get count x mean, the variance sum's
 /// uses get M2.
-static void formWelford(func::FuncOp func) {
+/// The first sum(x) whose mean `sum / N` has a variance sum((x - mean)^2)
+/// reducing the same row, and that variance; null ops when there is none.
+static std::pair<ReduceOp, ReduceOp> findMeanAndVariance(func::FuncOp func) {
   SmallVector<ReduceOp> sums;
   func.walk([&](ReduceOp r) {
     if (r.getKind() == ReduceKind::add && r.getInputs().size() == 1)
@@ -365,17 +367,25 @@ static void formWelford(func::FuncOp func) {
     if (xt.getRank() != 2 || xt.isDynamicDim(1) || !isa<FloatType>(computeType(xt)))
       continue;
     Value sum = sumOp.getResult(0);
-    ReduceOp varOp;
     for (Operation *mu : sum.getUsers()) {
       if (!isa<MapOp>(mu) || !isMeanOf(mu->getResult(0), sum, xt.getDimSize(1)))
         continue;
       for (Operation *bu : mu->getResult(0).getUsers())
-        if (auto bc = dyn_cast<BroadcastOp>(bu);
-            !varOp && bc && bc.getDims() == ArrayRef<int64_t>{0})
-          varOp = findVariance(func, x, bc.getResult());
+        if (auto bc = dyn_cast<BroadcastOp>(bu); bc && bc.getDims() == ArrayRef<int64_t>{0})
+          if (ReduceOp varOp = findVariance(func, x, bc.getResult()))
+            return {sumOp, varOp};
     }
-    if (!varOp)
-      continue;
+  }
+  return {};
+}
+
+static void formWelford(func::FuncOp func) {
+  while (true) {
+    auto [sumOp, varOp] = findMeanAndVariance(func);
+    if (!sumOp)
+      return;
+    Value x = sumOp.getInputs()[0];
+    Value sum = sumOp.getResult(0);
     OpBuilder b(sumOp);
     Location l = sumOp.getLoc();
     Type f32 = b.getF32Type();
@@ -395,7 +405,6 @@ static void formWelford(func::FuncOp func) {
     varOp.getResult(0).replaceAllUsesWith(wel.getResult(2));
     varOp.erase();
     sumOp.erase();
-    return formWelford(func); // the walk list is stale; start again
   }
 }
 
@@ -510,6 +519,8 @@ constexpr int64_t kWelfordMinCluster = 4;
 /// reductions.
 static bool plansClusterWhenFused(func::FuncOp func, const ::rkc::plan::Target &t,
                                   const ::rkc::plan::PlanOverride &o) {
+  if (!findMeanAndVariance(func).first)
+    return false; // nothing to fuse: no trial plan
   auto plan = planWhenFused(func, t, o, formWelford);
   return plan && plan->cluster >= kWelfordMinCluster &&
          plan->staging != ::rkc::plan::Staging::Stream;
