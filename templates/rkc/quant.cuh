@@ -269,22 +269,49 @@ RKC_DEVICE void ksplit_reduce_mma(const float (&p)[16 * COLS], float *buf, float
 // Tensor-core primitives (sm_80+): 16-bit pairs and m16n8k16.
 // ---------------------------------------------------------------------------
 
+/// (a & b) ^ c in one LOP3 (ptxas does not always merge a mask and an
+/// or/xor of constants).
+template <u32 B, u32 C> RKC_DEVICE u32 and_xor(u32 a) {
+  u32 d;
+  asm("lop3.b32 %0, %1, %2, %3, 0x6a;" : "=r"(d) : "r"(a), "n"(B), "n"(C));
+  return d;
+}
+
 /// Dequantizes the 8 nibbles of a k8 word to four 16-bit pairs
-/// h[j] = (nib_j - off, nib_{j+4} - off), exactly: LOP3 places nibble j and
-/// j+4 under the exponent of 1024 (f16, 0x6400) or 128 (bf16, 0x4300), one
-/// fused multiply-add per pair subtracts `off2` (the magic plus the zero
-/// point, both halves) and leaves the small integer.
-template <bool BF16>
+/// h[j] = (u_j - z, u_{j+4} - z), exactly, where u is the nibble (XOR 8
+/// when SIGNED: two's complement nibbles as offset binary, u = q + 8) and
+/// `off2` is offset_pair(z) (magic + z in both halves). One LOP3 per pair
+/// masks two nibbles, flips their sign bit and ORs in the exponent of the
+/// magic (1024 for f16, 128 for bf16; the bits are disjoint, so OR = XOR);
+/// one fused multiply-add subtracts magic + z. f16 takes nibbles 1, 3, 5, 7
+/// in place, 16 u under the exponent of 1024 (10 mantissa bits), and scales
+/// by 1/16 in the same FMA (64 + u - (64 + z)), so a word costs one shift,
+/// four LOP3 and four FMA; bf16 (7 mantissa bits) shifts each nibble down.
+template <bool BF16, bool SIGNED = false>
 RKC_DEVICE void u4x8_to_pairs(u32 w, u32 off2, u32 (&h)[4]) {
-  constexpr u32 MAGIC = BF16 ? 0x43004300u : 0x64006400u;
-  const u32 neg = off2 ^ 0x80008000u;
+  constexpr u32 FL = SIGNED ? 0x00080008u : 0u;
+  const u32 neg = off2 ^ 0x80008000u; // -(magic + z)
+  if constexpr (BF16) {
 #pragma unroll
-  for (int j = 0; j < 4; ++j) {
-    const u32 x = ((w >> (4 * j)) & 0x000F000Fu) | MAGIC;
-    if constexpr (BF16)
+    for (int j = 0; j < 4; ++j) {
+      const u32 x = and_xor<0x000F000Fu, 0x43004300u ^ FL>(w >> (4 * j));
       asm("fma.rn.bf16x2 %0, %1, %2, %3;" : "=r"(h[j]) : "r"(x), "r"(0x3F803F80u), "r"(neg));
-    else
-      asm("fma.rn.f16x2 %0, %1, %2, %3;" : "=r"(h[j]) : "r"(x), "r"(0x3C003C00u), "r"(neg));
+    }
+  } else {
+    // -(64 + z): 64 is 0x5400 and its unit in the last place is 1/16.
+    const u32 neg16 = (0x54005400u + ((off2 & 0x000F000Fu) << 4)) ^ 0x80008000u;
+    const u32 w8 = w >> 8;
+    const u32 x[4] = {and_xor<0x000F000Fu, 0x64006400u ^ FL>(w),
+                      and_xor<0x00F000F0u, 0x64006400u ^ (FL << 4)>(w),
+                      and_xor<0x000F000Fu, 0x64006400u ^ FL>(w8),
+                      and_xor<0x00F000F0u, 0x64006400u ^ (FL << 4)>(w8)};
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+      if (j & 1)
+        asm("fma.rn.f16x2 %0, %1, %2, %3;" : "=r"(h[j]) : "r"(x[j]), "r"(0x2C002C00u), "r"(neg16));
+      else
+        asm("fma.rn.f16x2 %0, %1, %2, %3;" : "=r"(h[j]) : "r"(x[j]), "r"(0x3C003C00u), "r"(neg));
+    }
   }
 }
 

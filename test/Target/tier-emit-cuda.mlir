@@ -410,7 +410,7 @@ module {
 // CHECK-NEXT: __syncthreads();
 // CHECK: a0 = rkc::pair_k8(
 // CHECK: for (int j = 0; j < COLS; ++j)
-// CHECK: rkc::u4x8_to_pairs<false>(w, off2, h);
+// CHECK: rkc::u4x8_to_pairs<false, true>(blk.w[u][j][c], off2, h);
 // CHECK: rkc::mma_16816<false>(d, a0.x, a1.x, a0.y, a1.y, h[0], h[1]);
 // CHECK-NEXT: rkc::mma_16816<false>(d, a0.z, a1.z, a0.w, a1.w, h[2], h[3]);
 // CHECK: rkc::ksplit_reduce_mma<MR, COLS, WARPS, KWARPS, C, V>(

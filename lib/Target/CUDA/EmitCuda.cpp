@@ -1980,17 +1980,15 @@ LogicalResult KernelEmitter::emitKDotMma(tier::KDotOp op, tier::KSplitLayoutAttr
         b << formatv("        const int nz = nb + 32 * j + c;\n"
                      "        const rkc::u32 off2 = rkc::offset_pair<{0}>(nz < N ? rkc::to_f32(a{1}[(long long)(kwb / GR) * N + nz]) : 0.0f);\n",
                      B, zi);
-      b << "        const rkc::u32 w = blk.w[u][j][c];\n";
     } else {
       b << formatv("        const rkc::u32 off2 = rkc::offset_pair<{0}>(8.0f);\n", B);
-      b << "        const rkc::u32 w = blk.w[u][j][c] ^ 0x88888888u;\n";
     }
-    b << formatv("        rkc::u32 h[4];\n        rkc::u4x8_to_pairs<{0}>(w, off2, h);\n"
+    b << formatv("        rkc::u32 h[4];\n        rkc::u4x8_to_pairs<{0}, {1}>(blk.w[u][j][c], off2, h);\n"
                  "        float (&d)[4] = *reinterpret_cast<float(*)[4]>(cg + 16 * j + 4 * c);\n"
                  "        rkc::mma_16816<{0}>(d, a0.x, a1.x, a0.y, a1.y, h[0], h[1]);\n"
                  "        rkc::mma_16816<{0}>(d, a0.z, a1.z, a0.w, a1.w, h[2], h[3]);\n"
                  "      }\n",
-                 B);
+                 B, zeros ? "false" : "true");
   }
   // Fold at the end of a group (and of the warp's range).
   b << "      if ((kwb + RB) % GR == 0 || s + 1 == set_stop) {\n"
