@@ -413,12 +413,40 @@ module {
 // CHECK: rkc::u4x8_to_pairs<false, true>(blk.w[u][j][c], off2, h);
 // CHECK: rkc::mma_16816<false>(d, a0.x, a1.x, a0.y, a1.y, h[0], h[1]);
 // CHECK-NEXT: rkc::mma_16816<false>(d, a0.z, a1.z, a0.w, a1.w, h[2], h[3]);
+// Blocks of 2 x 4 packed rows, groups of 16: the fold is tested per block
+// and clears the partial sums.
+// CHECK: if ((kwb + RB) % GR == 0 || s + 1 == set_stop) {
+// CHECK: for (int i = 0; i < 16 * COLS; ++i) cg[i] = 0.0f;
 // CHECK: rkc::ksplit_reduce_mma<MR, COLS, WARPS, KWARPS, C, V>(
 module {
   func.func @gemv_mma(%arg0: tensor<16x512xf16>, %arg1: tensor<512x256xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, %arg2: tensor<4x256xf16>, %arg3: tensor<16x256xf16> {rk.name = "out0", tier.output}) attributes {tier.arch = "sm_90a", tier.layout = #tier.ksplit_layout<rows = 16, cols = 2, warps = 8, cluster = 2, unroll = 2, mma = true, kwarps = 2>} {
     %0 = tier.kdot %arg0, %arg1, %arg2 : tensor<16x512xf16>, tensor<512x256xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, tensor<4x256xf16> -> <32 x f32>
     %1 = tier.ksplit_reduce %0 : <32 x f32> -> <8 x f32>
     tier.store_tile %1, %arg3 : <8 x f32>, tensor<16x256xf16>
+    return
+  }
+}
+
+// -----
+
+// Blocks of 4 x 4 packed rows = one group of 128: the loop knows which
+// block opens a group (its first product starts from zero, D = A B) and
+// which closes it (the fold, untested, no clearing); the lane's
+// activations come from one base pointer.
+// CHECK-LABEL: // kernel rkc_gemv_mma_static: cols=1,warps=8,cluster=1,unroll=4,mma=1,kwarps=4
+// CHECK: const rkc::u32 *act_g = act_s + g * (SPAN / 2) + 4 * t;
+// CHECK: if (g < MR) a0 = rkc::pair_k8(*reinterpret_cast<const uint4 *>(act_g + 16 * s));
+// CHECK: if ((u * RB) % GR == 0) rkc::mma_16816_first<true>(d, a0.x, a1.x, a0.y, a1.y, h[0], h[1]);
+// CHECK-NEXT: else rkc::mma_16816<true>(d, a0.x, a1.x, a0.y, a1.y, h[0], h[1]);
+// CHECK-NEXT: rkc::mma_16816<true>(d, a0.z, a1.z, a0.w, a1.w, h[2], h[3]);
+// CHECK: if (((u + 1) * RB) % GR == 0) { // the last block of a group
+// CHECK-NOT: cg[i] = 0.0f;
+// CHECK: rkc::ksplit_reduce_mma<MR, COLS, WARPS, KWARPS, C, V>(
+module {
+  func.func @gemv_mma_static(%arg0: tensor<4x1024xbf16>, %arg1: tensor<1024x512xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = bf16, symmetric = true, packing = k8>>, %arg2: tensor<8x512xbf16>, %arg3: tensor<4x512xbf16> {rk.name = "out0", tier.output}) attributes {tier.arch = "sm_90a", tier.layout = #tier.ksplit_layout<rows = 4, cols = 1, warps = 8, cluster = 1, unroll = 4, mma = true, kwarps = 4>} {
+    %0 = tier.kdot %arg0, %arg1, %arg2 : tensor<4x1024xbf16>, tensor<1024x512xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = bf16, symmetric = true, packing = k8>>, tensor<8x512xbf16> -> <16 x f32>
+    %1 = tier.ksplit_reduce %0 : <16 x f32> -> <8 x f32>
+    tier.store_tile %1, %arg3 : <8 x f32>, tensor<4x512xbf16>
     return
   }
 }

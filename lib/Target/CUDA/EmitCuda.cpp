@@ -1856,6 +1856,11 @@ LogicalResult KernelEmitter::emitKDotMma(tier::KDotOp op, tier::KSplitLayoutAttr
   // Scale groups one block of U x RB rows touches (blocks are group
   // aligned when one of GR, RB U divides the other; else loaded at the fold).
   int64_t ngi = (gr % (rb * u) == 0) ? 1 : ((rb * u) % gr == 0) ? (rb * u) / gr : 0;
+  // Whole groups per block of U x RB rows (CTA and warp ranges are then
+  // group aligned): the sets that open and close a group are known when the
+  // loop unrolls, so a group's first product starts from zero (no clearing
+  // of the partial sums) and the fold needs no test.
+  bool staticFold = group && (rb * u) % gr == 0;
   ::rkc::plan::KSplitPlan pl = planOf(ks);
   int64_t ctaRows = ::rkc::plan::shapeOf(pl, columnProblem(op, ks)).ctaRows;
   std::string n = fresh("f");
@@ -1943,22 +1948,35 @@ LogicalResult KernelEmitter::emitKDotMma(tier::KDotOp op, tier::KSplitLayoutAttr
                "    else *reinterpret_cast<uint4 *>(dst) = make_uint4(0u, 0u, 0u, 0u);\n"
                "  }\n  rkc::cp_async_commit();\n  rkc::cp_async_wait_all();\n  __syncthreads();\n",
                ai);
+  // This lane's activations (row g, its pairs of each block) start at
+  // act_g: one base for the whole loop instead of an index per block.
+  b << (int8 ? "  const rkc::u32 *act_g = act_s + g * (SPAN / 2) + t; // pair 2t of block 0\n"
+             : "  const rkc::u32 *act_g = act_s + g * (SPAN / 2) + 4 * t; // packed row t of block 0\n");
   b << "  auto compute_rows = [&](int it, const Block &blk) {\n"
        "    #pragma unroll\n    for (int u = 0; u < U; ++u) {\n"
        "      const int s = it * U + u;\n"
-       "      if (s < set_stop) {\n"
-       "      const int kwb = kw_begin + RB * s;\n";
+       "      if (s < set_stop) {\n";
+  if (!staticFold)
+    b << "      const int kwb = kw_begin + RB * s;\n";
   if (int8)
     // A fragments in k order: pairs (2t, 2t + 1) and (2t + 8, 2t + 9).
-    b << "      const int off = 8 * s + t; // pair 2t of this block, in pairs\n"
-         "      rkc::u32 ag = 0u, ag8 = 0u, bg = 0u, bg8 = 0u;\n"
-         "      if (g < MR) { ag = act_s[g * (SPAN / 2) + off]; bg = act_s[g * (SPAN / 2) + off + 4]; }\n"
-         "      if (g + 8 < MR) { ag8 = act_s[(g + 8) * (SPAN / 2) + off]; bg8 = act_s[(g + 8) * (SPAN / 2) + off + 4]; }\n";
+    b << "      rkc::u32 ag = 0u, ag8 = 0u, bg = 0u, bg8 = 0u;\n"
+         "      if (g < MR) { ag = act_g[8 * s]; bg = act_g[8 * s + 4]; }\n"
+         "      if (g + 8 < MR) { ag8 = act_g[8 * (SPAN / 2) + 8 * s]; bg8 = act_g[8 * (SPAN / 2) + 8 * s + 4]; }\n";
   else
-    b << "      const int off = (4 * s + t) * 4; // this lane's packed row, in pairs\n"
-         "      uint4 a0 = make_uint4(0u, 0u, 0u, 0u), a1 = a0;\n"
-         "      if (g < MR) a0 = rkc::pair_k8(*reinterpret_cast<const uint4 *>(act_s + g * (SPAN / 2) + off));\n"
-         "      if (g + 8 < MR) a1 = rkc::pair_k8(*reinterpret_cast<const uint4 *>(act_s + (g + 8) * (SPAN / 2) + off));\n";
+    b << "      uint4 a0 = make_uint4(0u, 0u, 0u, 0u), a1 = a0;\n"
+         "      if (g < MR) a0 = rkc::pair_k8(*reinterpret_cast<const uint4 *>(act_g + 16 * s));\n"
+         "      if (g + 8 < MR) a1 = rkc::pair_k8(*reinterpret_cast<const uint4 *>(act_g + 8 * (SPAN / 2) + 16 * s));\n";
+  // One m16n8k16; with static folds the first product of a group starts
+  // from zero (D = A B).
+  auto mma = [&](StringRef indent, StringRef args) {
+    std::string call = formatv("rkc::mma_16816<{0}>({1});\n", B, args).str();
+    if (!staticFold)
+      return (indent + call).str();
+    return formatv("{0}if ((u * RB) % GR == 0) rkc::mma_16816_first<{1}>({2});\n{0}else {3}", indent,
+                   B, args, call)
+        .str();
+  };
   if (ngi)
     b << "      const int gi = NGI == 1 ? 0 : (RB * u) / GR;\n";
   if (int8) {
@@ -1968,8 +1986,7 @@ LogicalResult KernelEmitter::emitKDotMma(tier::KDotOp op, tier::KSplitLayoutAttr
          "        rkc::s8_rows_to_f16_pairs(blk.w[u][j][2], blk.w[u][j][3], hi);\n"
          "        #pragma unroll\n        for (int c = 0; c < 4; ++c) {\n"
          "          float (&d)[4] = *reinterpret_cast<float(*)[4]>(cg + 16 * j + 4 * c);\n"
-         "          rkc::mma_16816<false>(d, ag, ag8, bg, bg8, lo[c], hi[c]);\n"
-         "        }\n      }\n";
+      << mma("          ", "d, ag, ag8, bg, bg8, lo[c], hi[c]") << "        }\n      }\n";
   } else {
     b << "      #pragma unroll\n      for (int j = 0; j < COLS; ++j)\n"
          "      #pragma unroll\n      for (int c = 0; c < 4; ++c) {\n";
@@ -1984,15 +2001,15 @@ LogicalResult KernelEmitter::emitKDotMma(tier::KDotOp op, tier::KSplitLayoutAttr
       b << formatv("        const rkc::u32 off2 = rkc::offset_pair<{0}>(8.0f);\n", B);
     }
     b << formatv("        rkc::u32 h[4];\n        rkc::u4x8_to_pairs<{0}, {1}>(blk.w[u][j][c], off2, h);\n"
-                 "        float (&d)[4] = *reinterpret_cast<float(*)[4]>(cg + 16 * j + 4 * c);\n"
-                 "        rkc::mma_16816<{0}>(d, a0.x, a1.x, a0.y, a1.y, h[0], h[1]);\n"
-                 "        rkc::mma_16816<{0}>(d, a0.z, a1.z, a0.w, a1.w, h[2], h[3]);\n"
-                 "      }\n",
-                 B, zeros ? "false" : "true");
+                 "        float (&d)[4] = *reinterpret_cast<float(*)[4]>(cg + 16 * j + 4 * c);\n",
+                 B, zeros ? "false" : "true")
+      << mma("        ", "d, a0.x, a1.x, a0.y, a1.y, h[0], h[1]")
+      << formatv("        rkc::mma_16816<{0}>(d, a0.z, a1.z, a0.w, a1.w, h[2], h[3]);\n      }\n", B);
   }
   // Fold at the end of a group (and of the warp's range).
-  b << "      if ((kwb + RB) % GR == 0 || s + 1 == set_stop) {\n"
-       "        #pragma unroll\n        for (int j = 0; j < COLS; ++j) {\n";
+  b << (staticFold ? "      if (((u + 1) * RB) % GR == 0) { // the last block of a group\n"
+                   : "      if ((kwb + RB) % GR == 0 || s + 1 == set_stop) {\n")
+    << "        #pragma unroll\n        for (int j = 0; j < COLS; ++j) {\n";
   if (ngi)
     b << "        float sc[8];\n"
          "        #pragma unroll\n        for (int x = 0; x < 8; ++x) sc[x] = blk.sc[gi][j].get(x);\n";
@@ -2008,10 +2025,11 @@ LogicalResult KernelEmitter::emitKDotMma(tier::KDotOp op, tier::KSplitLayoutAttr
                "          acc[1] = fmaf(sc[4 + c], part[1], acc[1]);\n"
                "          acc[2] = fmaf(sc[c], part[2], acc[2]);\n"
                "          acc[3] = fmaf(sc[4 + c], part[3], acc[3]);\n"
-               "        }\n        }\n"
-               "        #pragma unroll\n        for (int i = 0; i < 16 * COLS; ++i) cg[i] = 0.0f;\n"
-               "      }\n      }\n    }\n  };\n",
+               "        }\n        }\n",
                n);
+  if (!staticFold)
+    b << "        #pragma unroll\n        for (int i = 0; i < 16 * COLS; ++i) cg[i] = 0.0f;\n";
+  b << "      }\n      }\n    }\n  };\n";
   b << kKSplitBlockLoop;
   return success();
 }
