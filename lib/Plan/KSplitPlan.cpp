@@ -310,9 +310,13 @@ Expected<KSplitPlan> planKSplit(const KSplitProblem &p, const Target &t,
   // Tensor cores for int4 GEMV with M >= 2: one m16n8k16 per 16 values of
   // K and 8 columns replaces M FMAs per weight and makes the dequantization
   // (LOP3 to 16-bit pairs) the only per-weight work (docs/planner.md).
-  // At M = 1 the CUDA-core kernel measured faster (4096 x 14336: 17.3 vs
-  // 28.9 us; docs/performance-notes.md); from M = 2 on its FMAs per weight
-  // grow with M while the tensor-core cost does not.
+  // From M = 2 on the CUDA-core FMAs per weight grow with M while the
+  // tensor-core cost does not. At M = 1 (weights as the A operand, 9
+  // instructions and half a product per word against the CUDA cores' 19)
+  // tensor cores won while the 32-column groups are at most 4 per SM:
+  // 14336 x 4096 14.1 vs 15.0 us, 4096 x 14336 14.0 vs 14.5, 4096 x 4096
+  // 5.6 vs 5.5 (even); at 4096 x 128256 (30 per SM) the CUDA cores stay
+  // ahead, 96.9 vs 98.2 (docs/performance-notes.md, session 15).
   // int8 (f16 activations only: 128 + q is not exact in bf16): one
   // m16n8k16 per 16 rows replaces M FMAs, a PRMT and an FADD per weight by
   // ~2 instructions per weight (byte pairs of two rows of K by PRMT under
@@ -320,7 +324,8 @@ Expected<KSplitPlan> planKSplit(const KSplitProblem &p, const Target &t,
   // M = 2 (14336 x 4096: 27.7 vs 34.8 us), and at M = 1 when the 32-column
   // groups are no more than the SMs (N = 4096: 27.3 vs 30.0 and 10.0 vs
   // 10.9 us; 4096 x 14336: 26.6 vs 23.4, so wide N stays on CUDA cores).
-  bool worthIt = p.rows >= 2 || (p.bits == 8 && ceilDiv(p.n, 32) <= t.planSms());
+  bool worthIt = p.rows >= 2 || (p.bits == 8 && ceilDiv(p.n, 32) <= t.planSms()) ||
+                 (p.bits == 4 && ceilDiv(p.n, 32) <= 4 * t.planSms());
   bool mmaOk = worthIt && mmaUnsupported(p, t).empty();
   pl.mma = ovr.mma >= 0 ? ovr.mma != 0 : mmaOk;
   // A warp of the tensor-core kernel covers one group of 32 columns: with
@@ -331,15 +336,15 @@ Expected<KSplitPlan> planKSplit(const KSplitProblem &p, const Target &t,
     cols = 1;
   pl.cols = ovr.vector > 0 ? ovr.vector : cols;
   if (pl.mma)
-    note(p.bits == 4
-             ? formatv("mma: int4 x 16-bit products on tensor cores (m16n8k16, f32 "
-                       "accumulation); a lane loads 16 bytes = 4 columns of one packed row "
-                       "per group of 32, a warp {0} x 32 columns",
-                       pl.cols)
-             : formatv("mma: int8 x f16 products on tensor cores (m16n8k16, f32 "
-                       "accumulation); a lane loads 4 columns of 4 rows of each block of 16 "
-                       "per group of 32, a warp {0} x 32 columns",
-                       pl.cols));
+    note(formatv("mma: {0} products on tensor cores (m16n8k16, f32 accumulation); a lane "
+                 "loads {1} per group of 32, a warp {2} x 32 columns{3}",
+                 p.bits == 4 ? "int4 x 16-bit" : "int8 x f16",
+                 p.bits == 4 ? "16 bytes = 4 columns of one packed row"
+                             : "4 columns of 4 rows of each block of 16",
+                 pl.cols,
+                 p.rows <= 8 ? "; M <= 8: the weights are the A operand (16 columns per "
+                               "product, the rows of M in its 8 columns)"
+                             : ""));
   else
     note(formatv("cols = {0}: {1}-byte accesses of packed columns{2}", pl.cols,
                  pl.cols * p.wordBytes(),

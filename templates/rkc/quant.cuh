@@ -265,6 +265,33 @@ RKC_DEVICE void ksplit_reduce_mma(const float (&p)[16 * COLS], float *buf, float
   ksplit_sum<TILE, WARPS, CLUSTER, V, KWARPS>(buf, recv, out);
 }
 
+/// ksplit_reduce_mma for the kernel whose weights are the A operand (M <=
+/// 8): its value 8 j + 4 q + i of lane (g, t) is row 2t + (i % 2), column
+/// 32 j + 4 g + 2 q + (i / 2) of the warp's group j (the D fragment of a
+/// product over columns 4g + 2q and 4g + 2q + 1 of the lane's four, the rows
+/// of M as its 8 columns); rows >= MR are dropped.
+template <int MR, int COLS, int WARPS, int KWARPS, int CLUSTER, int V>
+RKC_DEVICE void ksplit_reduce_mma_wa(const float (&p)[16 * COLS], float *buf, float *recv,
+                                     float (&out)[V]) {
+  constexpr int TC = 32 * COLS * (WARPS / KWARPS);
+  constexpr int TILE = MR * TC;
+  const int tid = static_cast<int>(threadIdx.x);
+  const int lane = tid & 31, warp = tid >> 5;
+  const int g = lane >> 2, t = lane & 3;
+  float *part = buf + (warp % KWARPS) * TILE + (warp / KWARPS) * 32 * COLS;
+#pragma unroll
+  for (int j = 0; j < COLS; ++j)
+#pragma unroll
+    for (int q = 0; q < 2; ++q)
+#pragma unroll
+      for (int i = 0; i < 4; ++i) {
+        const int row = 2 * t + (i & 1);
+        if (row < MR)
+          part[row * TC + 32 * j + 4 * g + 2 * q + (i >> 1)] = p[8 * j + 4 * q + i];
+      }
+  ksplit_sum<TILE, WARPS, CLUSTER, V, KWARPS>(buf, recv, out);
+}
+
 // ---------------------------------------------------------------------------
 // Tensor-core primitives (sm_80+): 16-bit pairs and m16n8k16.
 // ---------------------------------------------------------------------------

@@ -17,7 +17,8 @@
 // RUN: rk-opt %t/registers_cluster.mlir --rk-plan-tiers="arch=sm_90a schedule=staging=registers" -verify-diagnostics -mlir-print-op-on-diagnostic=false | FileCheck %s --check-prefix=REGISTERS-CLUSTER
 
 // RUN: rk-opt %t/columns.mlir --rk-plan-tiers=arch=sm_90a -verify-diagnostics -mlir-print-op-on-diagnostic=false | FileCheck %s --check-prefix=COLS
-// RUN: rk-opt %t/columns_override.mlir --rk-plan-tiers="arch=sm_90a schedule=vector=4,threads=256,cluster=4,unroll=4" -verify-diagnostics -mlir-print-op-on-diagnostic=false | FileCheck %s --check-prefix=COLS-OVERRIDE
+// RUN: rk-opt %t/columns_cuda_cores.mlir --rk-plan-tiers="arch=sm_90a schedule=mma=0" -verify-diagnostics -mlir-print-op-on-diagnostic=false | FileCheck %s --check-prefix=COLS-CC
+// RUN: rk-opt %t/columns_override.mlir --rk-plan-tiers="arch=sm_90a schedule=vector=4,threads=256,cluster=4,unroll=4,mma=0" -verify-diagnostics -mlir-print-op-on-diagnostic=false | FileCheck %s --check-prefix=COLS-OVERRIDE
 // RUN: rk-opt %t/columns_bad_field.mlir --rk-plan-tiers="arch=sm_90a schedule=values=8" -verify-diagnostics -mlir-print-op-on-diagnostic=false
 // RUN: rk-opt %t/columns_bad_cluster.mlir --rk-plan-tiers="arch=sm_90a schedule=cluster=64" -verify-diagnostics -mlir-print-op-on-diagnostic=false
 // RUN: rk-opt %t/columns_unsupported.mlir --rk-plan-tiers=arch=sm_90a -split-input-file -verify-diagnostics -mlir-print-op-on-diagnostic=false
@@ -1001,35 +1002,28 @@ func.func @dynamic(%x: tensor<?x64xf32>) -> tensor<?xf32> {
 }
 
 //--- columns.mlir
-// Column kernels (lib/Plan/KSplitPlan.cpp): columns per thread from the
-// widest access that divides N, narrowed to 4 bytes while there are fewer
-// column tiles than a quarter of the SMs (and, for one or two rows, down to
-// one word until clusters of at most 2 give every SM a CTA); K split over
-// warps and a cluster that brings the CTAs up to about one per SM; for one
-// or two rows over at most one CTA per SM, as many warps as keep >= 24
-// packed rows each and ~64 KiB in flight per SM; the cluster grows when the
-// staged activations of a CTA's K range would need more than 64 KiB (16
-// rows x 14336 below).
-// expected-remark@below {{plan: cols = 2: 8-byte accesses of packed columns, 1 x 2 accumulators}}
-// expected-remark@below {{plan: unroll = 16: 2 x 128 bytes of packed weight in flight per thread, 64 KiB per SM with 8 warps and one CTA per SM}}
-// expected-remark@below {{plan: K split 16 ways: 8 warps x cluster 2 over 64 column tiles (128 CTAs, 1024 warps for ~132 SMs)}}
-// expected-remark@below {{plan: activations staged in shared memory: 1 rows x 2048 values of K per CTA (13312 bytes with the partial sums)}}
-// expected-remark@below {{plan: partials combined across the cluster of 2 through distributed shared memory}}
+// Column kernels (lib/Plan/KSplitPlan.cpp). int4 at M = 1 with at most 4
+// groups of 32 columns per SM runs on tensor cores, the weights as the A
+// operand (the CUDA-core plans of these shapes: columns_cuda_cores.mlir);
+// the cluster grows when the staged activations of a CTA's K range would
+// need more than 64 KiB (16 rows x 14336 below).
+// expected-remark@below {{plan: mma: int4 x 16-bit products on tensor cores (m16n8k16, f32 accumulation); a lane loads 16 bytes = 4 columns of one packed row per group of 32, a warp 1 x 32 columns; M <= 8: the weights are the A operand (16 columns per product, the rows of M in its 8 columns)}}
+// expected-remark@below {{plan: unroll = 4: 2 x 64 bytes of packed weight in flight per thread (double-buffered blocks of 4 x 4 packed rows)}}
+// expected-remark@below {{plan: K split 16 ways: 16 of the 16 warps x cluster 1; CTA tiles of 32 columns (128 CTAs, 2048 warps for ~132 SMs)}}
+// expected-remark@below {{plan: activations staged in shared memory: 1 rows x 4096 values of K per CTA (10240 bytes with the partial sums)}}
 func.func @gemv_small_n(%x: tensor<1x4096xf16>, %q: tensor<4096x4096xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, %s: tensor<32x4096xf16>) -> tensor<1x4096xf16> {
 // COLS-LABEL: func.func @gemv_small_n
-// COLS-SAME: tier.layout = #tier.ksplit_layout<rows = 1, cols = 2, warps = 8, cluster = 2, unroll = 16>
+// COLS-SAME: tier.layout = #tier.ksplit_layout<rows = 1, cols = 1, warps = 16, cluster = 1, unroll = 4, mma = true>
   %o = rk.gemv %x, %q, %s : (tensor<1x4096xf16>, tensor<4096x4096xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, tensor<32x4096xf16>) -> tensor<1x4096xf16>
   return %o : tensor<1x4096xf16>
 }
-// Long K: 32 warps (896 packed rows per CTA, 28 each) and 4 rows in flight.
-// expected-remark@below {{plan: cols = 2: 8-byte accesses of packed columns, 1 x 2 accumulators}}
-// expected-remark@below {{plan: unroll = 4: 2 x 32 bytes of packed weight in flight per thread, 64 KiB per SM with 32 warps and one CTA per SM}}
-// expected-remark@below {{plan: K split 64 ways: 32 warps x cluster 2 over 64 column tiles (128 CTAs, 4096 warps for ~132 SMs)}}
-// expected-remark@below {{plan: activations staged in shared memory: 1 rows x 7168 values of K per CTA (48640 bytes with the partial sums)}}
-// expected-remark@below {{plan: partials combined across the cluster of 2 through distributed shared memory}}
+// expected-remark@below {{plan: mma: int4 x 16-bit products on tensor cores (m16n8k16, f32 accumulation); a lane loads 16 bytes = 4 columns of one packed row per group of 32, a warp 1 x 32 columns; M <= 8: the weights are the A operand (16 columns per product, the rows of M in its 8 columns)}}
+// expected-remark@below {{plan: unroll = 4: 2 x 64 bytes of packed weight in flight per thread (double-buffered blocks of 4 x 4 packed rows)}}
+// expected-remark@below {{plan: K split 16 ways: 16 of the 16 warps x cluster 1; CTA tiles of 32 columns (128 CTAs, 2048 warps for ~132 SMs)}}
+// expected-remark@below {{plan: activations staged in shared memory: 1 rows x 14336 values of K per CTA (30720 bytes with the partial sums)}}
 func.func @gemv_long_k(%x: tensor<1x14336xf16>, %q: tensor<14336x4096xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, %s: tensor<112x4096xf16>) -> tensor<1x4096xf16> {
 // COLS-LABEL: func.func @gemv_long_k
-// COLS-SAME: tier.layout = #tier.ksplit_layout<rows = 1, cols = 2, warps = 32, cluster = 2, unroll = 4>
+// COLS-SAME: tier.layout = #tier.ksplit_layout<rows = 1, cols = 1, warps = 16, cluster = 1, unroll = 4, mma = true>
   %o = rk.gemv %x, %q, %s : (tensor<1x14336xf16>, tensor<14336x4096xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, tensor<112x4096xf16>) -> tensor<1x4096xf16>
   return %o : tensor<1x4096xf16>
 }
@@ -1048,7 +1042,7 @@ func.func @gemv_w8_odd_n(%x: tensor<1x4096xbf16>, %q: tensor<4096x4160xi8, #rk.q
 }
 // The same with f16 activations: 130 groups of 32 columns, no more than
 // the SMs, so int8 runs on tensor cores even at M = 1.
-// expected-remark@below {{plan: mma: int8 x f16 products on tensor cores (m16n8k16, f32 accumulation); a lane loads 4 columns of 4 rows of each block of 16 per group of 32, a warp 1 x 32 columns}}
+// expected-remark@below {{plan: mma: int8 x f16 products on tensor cores (m16n8k16, f32 accumulation); a lane loads 4 columns of 4 rows of each block of 16 per group of 32, a warp 1 x 32 columns; M <= 8: the weights are the A operand (16 columns per product, the rows of M in its 8 columns)}}
 // expected-remark@below {{plan: unroll = 4: 2 x 64 bytes of packed weight in flight per thread (double-buffered blocks of 4 x 16 packed rows)}}
 // expected-remark@below {{plan: K split 16 ways: 16 of the 16 warps x cluster 1; CTA tiles of 32 columns (130 CTAs, 2080 warps for ~132 SMs)}}
 // expected-remark@below {{plan: activations staged in shared memory: 1 rows x 4096 values of K per CTA (10240 bytes with the partial sums)}}
@@ -1113,7 +1107,7 @@ func.func @dequantize(%q: tensor<4096x4096xi4, #rk.quant<bits = 4, group_size = 
 // 32-column group (cols = 1), 16-byte loads of 4 columns of one packed row
 // per lane. 448 groups want a K split of 4 (~16 warps per SM); 4 of the 8
 // warps split K, the other 4 take further groups (kwarps = 4).
-// expected-remark@below {{plan: mma: int4 x 16-bit products on tensor cores (m16n8k16, f32 accumulation); a lane loads 16 bytes = 4 columns of one packed row per group of 32, a warp 1 x 32 columns}}
+// expected-remark@below {{plan: mma: int4 x 16-bit products on tensor cores (m16n8k16, f32 accumulation); a lane loads 16 bytes = 4 columns of one packed row per group of 32, a warp 1 x 32 columns; M <= 8: the weights are the A operand (16 columns per product, the rows of M in its 8 columns)}}
 // expected-remark@below {{plan: unroll = 4: 2 x 64 bytes of packed weight in flight per thread (double-buffered blocks of 4 x 4 packed rows)}}
 // expected-remark@below {{plan: K split 4 ways: 4 of the 8 warps x cluster 1; CTA tiles of 64 columns (224 CTAs, 1792 warps for ~132 SMs)}}
 // expected-remark@below {{plan: activations staged in shared memory: 4 rows x 4096 values of K per CTA (36864 bytes with the partial sums)}}
@@ -1139,6 +1133,41 @@ func.func @gemv_mma_m16_long_k(%x: tensor<16x14336xf16>, %q: tensor<14336x4096xi
 // COLS-SAME: tier.layout = #tier.ksplit_layout<rows = 16, cols = 1, warps = 4, cluster = 8, unroll = 8, mma = true, kwarps = 1>
   %o = rk.gemv %x, %q, %s : (tensor<16x14336xf16>, tensor<14336x4096xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, tensor<112x4096xf16>) -> tensor<16x4096xf16>
   return %o : tensor<16x4096xf16>
+}
+
+//--- columns_cuda_cores.mlir
+// Column kernels on CUDA cores (schedule mma = 0 here; the plan's choice for
+// int8 with bf16 activations or wide N): columns per thread from the
+// widest access that divides N, narrowed to 4 bytes while there are fewer
+// column tiles than a quarter of the SMs (and, for one or two rows, down to
+// one word until clusters of at most 2 give every SM a CTA); K split over
+// warps and a cluster that brings the CTAs up to about one per SM; for one
+// or two rows over at most one CTA per SM, as many warps as keep >= 24
+// packed rows each and ~64 KiB in flight per SM; the cluster grows when the
+// staged activations of a CTA's K range would need more than 64 KiB (16
+// rows x 14336 in columns.mlir).
+// expected-remark@below {{plan: cols = 2: 8-byte accesses of packed columns, 1 x 2 accumulators}}
+// expected-remark@below {{plan: unroll = 16: 2 x 128 bytes of packed weight in flight per thread, 64 KiB per SM with 8 warps and one CTA per SM}}
+// expected-remark@below {{plan: K split 16 ways: 8 warps x cluster 2 over 64 column tiles (128 CTAs, 1024 warps for ~132 SMs)}}
+// expected-remark@below {{plan: activations staged in shared memory: 1 rows x 2048 values of K per CTA (13312 bytes with the partial sums)}}
+// expected-remark@below {{plan: partials combined across the cluster of 2 through distributed shared memory}}
+func.func @gemv_small_n(%x: tensor<1x4096xf16>, %q: tensor<4096x4096xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, %s: tensor<32x4096xf16>) -> tensor<1x4096xf16> {
+// COLS-CC-LABEL: func.func @gemv_small_n
+// COLS-CC-SAME: tier.layout = #tier.ksplit_layout<rows = 1, cols = 2, warps = 8, cluster = 2, unroll = 16>
+  %o = rk.gemv %x, %q, %s : (tensor<1x4096xf16>, tensor<4096x4096xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, tensor<32x4096xf16>) -> tensor<1x4096xf16>
+  return %o : tensor<1x4096xf16>
+}
+// Long K: 32 warps (896 packed rows per CTA, 28 each) and 4 rows in flight.
+// expected-remark@below {{plan: cols = 2: 8-byte accesses of packed columns, 1 x 2 accumulators}}
+// expected-remark@below {{plan: unroll = 4: 2 x 32 bytes of packed weight in flight per thread, 64 KiB per SM with 32 warps and one CTA per SM}}
+// expected-remark@below {{plan: K split 64 ways: 32 warps x cluster 2 over 64 column tiles (128 CTAs, 4096 warps for ~132 SMs)}}
+// expected-remark@below {{plan: activations staged in shared memory: 1 rows x 7168 values of K per CTA (48640 bytes with the partial sums)}}
+// expected-remark@below {{plan: partials combined across the cluster of 2 through distributed shared memory}}
+func.func @gemv_long_k(%x: tensor<1x14336xf16>, %q: tensor<14336x4096xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, %s: tensor<112x4096xf16>) -> tensor<1x4096xf16> {
+// COLS-CC-LABEL: func.func @gemv_long_k
+// COLS-CC-SAME: tier.layout = #tier.ksplit_layout<rows = 1, cols = 2, warps = 32, cluster = 2, unroll = 4>
+  %o = rk.gemv %x, %q, %s : (tensor<1x14336xf16>, tensor<14336x4096xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, tensor<112x4096xf16>) -> tensor<1x4096xf16>
+  return %o : tensor<1x4096xf16>
 }
 
 //--- columns_override.mlir

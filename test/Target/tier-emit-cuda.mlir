@@ -429,19 +429,33 @@ module {
 
 // -----
 
-// Blocks of 4 x 4 packed rows = one group of 128: the loop knows which
-// block opens a group (its first product starts from zero, D = A B) and
-// which closes it (the fold, untested, no clearing); the lane's
-// activations come from one base pointer.
+// M = 4, blocks of 4 x 4 packed rows = one group of 128. M <= 8: the
+// weights are the A operand (columns 2q and 2q + 1 of the lane's four as
+// rows g and g + 8), row g of M is B, and a lane's scales are its own four
+// columns. Whole groups per block: the loop knows which block opens a
+// group (its first product starts from zero, D = A B) and which closes it
+// (the fold, untested, no clearing); the lane's activations come from one
+// base pointer.
 // CHECK-LABEL: // kernel rkc_gemv_mma_static: cols=1,warps=8,cluster=1,unroll=4,mma=1,kwarps=4
+// CHECK: rkc::RawCols<rkc::bf16, 4> sc[NGI][COLS];
+// CHECK: blk.sc[gi][j].load_guarded(a2 + (long long)grp * N + nb + 32 * j, N - nb - 32 * j);
 // CHECK: const rkc::u32 *act_g = act_s + g * (SPAN / 2) + 4 * t;
-// CHECK: if (g < MR) a0 = rkc::pair_k8(*reinterpret_cast<const uint4 *>(act_g + 16 * s));
-// CHECK: if ((u * RB) % GR == 0) rkc::mma_16816_first<true>(d, a0.x, a1.x, a0.y, a1.y, h[0], h[1]);
-// CHECK-NEXT: else rkc::mma_16816<true>(d, a0.x, a1.x, a0.y, a1.y, h[0], h[1]);
-// CHECK-NEXT: rkc::mma_16816<true>(d, a0.z, a1.z, a0.w, a1.w, h[2], h[3]);
+// CHECK: uint4 a0 = make_uint4(0u, 0u, 0u, 0u); // B: row g of M
+// CHECK-NEXT: if (g < MR) a0 = rkc::pair_k8(*reinterpret_cast<const uint4 *>(act_g + 16 * s));
+// CHECK-NOT: a1 =
+// CHECK: for (int q = 0; q < 2; ++q) {
+// CHECK: const int c = 2 * q + e;
+// CHECK: rkc::u4x8_to_pairs<true, true>(blk.w[u][j][c], off2, h[e]);
+// CHECK: float (&d)[4] = *reinterpret_cast<float(*)[4]>(cg + 8 * j + 4 * q);
+// CHECK-NEXT: if ((u * RB) % GR == 0) rkc::mma_16816_first<true>(d, h[0][0], h[1][0], h[0][1], h[1][1], a0.x, a0.y);
+// CHECK-NEXT: else rkc::mma_16816<true>(d, h[0][0], h[1][0], h[0][1], h[1][1], a0.x, a0.y);
+// CHECK-NEXT: rkc::mma_16816<true>(d, h[0][2], h[1][2], h[0][3], h[1][3], a0.z, a0.w);
 // CHECK: if (((u + 1) * RB) % GR == 0) { // the last block of a group
+// CHECK: float sc[4];
+// CHECK: acc[1] = fmaf(sc[2 * q], part[1], acc[1]);
+// CHECK-NEXT: acc[2] = fmaf(sc[2 * q + 1], part[2], acc[2]);
 // CHECK-NOT: cg[i] = 0.0f;
-// CHECK: rkc::ksplit_reduce_mma<MR, COLS, WARPS, KWARPS, C, V>(
+// CHECK: rkc::ksplit_reduce_mma_wa<MR, COLS, WARPS, KWARPS, C, V>(
 module {
   func.func @gemv_mma_static(%arg0: tensor<4x1024xbf16>, %arg1: tensor<1024x512xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = bf16, symmetric = true, packing = k8>>, %arg2: tensor<8x512xbf16>, %arg3: tensor<4x512xbf16> {rk.name = "out0", tier.output}) attributes {tier.arch = "sm_90a", tier.layout = #tier.ksplit_layout<rows = 4, cols = 1, warps = 8, cluster = 1, unroll = 4, mma = true, kwarps = 4>} {
     %0 = tier.kdot %arg0, %arg1, %arg2 : tensor<4x1024xbf16>, tensor<1024x512xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = bf16, symmetric = true, packing = k8>>, tensor<8x512xbf16> -> <16 x f32>

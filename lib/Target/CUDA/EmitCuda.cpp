@@ -50,6 +50,10 @@ namespace {
 /// Programmatic dependent launch (docs/runtime.md): a kernel waits for the
 /// previous kernel of its stream before its first global access, then lets
 /// the next one start its CTAs. Without a PDL launch both return at once.
+/// The tensor-core GEMV of M <= 8 rows takes the weights as the A operand
+/// of m16n8k16 (the rows of M are B's 8 columns): half the products.
+static bool mmaWeightsAsA(tier::KSplitLayoutAttr ks) { return ks.getRows() <= 8; }
+
 static constexpr const char *kDependencyWait =
     "  rkc::grid_dependency_wait(); // PDL: the previous kernel is done\n"
     "  rkc::grid_launch_dependents();\n";
@@ -1535,9 +1539,9 @@ LogicalResult KernelEmitter::emitKSplit(rkc::KernelInfo &info, tier::KSplitLayou
       std::string n = fresh("f");
       names[r] = n;
       if (ks.getMma())
-        bodyOs << formatv("  float {0}[V];\n  rkc::ksplit_reduce_mma<MR, COLS, WARPS, KWARPS, C, V>("
+        bodyOs << formatv("  float {0}[V];\n  rkc::ksplit_reduce_mma{2}<MR, COLS, WARPS, KWARPS, C, V>("
                           "{1}, red_s, recv_s, {0});\n",
-                          n, names.lookup(r.getPartial()));
+                          n, names.lookup(r.getPartial()), mmaWeightsAsA(ks) ? "_wa" : "");
       else
         bodyOs << formatv("  float {0}[V];\n  rkc::ksplit_reduce<MR * COLS, COLS, WARPS, C, V>("
                           "{1}, red_s, recv_s, {0});\n",
@@ -1861,6 +1865,10 @@ LogicalResult KernelEmitter::emitKDotMma(tier::KDotOp op, tier::KSplitLayoutAttr
   // loop unrolls, so a group's first product starts from zero (no clearing
   // of the partial sums) and the fold needs no test.
   bool staticFold = group && (rb * u) % gr == 0;
+  // M <= 8: the weights are the A operand (16 columns x 16 values of K, the
+  // lane's columns 4g + 2q and 4g + 2q + 1 as rows g and g + 8) and the rows
+  // of M the n = 8 columns of B: half the products, half the partial sums.
+  bool wa = mmaWeightsAsA(ks);
   ::rkc::plan::KSplitPlan pl = planOf(ks);
   int64_t ctaRows = ::rkc::plan::shapeOf(pl, columnProblem(op, ks)).ctaRows;
   std::string n = fresh("f");
@@ -1898,8 +1906,8 @@ LogicalResult KernelEmitter::emitKDotMma(tier::KDotOp op, tier::KSplitLayoutAttr
   b << formatv("  float {0}[16 * COLS];\n  {{\n  float cg[16 * COLS];\n"
                "  #pragma unroll\n  for (int i = 0; i < 16 * COLS; ++i) {{ cg[i] = 0.0f; {0}[i] = 0.0f; }\n",
                n);
-  b << formatv("  struct Block {{\n    rkc::u32 w[U][COLS][4];\n    rkc::RawCols<{0}, 8> sc[NGI][COLS];\n",
-               *scaleTy);
+  b << formatv("  struct Block {{\n    rkc::u32 w[U][COLS][4];\n    rkc::RawCols<{0}, {1}> sc[NGI][COLS];\n",
+               *scaleTy, wa ? 4 : 8);
   if (zeros)
     b << formatv("    rkc::RawCols<{0}, 4> zp[NGI][COLS];\n", zeroTy);
   b << "  };\n  Block ba, bb;\n";
@@ -1928,8 +1936,8 @@ LogicalResult KernelEmitter::emitKDotMma(tier::KDotOp op, tier::KSplitLayoutAttr
     b << formatv("    #pragma unroll\n    for (int gi = 0; gi < NGI; ++gi) {{\n"
                  "      const int grp = min((kw_begin + RB * it * U) / GR + gi, NG - 1);\n"
                  "      #pragma unroll\n      for (int j = 0; j < COLS; ++j) {{\n"
-                 "        blk.sc[gi][j].load_guarded(a{0} + (long long)grp * N + ns + 32 * j, N - ns - 32 * j);\n",
-                 si);
+                 "        blk.sc[gi][j].load_guarded(a{0} + (long long)grp * N + {1} + 32 * j, N - {1} - 32 * j);\n",
+                 si, wa ? "nb" : "ns");
     if (zeros)
       b << formatv("        blk.zp[gi][j].load_guarded(a{0} + (long long)grp * N + nb + 32 * j, N - nb - 32 * j);\n",
                    zi);
@@ -1960,13 +1968,17 @@ LogicalResult KernelEmitter::emitKDotMma(tier::KDotOp op, tier::KSplitLayoutAttr
     b << "      const int kwb = kw_begin + RB * s;\n";
   if (int8)
     // A fragments in k order: pairs (2t, 2t + 1) and (2t + 8, 2t + 9).
-    b << "      rkc::u32 ag = 0u, ag8 = 0u, bg = 0u, bg8 = 0u;\n"
-         "      if (g < MR) { ag = act_g[8 * s]; bg = act_g[8 * s + 4]; }\n"
-         "      if (g + 8 < MR) { ag8 = act_g[8 * (SPAN / 2) + 8 * s]; bg8 = act_g[8 * (SPAN / 2) + 8 * s + 4]; }\n";
+    b << (wa ? "      rkc::u32 ag = 0u, bg = 0u; // B: row g of M\n"
+               "      if (g < MR) { ag = act_g[8 * s]; bg = act_g[8 * s + 4]; }\n"
+             : "      rkc::u32 ag = 0u, ag8 = 0u, bg = 0u, bg8 = 0u;\n"
+               "      if (g < MR) { ag = act_g[8 * s]; bg = act_g[8 * s + 4]; }\n"
+               "      if (g + 8 < MR) { ag8 = act_g[8 * (SPAN / 2) + 8 * s]; bg8 = act_g[8 * (SPAN / 2) + 8 * s + 4]; }\n");
   else
-    b << "      uint4 a0 = make_uint4(0u, 0u, 0u, 0u), a1 = a0;\n"
-         "      if (g < MR) a0 = rkc::pair_k8(*reinterpret_cast<const uint4 *>(act_g + 16 * s));\n"
-         "      if (g + 8 < MR) a1 = rkc::pair_k8(*reinterpret_cast<const uint4 *>(act_g + 8 * (SPAN / 2) + 16 * s));\n";
+    b << (wa ? "      uint4 a0 = make_uint4(0u, 0u, 0u, 0u); // B: row g of M\n"
+               "      if (g < MR) a0 = rkc::pair_k8(*reinterpret_cast<const uint4 *>(act_g + 16 * s));\n"
+             : "      uint4 a0 = make_uint4(0u, 0u, 0u, 0u), a1 = a0;\n"
+               "      if (g < MR) a0 = rkc::pair_k8(*reinterpret_cast<const uint4 *>(act_g + 16 * s));\n"
+               "      if (g + 8 < MR) a1 = rkc::pair_k8(*reinterpret_cast<const uint4 *>(act_g + 8 * (SPAN / 2) + 16 * s));\n");
   // One m16n8k16; with static folds the first product of a group starts
   // from zero (D = A B).
   auto mma = [&](StringRef indent, StringRef args) {
@@ -1984,49 +1996,88 @@ LogicalResult KernelEmitter::emitKDotMma(tier::KDotOp op, tier::KSplitLayoutAttr
          "        rkc::u32 lo[4], hi[4]; // columns c: rows (2t, 2t + 1), (2t + 8, 2t + 9)\n"
          "        rkc::s8_rows_to_f16_pairs(blk.w[u][j][0], blk.w[u][j][1], lo);\n"
          "        rkc::s8_rows_to_f16_pairs(blk.w[u][j][2], blk.w[u][j][3], hi);\n"
-         "        #pragma unroll\n        for (int c = 0; c < 4; ++c) {\n"
-         "          float (&d)[4] = *reinterpret_cast<float(*)[4]>(cg + 16 * j + 4 * c);\n"
-      << mma("          ", "d, ag, ag8, bg, bg8, lo[c], hi[c]") << "        }\n      }\n";
+      << (wa ? "        #pragma unroll\n        for (int q = 0; q < 2; ++q) {\n"
+               "          float (&d)[4] = *reinterpret_cast<float(*)[4]>(cg + 8 * j + 4 * q);\n"
+             : "        #pragma unroll\n        for (int c = 0; c < 4; ++c) {\n"
+               "          float (&d)[4] = *reinterpret_cast<float(*)[4]>(cg + 16 * j + 4 * c);\n")
+      << mma("          ", wa ? "d, lo[2 * q], lo[2 * q + 1], hi[2 * q], hi[2 * q + 1], ag, bg"
+                              : "d, ag, ag8, bg, bg8, lo[c], hi[c]")
+      << "        }\n      }\n";
   } else {
-    b << "      #pragma unroll\n      for (int j = 0; j < COLS; ++j)\n"
-         "      #pragma unroll\n      for (int c = 0; c < 4; ++c) {\n";
-    if (zeros) {
-      if (ngi)
-        b << formatv("        const rkc::u32 off2 = rkc::offset_pair<{0}>(blk.zp[gi][j].get(c));\n", B);
-      else
-        b << formatv("        const int nz = nb + 32 * j + c;\n"
-                     "        const rkc::u32 off2 = rkc::offset_pair<{0}>(nz < N ? rkc::to_f32(a{1}[(long long)(kwb / GR) * N + nz]) : 0.0f);\n",
-                     B, zi);
-    } else {
-      b << formatv("        const rkc::u32 off2 = rkc::offset_pair<{0}>(8.0f);\n", B);
-    }
-    b << formatv("        rkc::u32 h[4];\n        rkc::u4x8_to_pairs<{0}, {1}>(blk.w[u][j][c], off2, h);\n"
-                 "        float (&d)[4] = *reinterpret_cast<float(*)[4]>(cg + 16 * j + 4 * c);\n",
-                 B, zeros ? "false" : "true")
-      << mma("        ", "d, a0.x, a1.x, a0.y, a1.y, h[0], h[1]")
-      << formatv("        rkc::mma_16816<{0}>(d, a0.z, a1.z, a0.w, a1.w, h[2], h[3]);\n      }\n", B);
+    // Column c of the lane's four: its zero point (or 8) as the pairs'
+    // offset, then its word as four pairs h (k, k + 4).
+    std::string off2;
+    if (!zeros)
+      off2 = formatv("{0}const rkc::u32 off2 = rkc::offset_pair<{1}>(8.0f);\n", "{0}", B).str();
+    else if (ngi)
+      off2 = formatv("{0}const rkc::u32 off2 = rkc::offset_pair<{1}>(blk.zp[gi][j].get(c));\n", "{0}", B).str();
+    else
+      off2 = formatv("{0}const int nz = nb + 32 * j + c;\n"
+                     "{0}const rkc::u32 off2 = rkc::offset_pair<{1}>(nz < N ? rkc::to_f32(a{2}[(long long)(kwb / GR) * N + nz]) : 0.0f);\n",
+                     "{0}", B, zi)
+                 .str();
+    auto dequant = [&](StringRef indent, StringRef h) {
+      return formatv(off2.c_str(), indent).str() +
+             formatv("{0}rkc::u4x8_to_pairs<{1}, {2}>(blk.w[u][j][c], off2, {3});\n", indent, B,
+                     zeros ? "false" : "true", h)
+                 .str();
+    };
+    b << "      #pragma unroll\n      for (int j = 0; j < COLS; ++j)\n";
+    if (wa)
+      // Columns 2q and 2q + 1 are rows g and g + 8 of A; B is row g of M.
+      b << "      #pragma unroll\n      for (int q = 0; q < 2; ++q) {\n"
+           "        rkc::u32 h[2][4];\n"
+           "        #pragma unroll\n        for (int e = 0; e < 2; ++e) {\n"
+           "          const int c = 2 * q + e;\n"
+        << dequant("          ", "h[e]") << "        }\n"
+        << "        float (&d)[4] = *reinterpret_cast<float(*)[4]>(cg + 8 * j + 4 * q);\n"
+        << mma("        ", "d, h[0][0], h[1][0], h[0][1], h[1][1], a0.x, a0.y")
+        << formatv("        rkc::mma_16816<{0}>(d, h[0][2], h[1][2], h[0][3], h[1][3], a0.z, a0.w);\n      }\n", B);
+    else
+      b << "      #pragma unroll\n      for (int c = 0; c < 4; ++c) {\n"
+           "        rkc::u32 h[4];\n"
+        << dequant("        ", "h")
+        << "        float (&d)[4] = *reinterpret_cast<float(*)[4]>(cg + 16 * j + 4 * c);\n"
+        << mma("        ", "d, a0.x, a1.x, a0.y, a1.y, h[0], h[1]")
+        << formatv("        rkc::mma_16816<{0}>(d, a0.z, a1.z, a0.w, a1.w, h[2], h[3]);\n      }\n", B);
   }
   // Fold at the end of a group (and of the warp's range).
   b << (staticFold ? "      if (((u + 1) * RB) % GR == 0) { // the last block of a group\n"
                    : "      if ((kwb + RB) % GR == 0 || s + 1 == set_stop) {\n")
     << "        #pragma unroll\n        for (int j = 0; j < COLS; ++j) {\n";
+  // The scales of the columns the lane's partial sums belong to: its own
+  // four (wa), or columns 8t..8t+7 of the group (the D fragments' columns).
+  int64_t nsc = wa ? 4 : 8;
+  const char *scCol = wa ? "nb" : "ns";
   if (ngi)
-    b << "        float sc[8];\n"
-         "        #pragma unroll\n        for (int x = 0; x < 8; ++x) sc[x] = blk.sc[gi][j].get(x);\n";
+    b << formatv("        float sc[{0}];\n"
+                 "        #pragma unroll\n        for (int x = 0; x < {0}; ++x) sc[x] = blk.sc[gi][j].get(x);\n",
+                 nsc);
   else
-    b << formatv("        float sc[8];\n"
-                 "        #pragma unroll\n        for (int x = 0; x < 8; ++x)\n"
-                 "          sc[x] = ns + 32 * j + x < N ? rkc::to_f32(a{0}[(long long)(kwb / GR) * N + ns + 32 * j + x]) : 0.0f;\n",
-                 si);
-  b << formatv("        #pragma unroll\n        for (int c = 0; c < 4; ++c) {{\n"
-               "          float *acc = {0} + 16 * j + 4 * c;\n"
-               "          const float *part = cg + 16 * j + 4 * c;\n"
-               "          acc[0] = fmaf(sc[c], part[0], acc[0]);\n"
-               "          acc[1] = fmaf(sc[4 + c], part[1], acc[1]);\n"
-               "          acc[2] = fmaf(sc[c], part[2], acc[2]);\n"
-               "          acc[3] = fmaf(sc[4 + c], part[3], acc[3]);\n"
-               "        }\n        }\n",
-               n);
+    b << formatv("        float sc[{1}];\n"
+                 "        #pragma unroll\n        for (int x = 0; x < {1}; ++x)\n"
+                 "          sc[x] = {2} + 32 * j + x < N ? rkc::to_f32(a{0}[(long long)(kwb / GR) * N + {2} + 32 * j + x]) : 0.0f;\n",
+                 si, nsc, scCol);
+  if (wa)
+    b << formatv("        #pragma unroll\n        for (int q = 0; q < 2; ++q) {{\n"
+                 "          float *acc = {0} + 8 * j + 4 * q;\n"
+                 "          const float *part = cg + 8 * j + 4 * q;\n"
+                 "          acc[0] = fmaf(sc[2 * q], part[0], acc[0]);\n"
+                 "          acc[1] = fmaf(sc[2 * q], part[1], acc[1]);\n"
+                 "          acc[2] = fmaf(sc[2 * q + 1], part[2], acc[2]);\n"
+                 "          acc[3] = fmaf(sc[2 * q + 1], part[3], acc[3]);\n"
+                 "        }\n        }\n",
+                 n);
+  else
+    b << formatv("        #pragma unroll\n        for (int c = 0; c < 4; ++c) {{\n"
+                 "          float *acc = {0} + 16 * j + 4 * c;\n"
+                 "          const float *part = cg + 16 * j + 4 * c;\n"
+                 "          acc[0] = fmaf(sc[c], part[0], acc[0]);\n"
+                 "          acc[1] = fmaf(sc[4 + c], part[1], acc[1]);\n"
+                 "          acc[2] = fmaf(sc[c], part[2], acc[2]);\n"
+                 "          acc[3] = fmaf(sc[4 + c], part[3], acc[3]);\n"
+                 "        }\n        }\n",
+                 n);
   if (!staticFold)
     b << "        #pragma unroll\n        for (int i = 0; i < 16 * COLS; ++i) cg[i] = 0.0f;\n";
   b << "      }\n      }\n    }\n  };\n";
