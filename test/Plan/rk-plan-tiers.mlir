@@ -1118,6 +1118,21 @@ func.func @gemv_mma_m4(%x: tensor<4x4096xbf16>, %q: tensor<4096x14336xi4, #rk.qu
   return %o : tensor<4x14336xbf16>
 }
 
+// M = 4, N = 128256: 4008 groups want no K split, but CTAs that each
+// stream all of K would leave a fraction of a wave at the end; a cluster of
+// 2 halves them.
+// expected-remark@below {{plan: mma: int4 x 16-bit products on tensor cores (m16n8k16, f32 accumulation); a lane loads 16 bytes = 4 columns of one packed row per group of 32, a warp 1 x 32 columns; M <= 8: the weights are the A operand (16 columns per product, the rows of M in its 8 columns)}}
+// expected-remark@below {{plan: unroll = 4: 2 x 64 bytes of packed weight in flight per thread (double-buffered blocks of 4 x 4 packed rows)}}
+// expected-remark@below {{plan: K split 2 ways: 1 of the 8 warps x cluster 2; CTA tiles of 256 columns (1002 CTAs, 8016 warps for ~132 SMs)}}
+// expected-remark@below {{plan: activations staged in shared memory: 4 rows x 2048 values of K per CTA (24576 bytes with the partial sums)}}
+// expected-remark@below {{plan: partials combined across the cluster of 2 through distributed shared memory}}
+func.func @gemv_mma_m4_wide(%x: tensor<4x4096xf16>, %q: tensor<4096x128256xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, %s: tensor<32x128256xf16>) -> tensor<4x128256xf16> {
+// COLS-LABEL: func.func @gemv_mma_m4_wide
+// COLS-SAME: tier.layout = #tier.ksplit_layout<rows = 4, cols = 1, warps = 8, cluster = 2, unroll = 4, mma = true, kwarps = 1>
+  %o = rk.gemv %x, %q, %s : (tensor<4x4096xf16>, tensor<4096x128256xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, tensor<32x128256xf16>) -> tensor<4x128256xf16>
+  return %o : tensor<4x128256xf16>
+}
+
 // M = 16, K = 14336: the staged activations of all of K would be 448 KiB;
 // clusters of 8 bring a CTA's to 56 KiB. 128 groups would want a split of
 // 16 (~16 warps per SM), but long K keeps parts of >= 8 x 16 packed rows:
