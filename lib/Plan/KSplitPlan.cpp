@@ -230,6 +230,11 @@ static void planMmaSplit(KSplitPlan &pl, const KSplitProblem &p, const Target &t
   // cluster of 2 halves them (W8A16 280 -> 215 us, W4A16 116 -> 105).
   if (p.rows <= 8 && split == 1 && pl.cluster == 1 && maxC >= 2)
     pl.cluster = 2;
+  // A split beyond 16 warps of a CTA goes to the cluster (else fewer groups
+  // than SMs would leave SMs idle: W8A16 M = 1 14336 x 4096 with 2 groups
+  // of 32 columns per warp, 64 CTAs of 16 warps).
+  while (split / pl.cluster > 16 && pl.cluster < maxC)
+    pl.cluster *= 2;
   int64_t kwarps = std::max<int64_t>(1, split / pl.cluster);
   pl.warps = std::clamp<int64_t>(kwarps, 8, 16);
   kwarps = std::min(kwarps, pl.warps);
@@ -256,7 +261,7 @@ static void planMmaSplit(KSplitPlan &pl, const KSplitProblem &p, const Target &t
   pl.unroll = std::clamp<int64_t>((int64_t)llvm::bit_floor((uint64_t)std::max<int64_t>(
                                       blocks, 1)),
                                   1, std::min<int64_t>(clusterOnly && blocks >= 48 ? 8 : 4,
-                                                       8 / pl.cols));
+                                                       pl.cols == 1 ? 8 : 4 / pl.cols));
   if (ovr.unroll > 0)
     pl.unroll = ovr.unroll;
   note(formatv("unroll = {0}: 2 x {1} bytes of packed weight in flight per thread "
@@ -340,13 +345,27 @@ Expected<KSplitPlan> planKSplit(const KSplitProblem &p, const Target &t,
   // twice the registers, half the warps).
   if (pl.mma)
     cols = 1;
+  // int8 with the weights as the A operand (M <= 8): a lane's groups of 4
+  // columns are contiguous, so 2 of them make one 8-byte access per row and
+  // a warp reads 64-byte row segments instead of 32 (the loads bound these
+  // kernels: docs/performance-notes.md, session 15); measured faster from
+  // 2^25 weights (W8A16 M = 1 14336 x 4096 26.7 -> 25.1 us, M = 4 4096 x
+  // 14336 28.9 -> 24.2), not at 4096 x 4096 (8.9 -> 9.2).
+  if (pl.mma && p.bits == 8 && p.rows <= 8 && p.k * p.n >= (int64_t(1) << 25) &&
+      p.n % 8 == 0)
+    cols = 2;
   pl.cols = ovr.vector > 0 ? ovr.vector : cols;
   if (pl.mma)
     note(formatv("mma: {0} products on tensor cores (m16n8k16, f32 accumulation); a lane "
-                 "loads {1} per group of 32, a warp {2} x 32 columns{3}",
+                 "loads {1}, a warp {2} x 32 columns{3}",
                  p.bits == 4 ? "int4 x 16-bit" : "int8 x f16",
-                 p.bits == 4 ? "16 bytes = 4 columns of one packed row"
-                             : "4 columns of 4 rows of each block of 16",
+                 p.bits == 4 ? std::string("16 bytes = 4 columns of one packed row per group of 32")
+                 : p.rows <= 8 && pl.cols > 1
+                     ? formatv("{0} contiguous columns of 4 rows of each block of 16, one "
+                               "{0}-byte access per row",
+                               4 * pl.cols)
+                           .str()
+                     : std::string("4 columns of 4 rows of each block of 16 per group of 32"),
                  pl.cols,
                  p.rows <= 8 ? "; M <= 8: the weights are the A operand (16 columns per "
                                "product, the rows of M in its 8 columns)"

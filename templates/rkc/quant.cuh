@@ -267,9 +267,10 @@ RKC_DEVICE void ksplit_reduce_mma(const float (&p)[16 * COLS], float *buf, float
 
 /// ksplit_reduce_mma for the kernel whose weights are the A operand (M <=
 /// 8): its value 8 j + 4 q + i of lane (g, t) is row 2t + (i % 2), column
-/// 32 j + 4 g + 2 q + (i / 2) of the warp's group j (the D fragment of a
-/// product over columns 4g + 2q and 4g + 2q + 1 of the lane's four, the rows
-/// of M as its 8 columns); rows >= MR are dropped.
+/// 4 COLS g + 4 j + 2 q + (i / 2) of the warp's 32 COLS (the D fragment of a
+/// product over columns 2q and 2q + 1 of the lane's group j of four, its
+/// groups contiguous; the rows of M as its 8 columns); rows >= MR are
+/// dropped.
 template <int MR, int COLS, int WARPS, int KWARPS, int CLUSTER, int V>
 RKC_DEVICE void ksplit_reduce_mma_wa(const float (&p)[16 * COLS], float *buf, float *recv,
                                      float (&out)[V]) {
@@ -287,7 +288,7 @@ RKC_DEVICE void ksplit_reduce_mma_wa(const float (&p)[16 * COLS], float *buf, fl
       for (int i = 0; i < 4; ++i) {
         const int row = 2 * t + (i & 1);
         if (row < MR)
-          part[row * TC + 32 * j + 4 * g + 2 * q + (i >> 1)] = p[8 * j + 4 * q + i];
+          part[row * TC + 4 * COLS * g + 4 * j + 2 * q + (i >> 1)] = p[8 * j + 4 * q + i];
       }
   ksplit_sum<TILE, WARPS, CLUSTER, V, KWARPS>(buf, recv, out);
 }

@@ -1133,6 +1133,34 @@ func.func @gemv_mma_m4_wide(%x: tensor<4x4096xf16>, %q: tensor<4096x128256xi4, #
   return %o : tensor<4x128256xf16>
 }
 
+// int8, M = 1, 2^25+ weights: 2 groups of 32 columns per warp, a lane's 8
+// columns contiguous (one 8-byte access per row), blocks of 2; the K split
+// of 32 is 16 warps x a cluster of 2 (a CTA has at most 16 warps).
+// expected-remark@below {{plan: mma: int8 x f16 products on tensor cores (m16n8k16, f32 accumulation); a lane loads 8 contiguous columns of 4 rows of each block of 16, one 8-byte access per row, a warp 2 x 32 columns; M <= 8: the weights are the A operand (16 columns per product, the rows of M in its 8 columns)}}
+// expected-remark@below {{plan: unroll = 2: 2 x 64 bytes of packed weight in flight per thread (double-buffered blocks of 2 x 16 packed rows)}}
+// expected-remark@below {{plan: K split 32 ways: 16 of the 16 warps x cluster 2; CTA tiles of 64 columns (128 CTAs, 2048 warps for ~132 SMs)}}
+// expected-remark@below {{plan: activations staged in shared memory: 1 rows x 7168 values of K per CTA (22528 bytes with the partial sums)}}
+// expected-remark@below {{plan: partials combined across the cluster of 2 through distributed shared memory}}
+func.func @gemv_w8_long_k_mma(%x: tensor<1x14336xf16>, %q: tensor<14336x4096xi8, #rk.quant<bits = 8, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = none>>, %s: tensor<112x4096xf16>) -> tensor<1x4096xf16> {
+// COLS-LABEL: func.func @gemv_w8_long_k_mma
+// COLS-SAME: tier.layout = #tier.ksplit_layout<rows = 1, cols = 2, warps = 16, cluster = 2, unroll = 2, mma = true>
+  %o = rk.gemv %x, %q, %s : (tensor<1x14336xf16>, tensor<14336x4096xi8, #rk.quant<bits = 8, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = none>>, tensor<112x4096xf16>) -> tensor<1x4096xf16>
+  return %o : tensor<1x4096xf16>
+}
+
+// 32 groups want a K split of 32: 16 warps and a cluster of 2.
+// expected-remark@below {{plan: mma: int4 x 16-bit products on tensor cores (m16n8k16, f32 accumulation); a lane loads 16 bytes = 4 columns of one packed row per group of 32, a warp 1 x 32 columns; M <= 8: the weights are the A operand (16 columns per product, the rows of M in its 8 columns)}}
+// expected-remark@below {{plan: unroll = 4: 2 x 64 bytes of packed weight in flight per thread (double-buffered blocks of 4 x 4 packed rows)}}
+// expected-remark@below {{plan: K split 32 ways: 16 of the 16 warps x cluster 2; CTA tiles of 32 columns (64 CTAs, 1024 warps for ~132 SMs)}}
+// expected-remark@below {{plan: activations staged in shared memory: 2 rows x 2048 values of K per CTA (16384 bytes with the partial sums)}}
+// expected-remark@below {{plan: partials combined across the cluster of 2 through distributed shared memory}}
+func.func @gemv_mma_narrow(%x: tensor<2x4096xf16>, %q: tensor<4096x1024xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, %s: tensor<32x1024xf16>) -> tensor<2x1024xf16> {
+// COLS-LABEL: func.func @gemv_mma_narrow
+// COLS-SAME: tier.layout = #tier.ksplit_layout<rows = 2, cols = 1, warps = 16, cluster = 2, unroll = 4, mma = true>
+  %o = rk.gemv %x, %q, %s : (tensor<2x4096xf16>, tensor<4096x1024xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, tensor<32x1024xf16>) -> tensor<2x1024xf16>
+  return %o : tensor<2x1024xf16>
+}
+
 // M = 16, K = 14336: the staged activations of all of K would be 448 KiB;
 // clusters of 8 bring a CTA's to 56 KiB. 128 groups would want a split of
 // 16 (~16 warps per SM), but long K keeps parts of >= 8 x 16 packed rows:

@@ -400,10 +400,13 @@ module {
 // CHECK: constexpr int V = 8;
 // CHECK: const int kwarp = warp % KWARPS;
 // CHECK: const int wcol = tile * TILE_COLS + (warp / KWARPS) * 32 * COLS;
+// CHECK-NEXT: constexpr int JS = 32;
+// CHECK-NEXT: const int nb = wcol + 4 * g;
+// CHECK-NEXT: const int ns = wcol + 8 * t;
 // CHECK: float *recv_s = red_s + KWARPS * MR * TILE_COLS;
 // CHECK: const int it_begin = kwarp * its / KWARPS, it_end = (kwarp + 1) * its / KWARPS;
 // CHECK: rkc::u32 w[U][COLS][4];
-// CHECK: rkc::WeightLoad<16>::load(a1 + (long long)(kw_begin + RB * s + t) * N + nb + 32 * j, blk.w[u][j]);
+// CHECK: rkc::WeightLoad<16>::load(a1 + (long long)(kw_begin + RB * s + t) * N + nb + JS * j, blk.w[u][j]);
 // CHECK: rkc::grid_dependency_wait();
 // CHECK: rkc::cp_async_16(dst, a0 + (long long)m * s0 + kk);
 // CHECK: rkc::cp_async_wait_all();
@@ -437,8 +440,10 @@ module {
 // (the fold, untested, no clearing); the lane's activations come from one
 // base pointer.
 // CHECK-LABEL: // kernel rkc_gemv_mma_static: cols=1,warps=8,cluster=1,unroll=4,mma=1,kwarps=4
+// CHECK: constexpr int JS = 4;
+// CHECK-NEXT: const int nb = wcol + 4 * COLS * g;
 // CHECK: rkc::RawCols<rkc::bf16, 4> sc[NGI][COLS];
-// CHECK: blk.sc[gi][j].load_guarded(a2 + (long long)grp * N + nb + 32 * j, N - nb - 32 * j);
+// CHECK: blk.sc[gi][j].load_guarded(a2 + (long long)grp * N + nb + JS * j, N - nb - JS * j);
 // CHECK: const rkc::u32 *act_g = act_s + g * (SPAN / 2) + 4 * t;
 // CHECK: uint4 a0 = make_uint4(0u, 0u, 0u, 0u); // B: row g of M
 // CHECK-NEXT: if (g < MR) a0 = rkc::pair_k8(*reinterpret_cast<const uint4 *>(act_g + 16 * s));
@@ -461,6 +466,29 @@ module {
     %0 = tier.kdot %arg0, %arg1, %arg2 : tensor<4x1024xbf16>, tensor<1024x512xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = bf16, symmetric = true, packing = k8>>, tensor<8x512xbf16> -> <16 x f32>
     %1 = tier.ksplit_reduce %0 : <16 x f32> -> <8 x f32>
     tier.store_tile %1, %arg3 : <8 x f32>, tensor<4x512xbf16>
+    return
+  }
+}
+
+// -----
+
+// int8, M = 1, two groups of 4 columns per lane with the weights as the A
+// operand: the lane's 8 columns are contiguous, one 8-byte access per row;
+// the partial sums map back through ksplit_reduce_mma_wa.
+// CHECK-LABEL: // kernel rkc_gemv_mma_int8: cols=2,warps=16,cluster=2,unroll=2,mma=1
+// CHECK: constexpr int JS = 4;
+// CHECK-NEXT: const int nb = wcol + 4 * COLS * g;
+// CHECK: if (nb < N && s < sets)
+// CHECK-NEXT: rkc::WeightLoad<4 * COLS>::load(a1 + (long long)(kw_begin + RB * s + 2 * t + (x & 1) + 8 * (x >> 1)) * N + nb, v);
+// CHECK: for (int j = 0; j < COLS; ++j) blk.w[u][j][x] = v[j];
+// CHECK: rkc::u32 ag = 0u, bg = 0u; // B: row g of M
+// CHECK: rkc::mma_16816<false>(d, lo[2 * q], lo[2 * q + 1], hi[2 * q], hi[2 * q + 1], ag, bg);
+// CHECK: rkc::ksplit_reduce_mma_wa<MR, COLS, WARPS, KWARPS, C, V>(
+module {
+  func.func @gemv_mma_int8(%arg0: tensor<1x2048xf16>, %arg1: tensor<2048x1024xi8, #rk.quant<bits = 8, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = none>>, %arg2: tensor<16x1024xf16>, %arg3: tensor<1x1024xf16> {rk.name = "out0", tier.output}) attributes {tier.arch = "sm_90a", tier.layout = #tier.ksplit_layout<rows = 1, cols = 2, warps = 16, cluster = 2, unroll = 2, mma = true>} {
+    %0 = tier.kdot %arg0, %arg1, %arg2 : tensor<1x2048xf16>, tensor<2048x1024xi8, #rk.quant<bits = 8, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = none>>, tensor<16x1024xf16> -> <32 x f32>
+    %1 = tier.ksplit_reduce %0 : <32 x f32> -> <2 x f32>
+    tier.store_tile %1, %arg3 : <2 x f32>, tensor<1x1024xf16>
     return
   }
 }

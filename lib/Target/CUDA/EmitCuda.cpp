@@ -1889,11 +1889,19 @@ LogicalResult KernelEmitter::emitKDotMma(tier::KDotOp op, tier::KSplitLayoutAttr
                grain, ctaRows, std::max<int64_t>(ngi, 1), rb);
   b << "  const int g = lane >> 2, t = lane & 3;\n"
        "  const int kwarp = warp % KWARPS; // this warp's part of the CTA's K range\n"
-       "  // Group j of this warp: weight columns nb + 32 j .. + 3, output\n"
-       "  // columns (scales) ns + 32 j .. + 7.\n"
-       "  const int wcol = tile * TILE_COLS + (warp / KWARPS) * 32 * COLS;\n"
-       "  const int nb = wcol + 4 * g;\n"
-       "  const int ns = wcol + 8 * t;\n";
+       "  const int wcol = tile * TILE_COLS + (warp / KWARPS) * 32 * COLS;\n";
+  // The lane's 4 x COLS weight columns: with the weights as the A operand
+  // they are contiguous (group j at nb + 4 j: one access per row for int8,
+  // the warp's rows in segments of 32 x COLS bytes); as B, group j is the
+  // j-th 32 columns of the warp (nb + 32 j), whose D fragments hold output
+  // columns ns + 32 j .. + 7.
+  if (wa)
+    b << "  constexpr int JS = 4; // columns from one group of the lane's to the next\n"
+         "  const int nb = wcol + 4 * COLS * g;\n";
+  else
+    b << "  constexpr int JS = 32; // columns from one group of the lane's to the next\n"
+         "  const int nb = wcol + 4 * g;\n"
+         "  const int ns = wcol + 8 * t;\n";
   b << kKSplitCtaRange;
   b << "  extern __shared__ __align__(16) unsigned char rkc_smem[];\n"
        "  rkc::u32 *act_s = reinterpret_cast<rkc::u32 *>(rkc_smem); // [MR][SPAN / 2] pairs\n"
@@ -1916,30 +1924,44 @@ LogicalResult KernelEmitter::emitKDotMma(tier::KDotOp op, tier::KSplitLayoutAttr
   std::string load =
       int8 ? formatv("          #pragma unroll\n"
                      "          for (int x = 0; x < 4; ++x)\n"
-                     "            rkc::WeightLoad<4>::load(a{0} + (long long)(kw_begin + RB * s + 2 * t + (x & 1) + 8 * (x >> 1)) * N + nb + 32 * j,\n"
+                     "            rkc::WeightLoad<4>::load(a{0} + (long long)(kw_begin + RB * s + 2 * t + (x & 1) + 8 * (x >> 1)) * N + nb + JS * j,\n"
                      "                                     *reinterpret_cast<rkc::u32(*)[1]>(&blk.w[u][j][x]));\n",
                      wi)
                  .str()
-           : formatv("          rkc::WeightLoad<16>::load(a{0} + (long long)(kw_begin + RB * s + t) * N + nb + 32 * j, blk.w[u][j]);\n",
+           : formatv("          rkc::WeightLoad<16>::load(a{0} + (long long)(kw_begin + RB * s + t) * N + nb + JS * j, blk.w[u][j]);\n",
                      wi)
                  .str();
+  int64_t cols = ks.getCols();
   b << "  auto load_rows = [&](int it, Block &blk) {\n"
        "    #pragma unroll\n    for (int u = 0; u < U; ++u) {\n"
-       "      const int s = it * U + u;\n"
-       "      #pragma unroll\n      for (int j = 0; j < COLS; ++j) {\n"
-       "        if (nb + 32 * j < N && s < sets) {\n"
-    << load
-    << "        } else {\n"
-       "          for (int x = 0; x < 4; ++x) blk.w[u][j][x] = 0u;\n"
-       "        }\n      }\n    }\n";
+       "      const int s = it * U + u;\n";
+  if (int8 && wa && cols > 1 && op.getWeight().getType().getDimSize(1) % (4 * cols) == 0)
+    // The lane's 4 x COLS contiguous bytes of each of its 4 rows: one
+    // access (N a multiple of it: the lane's block is in or out whole).
+    b << formatv("      #pragma unroll\n      for (int x = 0; x < 4; ++x) {{\n"
+                 "        rkc::u32 v[COLS];\n"
+                 "        if (nb < N && s < sets)\n"
+                 "          rkc::WeightLoad<4 * COLS>::load(a{0} + (long long)(kw_begin + RB * s + 2 * t + (x & 1) + 8 * (x >> 1)) * N + nb, v);\n"
+                 "        else\n"
+                 "          for (int j = 0; j < COLS; ++j) v[j] = 0u;\n"
+                 "        #pragma unroll\n        for (int j = 0; j < COLS; ++j) blk.w[u][j][x] = v[j];\n"
+                 "      }\n    }\n",
+                 wi);
+  else
+    b << "      #pragma unroll\n      for (int j = 0; j < COLS; ++j) {\n"
+         "        if (nb + JS * j < N && s < sets) {\n"
+      << load
+      << "        } else {\n"
+         "          for (int x = 0; x < 4; ++x) blk.w[u][j][x] = 0u;\n"
+         "        }\n      }\n    }\n";
   if (ngi) {
     b << formatv("    #pragma unroll\n    for (int gi = 0; gi < NGI; ++gi) {{\n"
                  "      const int grp = min((kw_begin + RB * it * U) / GR + gi, NG - 1);\n"
                  "      #pragma unroll\n      for (int j = 0; j < COLS; ++j) {{\n"
-                 "        blk.sc[gi][j].load_guarded(a{0} + (long long)grp * N + {1} + 32 * j, N - {1} - 32 * j);\n",
-                 si, wa ? "nb" : "ns");
+                 "        blk.sc[gi][j].load_guarded(a{0} + (long long)grp * N + {1} + {2} * j, N - {1} - {2} * j);\n",
+                 si, wa ? "nb" : "ns", wa ? "JS" : "32");
     if (zeros)
-      b << formatv("        blk.zp[gi][j].load_guarded(a{0} + (long long)grp * N + nb + 32 * j, N - nb - 32 * j);\n",
+      b << formatv("        blk.zp[gi][j].load_guarded(a{0} + (long long)grp * N + nb + JS * j, N - nb - JS * j);\n",
                    zi);
     b << "      }\n    }\n";
   }
@@ -2012,7 +2034,7 @@ LogicalResult KernelEmitter::emitKDotMma(tier::KDotOp op, tier::KSplitLayoutAttr
     else if (ngi)
       off2 = formatv("{0}const rkc::u32 off2 = rkc::offset_pair<{1}>(blk.zp[gi][j].get(c));\n", "{0}", B).str();
     else
-      off2 = formatv("{0}const int nz = nb + 32 * j + c;\n"
+      off2 = formatv("{0}const int nz = nb + JS * j + c;\n"
                      "{0}const rkc::u32 off2 = rkc::offset_pair<{1}>(nz < N ? rkc::to_f32(a{2}[(long long)(kwb / GR) * N + nz]) : 0.0f);\n",
                      "{0}", B, zi)
                  .str();
@@ -2049,6 +2071,7 @@ LogicalResult KernelEmitter::emitKDotMma(tier::KDotOp op, tier::KSplitLayoutAttr
   // four (wa), or columns 8t..8t+7 of the group (the D fragments' columns).
   int64_t nsc = wa ? 4 : 8;
   const char *scCol = wa ? "nb" : "ns";
+  const char *scStep = wa ? "JS" : "32";
   if (ngi)
     b << formatv("        float sc[{0}];\n"
                  "        #pragma unroll\n        for (int x = 0; x < {0}; ++x) sc[x] = blk.sc[gi][j].get(x);\n",
@@ -2056,8 +2079,8 @@ LogicalResult KernelEmitter::emitKDotMma(tier::KDotOp op, tier::KSplitLayoutAttr
   else
     b << formatv("        float sc[{1}];\n"
                  "        #pragma unroll\n        for (int x = 0; x < {1}; ++x)\n"
-                 "          sc[x] = {2} + 32 * j + x < N ? rkc::to_f32(a{0}[(long long)(kwb / GR) * N + {2} + 32 * j + x]) : 0.0f;\n",
-                 si, nsc, scCol);
+                 "          sc[x] = {2} + {3} * j + x < N ? rkc::to_f32(a{0}[(long long)(kwb / GR) * N + {2} + {3} * j + x]) : 0.0f;\n",
+                 si, nsc, scCol, scStep);
   if (wa)
     b << formatv("        #pragma unroll\n        for (int q = 0; q < 2; ++q) {{\n"
                  "          float *acc = {0} + 8 * j + 4 * q;\n"
