@@ -78,7 +78,8 @@ def weight_bytes(bits, K, N, group=GROUP):
 
 
 def per_token_bytes(T, D):
-    """Read f16, write int8 and one f16 scale per row."""
+    """Quantize: read f16, write int8 and one f16 scale per row; dequantize:
+    the reverse (the same bytes)."""
     return 2 * T * D + T * D + 2 * T
 
 
@@ -267,10 +268,33 @@ class GpuBackend(object):
         finally:
             del srcs[:], ws[:]
 
-    def per_token(self, T, D, impl):
-        """ms of the per-token int8 quantization of a [T, D] f16 tensor."""
+    def per_token(self, T, D, impl, op="quantize"):
+        """ms of the per-token int8 quantization of a [T, D] f16 tensor, or
+        (op "dequantize") of its dequantization back to f16."""
         t, rkc = self.torch, self.rkc
         x = t.randn(T, D, device="cuda", dtype=t.float16)
+        if op == "dequantize":
+            qr, sr, _ = self.R.quantize(x, 8, 0, True, t.float16, axis=-1)
+            qr = qr.to(t.int8)
+            want = (qr.float() * sr.float()).half()
+            if impl == "rkc":
+                qt = rkc.QuantizedTensor(qr, sr, None, bits=8, group_size=0, shape=(T, D),
+                                         axis=-1)
+                try:
+                    y = rkc.dequantize(qt, t.float16)
+                except rkc.RkcError as e:
+                    if self.R.unsupported(e):
+                        raise NotLowered(str(e).splitlines()[0])
+                    raise
+                if not t.equal(y, want):
+                    raise RuntimeError("mismatch: rkc.dequantize(axis=-1) differs from the "
+                                       "reference")
+                del y
+                f = lambda: rkc.dequantize(qt, t.float16)  # noqa: E731
+            else:
+                f = lambda: (qr.float() * sr.float()).half()  # noqa: E731
+            f()
+            return float(self._do_bench(f, **DO_BENCH))
         if impl == "rkc":
             try:
                 q = rkc.quantize(x, bits=8, group_size=0, axis=-1)
@@ -343,8 +367,8 @@ class FakeBackend(object):
     def copy_graph_ms(self, nbytes, count):
         return 2 * nbytes / 2.74e12 * 1e3
 
-    def per_token(self, T, D, impl):
-        if impl == "rkc":
+    def per_token(self, T, D, impl, op="quantize"):
+        if impl == "rkc" and op == "quantize":
             raise NotLowered("injected by --dry-run: not lowered yet")
         return per_token_bytes(T, D) / 1.1e12 * 1e3
 
@@ -541,24 +565,25 @@ class Runner(object):
     def per_token(self):
         T, D = self.args.tokens, PER_TOKEN_D
         nbytes = per_token_bytes(T, D)
-        for impl in ("rkc", "torch"):
-            try:
-                ms = self.b.per_token(T, D, impl)
-                r = self.record("quantize_per_token", impl, T, None, D, 8, "single", ms=ms,
-                                nbytes=nbytes, group_size=0)
-                line = ("per-token int8 quantize [%d, %d] f16 (%d MiB) %s: %.3f ms %.2f TB/s "
-                        "(%.2f of the roofline)" % (T, D, 2 * T * D >> 20, impl, ms, r["tbps"],
-                                                    r["frac_roofline"] or 0))
-                self.log(line)
-                self.notes.append(line)
-            except Exception as e:
-                msg = (("not lowered yet: %s" % e) if isinstance(e, NotLowered)
-                       else bench.describe(e))
-                self.record("quantize_per_token", impl, T, None, D, 8, "single", nbytes=nbytes,
-                            error=msg, group_size=0)
-                self.log("per-token int8 quantize %s: %s" % (impl, msg))
-                self.notes.append("per-token int8 quantize %s: %s" % (impl, msg[:100]))
-            self.b.cleanup()
+        for op in ("quantize", "dequantize"):
+            for impl in ("rkc", "torch"):
+                try:
+                    ms = self.b.per_token(T, D, impl, op)
+                    r = self.record(op + "_per_token", impl, T, None, D, 8, "single", ms=ms,
+                                    nbytes=nbytes, group_size=0)
+                    line = ("per-token int8 %s [%d, %d] f16 (%d MiB) %s: %.3f ms %.2f TB/s "
+                            "(%.2f of the roofline)" % (op, T, D, 2 * T * D >> 20, impl, ms,
+                                                        r["tbps"], r["frac_roofline"] or 0))
+                    self.log(line)
+                    self.notes.append(line)
+                except Exception as e:
+                    msg = (("not lowered yet: %s" % e) if isinstance(e, NotLowered)
+                           else bench.describe(e))
+                    self.record(op + "_per_token", impl, T, None, D, 8, "single",
+                                nbytes=nbytes, error=msg, group_size=0)
+                    self.log("per-token int8 %s %s: %s" % (op, impl, msg))
+                    self.notes.append("per-token int8 %s %s: %s" % (op, impl, msg[:100]))
+                self.b.cleanup()
 
     def table(self):
         lines = ["rkc quantized GEMV%s vs cuBLAS fp16 | %s | %s | commit %s | roofline %s TB/s"

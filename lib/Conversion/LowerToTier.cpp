@@ -77,7 +77,8 @@ FailureOr<Kind> Lowering::classify(Value v) {
   if (!t) {
     k = Kind::Scalar;
   } else if (t.getRank() == 2) {
-    k = Kind::Frag;
+    // [M, 1] beside [M, N] values: one value per row (per-token scales).
+    k = t.getDimSize(1) == 1 && cols != 1 ? Kind::RowScalar : Kind::Frag;
   } else if (t.getRank() == 1) {
     if (Operation *def = v.getDefiningOp()) {
       if (isa<ReduceOp, GatherOp>(def)) {
@@ -291,6 +292,22 @@ SmallVector<Value> Lowering::climb(Operation *anchor, ValueRange state,
 }
 
 LogicalResult Lowering::lowerReduce(ReduceOp op) {
+  // A reduction of an [M, 1] per-row column (a row of one element) is its
+  // element: how a row program reads an [M, 1] argument as a per-row value.
+  if (op.getInputs().size() == 1 && op.getKind() &&
+      llvm::is_contained({ReduceKind::add, ReduceKind::mul, ReduceKind::max, ReduceKind::min},
+                         *op.getKind())) {
+    auto k = classify(op.getInputs()[0]);
+    if (failed(k))
+      return failure();
+    if (*k == Kind::RowScalar) {
+      auto v = lookup(op.getInputs()[0], op);
+      if (failed(v))
+        return failure();
+      values[op.getResult(0)] = *v;
+      return success();
+    }
+  }
   SmallVector<Value> ins;
   for (Value in : op.getInputs()) {
     auto v = lookup(in, op);
@@ -401,7 +418,7 @@ LogicalResult Lowering::run() {
     if (!t)
       return func.emitError() << "kernel arguments must be tensors, got "
                               << a.getType();
-    if (t.getRank() == 2 && !isDataFloat(t.getElementType()))
+    if (t.getRank() == 2 && !isDataFloat(t.getElementType()) && !t.getElementType().isInteger(8))
       return func.emitError() << "[M, N] arguments must be float (f32, bf16, "
                                  "f16), got "
                               << t;

@@ -49,24 +49,23 @@ static FailureOr<rk::QuantAttr> quantOf(Operation *op, Value q) {
   if (t.getRank() == 2 && quant.getAxis() == 1) {
     // Per token: rk-decompose turns the variant it knows into a row
     // program; what reaches the column path here is everything else.
-    if (!isa<rk::QuantizeOp>(op))
-      return op->emitError("per-token (axis = 1) dequantization is not "
-                           "supported yet (per-token rk.quantize is)");
+    const char *what = isa<rk::QuantizeOp>(op) ? "quantization" : "dequantization";
+    if (!isa<rk::QuantizeOp, rk::DequantizeOp>(op))
+      return op->emitError("rk.gemv takes weights quantized along K (axis = 0)");
     if (quant.getBits() != 8 || !quant.getSymmetric() ||
         quant.getPacking() != rk::QuantPacking::none)
-      return op->emitError("per-token quantization (axis = 1) is int8 "
-                           "symmetric with packing = none; other formats are "
-                           "not supported");
+      return op->emitError() << "per-token " << what
+                             << " (axis = 1) is int8 symmetric with packing = none; other "
+                                "formats are not supported";
     int64_t d = t.getDimSize(1);
     int64_t g = quant.getGroupSize();
     if (g != 0 && g != d)
       return op->emitError()
-             << "per-token quantization takes one group per row (group_size = "
-                "0 or D = "
-             << d << "), got group_size = " << g
-             << ": groups within a row are not supported yet";
-    return op->emitError("per-token quantization is a row program: run "
-                         "rk-decompose (with static shapes) first");
+             << "per-token " << what
+             << " takes one group per row (group_size = 0 or D = " << d
+             << "), got group_size = " << g << ": groups within a row are not supported yet";
+    return op->emitError() << "per-token " << what
+                           << " is a row program: run rk-decompose (with static shapes) first";
   }
   if (t.getRank() != 2 || quant.getAxis() != 0)
     return op->emitError()

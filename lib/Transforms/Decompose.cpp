@@ -4,10 +4,10 @@
 // rk.gather and constants, which is all the planner and the lowering know.
 // Every intermediate is f32; only the op's results keep its element types.
 //
-// rk.quantize along the last axis (per token, one group per row) is a row
-// program too and is decomposed here; rk.quantize along K (axis 0),
-// rk.dequantize and rk.gemv are column programs (rk-plan-tiers sends them
-// to the K-split planner) and stay as they are.
+// rk.quantize and rk.dequantize along the last axis (per token, one group
+// per row) are row programs too and are decomposed here; rk.quantize and
+// rk.dequantize along K (axis 0) and rk.gemv are column programs
+// (rk-plan-tiers sends them to the K-split planner) and stay as they are.
 //
 //===----------------------------------------------------------------------===//
 
@@ -342,12 +342,48 @@ struct DecomposePerTokenQuantize : OpRewritePattern<QuantizeOp> {
   }
 };
 
+/// Per-token dequantization (int8, symmetric, one group per row, scales
+/// [T, 1]) as a row program: y = scale * q in f32, rounded to the result
+/// type where it is stored. The [T, 1] scales are read as a per-row value:
+/// the reduction of a one-element row, which the lowering takes as that
+/// element. Groups within a row are left to the column path, which reports
+/// them.
+struct DecomposePerTokenDequantize : OpRewritePattern<DequantizeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(DequantizeOp op, PatternRewriter &r) const override {
+    auto qt = cast<RankedTensorType>(op.getQuantized().getType());
+    auto st = cast<RankedTensorType>(op.getScales().getType());
+    auto quant = dyn_cast_or_null<QuantAttr>(qt.getEncoding());
+    if (!quant || qt.getRank() != 2 || quant.getAxis() != 1)
+      return r.notifyMatchFailure(op, "not a per-token (last-axis) dequantization");
+    if (failed(requireStatic(r, op, op.getQuantized())))
+      return failure();
+    int64_t d = qt.getDimSize(1);
+    if (quant.getBits() != 8 || !quant.getSymmetric() || op.getZeros() ||
+        quant.getPacking() != QuantPacking::none || !qt.getElementType().isInteger(8))
+      return r.notifyMatchFailure(op, "per-token dequantization is int8 symmetric");
+    if (quant.getGroupSize() != 0 && quant.getGroupSize() != d)
+      return r.notifyMatchFailure(op, "per-token dequantization takes one group per row");
+    if (!st.hasStaticShape() || st.getRank() != 2 || st.getDimSize(1) != 1 ||
+        st.getDimSize(0) != qt.getDimSize(0))
+      return r.notifyMatchFailure(op, "the scales must be [T, 1]");
+    RowBuilder rb(r, op.getLoc(), qt);
+    Value scale = rb.reduce(ReduceKind::max, op.getScales());
+    Value y = rb.map1({op.getQuantized(), rb.overRow(scale)}, op.getResult().getType(),
+                      [](OpBuilder &b, Location l, ValueRange a) {
+                        return SmallVector<Value>{arith::MulFOp::create(b, l, a[1], a[0])};
+                      });
+    r.replaceOp(op, y);
+    return success();
+  }
+};
+
 struct Decompose : public ::rkc::impl::RkDecomposePassBase<Decompose> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<DecomposeRmsNorm, DecomposeLayerNorm, DecomposeSoftmax,
                  DecomposeLogSoftmax, DecomposeCrossEntropy,
-                 DecomposePerTokenQuantize>(&getContext());
+                 DecomposePerTokenQuantize, DecomposePerTokenDequantize>(&getContext());
     GreedyRewriteConfig config;
     config.enableFolding(false);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns), config)))

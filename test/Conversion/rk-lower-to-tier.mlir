@@ -209,6 +209,33 @@ func.func @gather_warp(%x: tensor<4x1000xbf16> {rk.name = "logits"}, %t: tensor<
 
 // -----
 
+// An [M, 1] argument beside [M, N] values is one value per row (per-token
+// scales): loaded by tier.load_row_scalar, and the reduction of its row of
+// one element is that value (no tier reduction). An int8 [M, N] argument
+// with #rk.quant is loaded as f32 values.
+// CHECK-LABEL: func.func @per_row_column
+// CHECK-SAME:    (%[[Q:.*]]: tensor<8x256xi8, {{.*}}>, %[[S:.*]]: tensor<8x1xf16>
+// CHECK:         %[[SV:.*]] = tier.load_row_scalar %[[S]] : tensor<8x1xf16> -> f32
+// CHECK-NEXT:    %[[QF:.*]] = tier.load %[[Q]] {{.*}} -> <8 x f32>
+// CHECK-NEXT:    %[[Y:.*]] = tier.map %[[QF]], %[[SV]] {
+// CHECK:         tier.store %[[Y]]
+// CHECK-NOT:     tier.thread_reduce
+// CHECK-NOT:     tier.warp_reduce
+func.func @per_row_column(%q: tensor<8x256xi8, #rk.quant<bits = 8, group_size = 0, axis = 1, scale = f16, symmetric = true, packing = none>>, %s: tensor<8x1xf16>) -> tensor<8x256xf16>
+    attributes {tier.layout = #tier.tv_layout<threads = 32, values = 8, vector = 8, rows = 4>,
+                tier.schedule = #tier.schedule<reduce = warp, cluster = 1, staging = registers, unroll = 1, min_blocks = 0>} {
+  %sr = rk.reduce max %s : tensor<8x1xf16> -> tensor<8xf32>
+  %sb = rk.broadcast %sr dims [0] : tensor<8xf32> -> tensor<8x256xf32>
+  %y = rk.map %q, %sb {
+  ^bb0(%a: f32, %b: f32):
+    %p = arith.mulf %b, %a : f32
+    rk.yield %p : f32
+  } : tensor<8x256xi8, #rk.quant<bits = 8, group_size = 0, axis = 1, scale = f16, symmetric = true, packing = none>>, tensor<8x256xf32> -> tensor<8x256xf16>
+  return %y : tensor<8x256xf16>
+}
+
+// -----
+
 // One thread per row: the thread tier alone.
 // CHECK-LABEL: func.func @single_thread
 // CHECK:         %[[XF:.*]] = tier.load %{{.*}} : tensor<256x4xf32> -> <4 x f32>

@@ -1268,9 +1268,10 @@ func.func @per_token_int4(%x: tensor<64x128xf16>) -> (tensor<64x128xi4, #rk.quan
 
 // -----
 
-// Per-token dequantization has no lowering yet.
+// Per-token dequantization is a row program too (rk-decompose, not run
+// here).
 func.func @per_token_dequantize(%q: tensor<64x128xi8, #rk.quant<bits = 8, group_size = 0, axis = 1, scale = f16, symmetric = true, packing = none>>, %s: tensor<64x1xf16>) -> tensor<64x128xf16> {
-  // expected-error@below {{per-token (axis = 1) dequantization is not supported yet (per-token rk.quantize is)}}
+  // expected-error@below {{per-token dequantization is a row program: run rk-decompose (with static shapes) first}}
   %w = rk.dequantize %q, %s : (tensor<64x128xi8, #rk.quant<bits = 8, group_size = 0, axis = 1, scale = f16, symmetric = true, packing = none>>, tensor<64x1xf16>) -> tensor<64x128xf16>
   return %w : tensor<64x128xf16>
 }

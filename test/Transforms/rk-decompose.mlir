@@ -287,6 +287,42 @@ func.func @quantize_per_token_group_d(%x: tensor<4x64xf32>)
 
 // -----
 
+// Per-token int8 dequantization (one group per row): the [T, 1] scales as
+// a per-row value (the max of a row of one element: the lowering reads it
+// as that element), then y = scale * q in f32, rounded to the result type.
+// CHECK-LABEL: func.func @dequantize_per_token
+// CHECK-SAME:    (%[[Q:.*]]: tensor<16x128xi8, {{.*}}>, %[[S:.*]]: tensor<16x1xf16>)
+// CHECK:         %[[SR:.*]] = rk.reduce max %[[S]] : tensor<16x1xf16> -> tensor<16xf32>
+// CHECK-NEXT:    %[[SB:.*]] = rk.broadcast %[[SR]] dims [0] : tensor<16xf32> -> tensor<16x128xf32>
+// CHECK-NEXT:    %[[Y:.*]] = rk.map %[[Q]], %[[SB]] {
+// CHECK-NEXT:    ^bb0(%[[QV:.*]]: f32, %[[SV:.*]]: f32):
+// CHECK-NEXT:      %[[P:.*]] = arith.mulf %[[SV]], %[[QV]] : f32
+// CHECK-NEXT:      rk.yield %[[P]] : f32
+// CHECK-NEXT:    } : tensor<16x128xi8, {{.*}}>, tensor<16x128xf32> -> tensor<16x128xbf16>
+// CHECK-NEXT:    return %[[Y]]
+// CHECK-NOT:     rk.dequantize
+func.func @dequantize_per_token(%q: tensor<16x128xi8, #rk.quant<bits = 8, group_size = 0, axis = 1, scale = f16, symmetric = true, packing = none>>, %s: tensor<16x1xf16>) -> tensor<16x128xbf16> {
+  %y = rk.dequantize %q, %s : (tensor<16x128xi8, #rk.quant<bits = 8, group_size = 0, axis = 1, scale = f16, symmetric = true, packing = none>>, tensor<16x1xf16>) -> tensor<16x128xbf16>
+  return %y : tensor<16x128xbf16>
+}
+
+// -----
+
+// Groups within a row, and dequantization along K, stay.
+// CHECK-LABEL: func.func @dequantize_not_per_row
+// CHECK:         rk.dequantize %{{.*}} : (tensor<4x256xi8, #rk.quant<bits = 8, group_size = 128, axis = 1
+// CHECK:         rk.dequantize %{{.*}} : (tensor<256x64xi8, #rk.quant<bits = 8, group_size = 128, axis = 0
+// CHECK-NOT:     rk.reduce
+func.func @dequantize_not_per_row(%q: tensor<4x256xi8, #rk.quant<bits = 8, group_size = 128, axis = 1, scale = f16, symmetric = true, packing = none>>, %s: tensor<4x2xf16>,
+                                  %w: tensor<256x64xi8, #rk.quant<bits = 8, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = none>>, %ws: tensor<2x64xf16>)
+    -> (tensor<4x256xf16>, tensor<256x64xf16>) {
+  %y = rk.dequantize %q, %s : (tensor<4x256xi8, #rk.quant<bits = 8, group_size = 128, axis = 1, scale = f16, symmetric = true, packing = none>>, tensor<4x2xf16>) -> tensor<4x256xf16>
+  %v = rk.dequantize %w, %ws : (tensor<256x64xi8, #rk.quant<bits = 8, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = none>>, tensor<2x64xf16>) -> tensor<256x64xf16>
+  return %y, %v : tensor<4x256xf16>, tensor<256x64xf16>
+}
+
+// -----
+
 // What the row path does not take stays for the column path (which reports
 // it): groups within a row, weights quantized along K (axis 0).
 // CHECK-LABEL: func.func @quantize_not_per_row

@@ -578,10 +578,13 @@ LogicalResult KernelEmitter::emitOp(Operation *op) {
     std::string n = fresh("sv");
     names[ld] = n;
     Type elem = ld.getSource().getType().getElementType();
+    // [M] arguments are contiguous; an [M, 1] one has a row stride.
+    std::string at = ld.getSource().getType().getRank() == 2 ? formatv("row * s{0}", i).str()
+                                                             : std::string("row");
     if (rk::isDataFloat(elem))
-      b << formatv("  const float {0} = rkc::to_f32(a{1}[row]);\n", n, i);
+      b << formatv("  const float {0} = rkc::to_f32(a{1}[{2}]);\n", n, i, at);
     else
-      b << formatv("  const {0} {1} = ({0})a{2}[row];\n", *t, n, i);
+      b << formatv("  const {0} {1} = ({0})a{2}[{3}];\n", *t, n, i, at);
     return success();
   }
   if (auto g = dyn_cast<tier::GatherOp>(op)) {
