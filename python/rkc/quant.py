@@ -386,7 +386,9 @@ def quantize(w, bits=4, group_size=128, symmetric=True, scale_dtype=None, axis=0
     any multiple of 8 that divides K).
 
     axis=-1 (per-token, e.g. a KV cache): w [..., D], int8 symmetric, groups
-    along the last dim (0 or D: one scale per row).
+    along the last dim (0 or D: one scale per row; 32, 64 or 128 dividing
+    D: D / group_size scales per row, each group quantized as a row of its
+    own by the same kernel).
 
     scale_dtype: float16, bfloat16 or float32 (default: w's dtype, float16
     for float32 w). The rounding is docs/quantization.md's (bit-exact with
@@ -435,6 +437,11 @@ def quantize(w, bits=4, group_size=128, symmetric=True, scale_dtype=None, axis=0
         rows, cols = 1, D
         for d in shape[:-1]:
             rows *= d
+        if 0 < G < D:
+            # Groups within a row: the contiguous [rows, D] is [rows * D / G,
+            # G], one group per row, and the scales [rows, D / G] are
+            # [rows * D / G, 1].
+            rows, cols = rows * (D // G), G
         ng = 1 if G == 0 else D // G
         sshape = shape[:-1] + (ng,)
         pshape, pdtype = shape, torch.int8
@@ -481,6 +488,9 @@ def dequantize(q, dtype=None):
         rows = 1
         for d in shape[:-1]:
             rows *= d
+        if 0 < group < cols:
+            # Groups within a row: rows of one group each (see quantize).
+            rows, cols, group = rows * (cols // group), group, 0
     shapes = _shapes(op, bits, group, symmetric, axis, False, K=rows, N=cols)
     dev = q.device.index
     key = (op, bits, group, symmetric, sname, axis, False, shapes, dt, _ops._arch(dev))
