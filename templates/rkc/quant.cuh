@@ -240,14 +240,20 @@ RKC_DEVICE void ksplit_reduce(const float (&p)[R], float *buf, float *recv,
 
 /// ksplit_sum for tensor-core partials (tier.kdot with mma): warp w splits
 /// K as part w % KWARPS and covers column group w / KWARPS (32 x COLS
-/// columns) of the CTA tile; its value 16 j + 4 c + i of lane (g = lane / 4,
-/// t = lane % 4) is row g + 8 (i / 2), column 32 j + 8 t + 4 (i % 2) + c of
-/// that group; rows >= MR are dropped.
-template <int MR, int COLS, int WARPS, int KWARPS, int CLUSTER, int V>
+/// columns) of the CTA tile; rows >= MR are dropped. Lane (g = lane / 4,
+/// t = lane % 4) holds, per group j of its COLS:
+///  * the weights as B (WA false): value 16 j + 4 c + i is row g + 8 (i / 2),
+///    column 32 j + 8 t + 4 (i % 2) + c;
+///  * the weights as A (WA, M <= 8): value 8 j + 4 q + i is row 2t + (i % 2),
+///    column 4 COLS g + 4 j + 2 q + (i / 2) (the D fragment of a product
+///    over columns 2q and 2q + 1 of the lane's group j of four, its groups
+///    contiguous; the rows of M as its 8 columns).
+template <int MR, int COLS, int WARPS, int KWARPS, int CLUSTER, int V, bool WA = false>
 RKC_DEVICE void ksplit_reduce_mma(const float (&p)[16 * COLS], float *buf, float *recv,
                                   float (&out)[V]) {
   constexpr int TC = 32 * COLS * (WARPS / KWARPS);
   constexpr int TILE = MR * TC;
+  constexpr int PER = WA ? 8 : 16; // values per group
   const int tid = static_cast<int>(threadIdx.x);
   const int lane = tid & 31, warp = tid >> 5;
   const int g = lane >> 2, t = lane & 3;
@@ -255,41 +261,14 @@ RKC_DEVICE void ksplit_reduce_mma(const float (&p)[16 * COLS], float *buf, float
 #pragma unroll
   for (int j = 0; j < COLS; ++j)
 #pragma unroll
-    for (int c = 0; c < 4; ++c)
-#pragma unroll
-      for (int i = 0; i < 4; ++i) {
-        const int row = g + 8 * (i >> 1);
-        if (row < MR)
-          part[row * TC + 32 * j + 8 * t + 4 * (i & 1) + c] = p[16 * j + 4 * c + i];
-      }
-  ksplit_sum<TILE, WARPS, CLUSTER, V, KWARPS>(buf, recv, out);
-}
-
-/// ksplit_reduce_mma for the kernel whose weights are the A operand (M <=
-/// 8): its value 8 j + 4 q + i of lane (g, t) is row 2t + (i % 2), column
-/// 4 COLS g + 4 j + 2 q + (i / 2) of the warp's 32 COLS (the D fragment of a
-/// product over columns 2q and 2q + 1 of the lane's group j of four, its
-/// groups contiguous; the rows of M as its 8 columns); rows >= MR are
-/// dropped.
-template <int MR, int COLS, int WARPS, int KWARPS, int CLUSTER, int V>
-RKC_DEVICE void ksplit_reduce_mma_wa(const float (&p)[16 * COLS], float *buf, float *recv,
-                                     float (&out)[V]) {
-  constexpr int TC = 32 * COLS * (WARPS / KWARPS);
-  constexpr int TILE = MR * TC;
-  const int tid = static_cast<int>(threadIdx.x);
-  const int lane = tid & 31, warp = tid >> 5;
-  const int g = lane >> 2, t = lane & 3;
-  float *part = buf + (warp % KWARPS) * TILE + (warp / KWARPS) * 32 * COLS;
-#pragma unroll
-  for (int j = 0; j < COLS; ++j)
-#pragma unroll
-    for (int q = 0; q < 2; ++q)
-#pragma unroll
-      for (int i = 0; i < 4; ++i) {
-        const int row = 2 * t + (i & 1);
-        if (row < MR)
-          part[row * TC + 4 * COLS * g + 4 * j + 2 * q + (i >> 1)] = p[8 * j + 4 * q + i];
-      }
+    for (int e = 0; e < PER; ++e) {
+      const int i = e & 3;
+      const int row = WA ? 2 * t + (i & 1) : g + 8 * (i >> 1);
+      const int col = WA ? 4 * COLS * g + 4 * j + 2 * (e >> 2) + (i >> 1)
+                         : 32 * j + 8 * t + 4 * (i & 1) + (e >> 2);
+      if (row < MR)
+        part[row * TC + col] = p[PER * j + e];
+    }
   ksplit_sum<TILE, WARPS, CLUSTER, V, KWARPS>(buf, recv, out);
 }
 

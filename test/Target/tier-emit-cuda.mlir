@@ -460,7 +460,7 @@ module {
 // CHECK: acc[1] = fmaf(sc[2 * q], part[1], acc[1]);
 // CHECK-NEXT: acc[2] = fmaf(sc[2 * q + 1], part[2], acc[2]);
 // CHECK-NOT: cg[i] = 0.0f;
-// CHECK: rkc::ksplit_reduce_mma_wa<MR, COLS, WARPS, KWARPS, C, V>(
+// CHECK: rkc::ksplit_reduce_mma<MR, COLS, WARPS, KWARPS, C, V, true>(
 module {
   func.func @gemv_mma_static(%arg0: tensor<4x1024xbf16>, %arg1: tensor<1024x512xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = bf16, symmetric = true, packing = k8>>, %arg2: tensor<8x512xbf16>, %arg3: tensor<4x512xbf16> {rk.name = "out0", tier.output}) attributes {tier.arch = "sm_90a", tier.layout = #tier.ksplit_layout<rows = 4, cols = 1, warps = 8, cluster = 1, unroll = 4, mma = true, kwarps = 4>} {
     %0 = tier.kdot %arg0, %arg1, %arg2 : tensor<4x1024xbf16>, tensor<1024x512xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = bf16, symmetric = true, packing = k8>>, tensor<8x512xbf16> -> <16 x f32>
@@ -474,7 +474,7 @@ module {
 
 // int8, M = 1, two groups of 4 columns per lane with the weights as the A
 // operand: the lane's 8 columns are contiguous, one 8-byte access per row;
-// the partial sums map back through ksplit_reduce_mma_wa.
+// the partial sums map back through ksplit_reduce_mma<..., true>.
 // CHECK-LABEL: // kernel rkc_gemv_mma_int8: cols=2,warps=16,cluster=2,unroll=2,mma=1
 // CHECK: constexpr int JS = 4;
 // CHECK-NEXT: const int nb = wcol + 4 * COLS * g;
@@ -483,7 +483,7 @@ module {
 // CHECK: for (int j = 0; j < COLS; ++j) blk.w[u][j][x] = v[j];
 // CHECK: rkc::u32 ag = 0u, bg = 0u; // B: row g of M
 // CHECK: rkc::mma_16816<false>(d, lo[2 * q], lo[2 * q + 1], hi[2 * q], hi[2 * q + 1], ag, bg);
-// CHECK: rkc::ksplit_reduce_mma_wa<MR, COLS, WARPS, KWARPS, C, V>(
+// CHECK: rkc::ksplit_reduce_mma<MR, COLS, WARPS, KWARPS, C, V, true>(
 module {
   func.func @gemv_mma_int8(%arg0: tensor<1x2048xf16>, %arg1: tensor<2048x1024xi8, #rk.quant<bits = 8, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = none>>, %arg2: tensor<16x1024xf16>, %arg3: tensor<1x1024xf16> {rk.name = "out0", tier.output}) attributes {tier.arch = "sm_90a", tier.layout = #tier.ksplit_layout<rows = 1, cols = 2, warps = 16, cluster = 2, unroll = 2, mma = true>} {
     %0 = tier.kdot %arg0, %arg1, %arg2 : tensor<1x2048xf16>, tensor<2048x1024xi8, #rk.quant<bits = 8, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = none>>, tensor<16x1024xf16> -> <32 x f32>

@@ -1542,9 +1542,9 @@ LogicalResult KernelEmitter::emitKSplit(rkc::KernelInfo &info, tier::KSplitLayou
       std::string n = fresh("f");
       names[r] = n;
       if (ks.getMma())
-        bodyOs << formatv("  float {0}[V];\n  rkc::ksplit_reduce_mma{2}<MR, COLS, WARPS, KWARPS, C, V>("
+        bodyOs << formatv("  float {0}[V];\n  rkc::ksplit_reduce_mma<MR, COLS, WARPS, KWARPS, C, V{2}>("
                           "{1}, red_s, recv_s, {0});\n",
-                          n, names.lookup(r.getPartial()), mmaWeightsAsA(ks) ? "_wa" : "");
+                          n, names.lookup(r.getPartial()), mmaWeightsAsA(ks) ? ", true" : "");
       else
         bodyOs << formatv("  float {0}[V];\n  rkc::ksplit_reduce<MR * COLS, COLS, WARPS, C, V>("
                           "{1}, red_s, recv_s, {0});\n",
