@@ -282,6 +282,9 @@ def test_quantize_layouts(bits, sym, gen):
 
 PER_TOKEN = [(T, D, G, dt) for (T, D) in ((4097, 128), (33, 4096)) for G in (0, 128)
              for dt in ("f16", "bf16")] + [((2, 5), 128, 0, "f16")]
+# Odd rows (shifted int8 and 16-bit accesses), rows of one value, groups of
+# 32 within rows of 96.
+PER_TOKEN += [(7, 33, 0, "bf16"), (5, 1, 0, "f16"), (9, 96, 32, "bf16"), (3, 4095, 0, "f16")]
 
 
 @pytest.mark.parametrize("T,D,G,dt", PER_TOKEN,
