@@ -1161,6 +1161,20 @@ func.func @gemv_mma_narrow(%x: tensor<2x4096xf16>, %q: tensor<4096x1024xi4, #rk.
   return %o : tensor<2x1024xf16>
 }
 
+// M = 1, N = 11008: 172 CTAs would put 2 on 40 SMs and 1 on the others; a
+// cluster of 2 makes 344 smaller ones (2.6 per SM).
+// expected-remark@below {{plan: mma: int4 x 16-bit products on tensor cores (m16n8k16, f32 accumulation); a lane loads 16 bytes = 4 columns of one packed row per group of 32, a warp 1 x 32 columns; M <= 8: the weights are the A operand (16 columns per product, the rows of M in its 8 columns)}}
+// expected-remark@below {{plan: unroll = 4: 2 x 64 bytes of packed weight in flight per thread (double-buffered blocks of 4 x 4 packed rows)}}
+// expected-remark@below {{plan: K split 8 ways: 4 of the 8 warps x cluster 2; CTA tiles of 64 columns (344 CTAs, 2752 warps for ~132 SMs)}}
+// expected-remark@below {{plan: activations staged in shared memory: 1 rows x 2048 values of K per CTA (7168 bytes with the partial sums)}}
+// expected-remark@below {{plan: partials combined across the cluster of 2 through distributed shared memory}}
+func.func @gemv_balance(%x: tensor<1x4096xf16>, %q: tensor<4096x11008xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, %s: tensor<32x11008xf16>) -> tensor<1x11008xf16> {
+// COLS-LABEL: func.func @gemv_balance
+// COLS-SAME: tier.layout = #tier.ksplit_layout<rows = 1, cols = 1, warps = 8, cluster = 2, unroll = 4, mma = true, kwarps = 4>
+  %o = rk.gemv %x, %q, %s : (tensor<1x4096xf16>, tensor<4096x11008xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, tensor<32x11008xf16>) -> tensor<1x11008xf16>
+  return %o : tensor<1x11008xf16>
+}
+
 // M = 16, K = 14336: the staged activations of all of K would be 448 KiB;
 // clusters of 8 bring a CTA's to 56 KiB. 128 groups would want a split of
 // 16 (~16 warps per SM), but long K keeps parts of >= 8 x 16 packed rows:
