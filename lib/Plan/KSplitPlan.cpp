@@ -239,6 +239,15 @@ static void planMmaSplit(KSplitPlan &pl, const KSplitProblem &p, const Target &t
   int64_t kwarps = std::max<int64_t>(1, split / pl.cluster);
   pl.warps = std::clamp<int64_t>(kwarps, 8, 16);
   kwarps = std::min(kwarps, pl.warps);
+  // int4 blocks of 4 packed rows: 16 warps that each get fewer than 8 blocks
+  // (two iterations of the double buffer at unroll 4) when the column
+  // groups about fill the SMs: 8 warps with twice the blocks instead (K =
+  // 2048, N = 4096: M = 1 / 2 / 4 / 16 3.19 -> 2.83, 3.28 -> 2.74, 3.26 ->
+  // 2.81, 5.04 -> 4.06 us). With fewer groups (N = 2048: 64) 16 warps stay
+  // ahead (2.29 vs 2.51).
+  if (p.bits == 4 && pl.warps == 16 && kwarps == 16 && groups * 4 >= t.planSms() * 3 &&
+      ceilDiv(p.packedRows(), kwarps * pl.cluster) / rb < 8)
+    pl.warps = kwarps = 8;
   // A cluster of 8 or more that splits K alone: CTAs of 4 warps (twice the
   // CTAs for the SMs; no combine inside a CTA) with long blocks (unroll 8),
   // measured best at M = 16, K = 14336 (26.4 us against 32.8 with 8 warps

@@ -1175,6 +1175,19 @@ func.func @gemv_balance(%x: tensor<1x4096xf16>, %q: tensor<4096x11008xi4, #rk.qu
   return %o : tensor<1x11008xf16>
 }
 
+// K = 2048: 16 warps would get 4 blocks each (one iteration of the double
+// buffer); 8 warps with 8.
+// expected-remark@below {{plan: mma: int4 x 16-bit products on tensor cores (m16n8k16, f32 accumulation); a lane loads 16 bytes = 4 columns of one packed row per group of 32, a warp 1 x 32 columns; M <= 8: the weights are the A operand (16 columns per product, the rows of M in its 8 columns)}}
+// expected-remark@below {{plan: unroll = 4: 2 x 64 bytes of packed weight in flight per thread (double-buffered blocks of 4 x 4 packed rows)}}
+// expected-remark@below {{plan: K split 8 ways: 8 of the 8 warps x cluster 1; CTA tiles of 32 columns (128 CTAs, 1024 warps for ~132 SMs)}}
+// expected-remark@below {{plan: activations staged in shared memory: 1 rows x 2048 values of K per CTA (5120 bytes with the partial sums)}}
+func.func @gemv_short_k(%x: tensor<1x2048xf16>, %q: tensor<2048x4096xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, %s: tensor<16x4096xf16>) -> tensor<1x4096xf16> {
+// COLS-LABEL: func.func @gemv_short_k
+// COLS-SAME: tier.layout = #tier.ksplit_layout<rows = 1, cols = 1, warps = 8, cluster = 1, unroll = 4, mma = true>
+  %o = rk.gemv %x, %q, %s : (tensor<1x2048xf16>, tensor<2048x4096xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, tensor<16x4096xf16>) -> tensor<1x4096xf16>
+  return %o : tensor<1x4096xf16>
+}
+
 // M = 16, K = 14336: the staged activations of all of K would be 448 KiB;
 // clusters of 8 bring a CTA's to 56 KiB. 128 groups would want a split of
 // 16 (~16 warps per SM), but long K keeps parts of >= 8 x 16 packed rows:
