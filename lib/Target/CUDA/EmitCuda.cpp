@@ -47,13 +47,13 @@ namespace {
   return ::rkc::plan::Staging::Registers;
 }
 
-/// Programmatic dependent launch (docs/runtime.md): a kernel waits for the
-/// previous kernel of its stream before its first global access, then lets
-/// the next one start its CTAs. Without a PDL launch both return at once.
 /// The tensor-core GEMV of M <= 8 rows takes the weights as the A operand
 /// of m16n8k16 (the rows of M are B's 8 columns): half the products.
 static bool mmaWeightsAsA(tier::KSplitLayoutAttr ks) { return ks.getRows() <= 8; }
 
+/// Programmatic dependent launch (docs/runtime.md): a kernel waits for the
+/// previous kernel of its stream before its first global access, then lets
+/// the next one start its CTAs. Without a PDL launch both return at once.
 static constexpr const char *kDependencyWait =
     "  rkc::grid_dependency_wait(); // PDL: the previous kernel is done\n"
     "  rkc::grid_launch_dependents();\n";
