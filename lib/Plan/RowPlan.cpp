@@ -163,6 +163,14 @@ int64_t pickVector(int64_t cols, int elemBytes) {
   return cols >= w ? w : dividingVector(cols, w);
 }
 
+bool expandingRow(const RowProblem &p) {
+  return p.maxInputElemBytes > 0 && p.maxOutputElemBytes > p.maxInputElemBytes;
+}
+
+int64_t rowVectorWidth(const RowProblem &p) {
+  return pickVector(p.cols, expandingRow(p) ? p.maxOutputElemBytes : p.minElemBytes);
+}
+
 /// CTAs of the plan's grid, and whether they are about one wave (at most
 /// one CTA per SM; 108 SMs when the GPU is unknown at plan time).
 static int64_t gridCtas(const RowPlan &pl, const RowProblem &p) {
@@ -189,7 +197,7 @@ int64_t registerBudget(const RowProblem &p, int64_t threads, bool staged) {
 }
 
 bool needsStreaming(const RowProblem &p, const Target &t) {
-  int64_t w = pickVector(p.cols, p.minElemBytes);
+  int64_t w = rowVectorWidth(p);
   int64_t vmax = std::max(registerBudget(p, t.maxThreadsPerCta), w);
   int64_t capacity = (int64_t)t.maxThreadsPerCta * t.maxCluster * vmax;
   return p.cols > capacity;
@@ -301,10 +309,17 @@ Expected<RowPlan> planRow(const RowProblem &p, const Target &t,
   RowPlan pl;
 
   // 1. Vector width.
-  pl.vector = o.vector > 0 ? o.vector : pickVector(p.cols, p.minElemBytes);
+  pl.vector = o.vector > 0 ? o.vector : rowVectorWidth(p);
   bool shifted = p.cols % pl.vector != 0;
-  note(llvm::formatv("vector = {0}: {1}-byte accesses of {2}-byte elements{3}",
+  bool expanding = o.vector <= 0 && expandingRow(p);
+  note(llvm::formatv("vector = {0}: {1}-byte accesses of {2}-byte elements{3}{4}",
                      pl.vector, pl.vector * p.minElemBytes, p.minElemBytes,
+                     expanding ? llvm::formatv(" ({0}-byte accesses of the {1}-byte results: "
+                                               "the row expands)",
+                                               pl.vector * p.maxOutputElemBytes,
+                                               p.maxOutputElemBytes)
+                                     .str()
+                               : std::string(),
                      shifted
                          ? llvm::formatv(" (shifted rows: N is not a multiple of {0}, so each "
                                          "row is read from the aligned address up to {1} "
@@ -315,7 +330,7 @@ Expected<RowPlan> planRow(const RowProblem &p, const Target &t,
                                                "(16-bit) or element by element (32-bit)"
                                              : "")
                                .str()
-                     : o.vector <= 0 && pl.vector * p.minElemBytes < 16
+                     : o.vector <= 0 && !expanding && pl.vector * p.minElemBytes < 16
                          ? std::string(" (the row is shorter than a 16-byte vector)")
                          : std::string()));
 
@@ -336,7 +351,14 @@ Expected<RowPlan> planRow(const RowProblem &p, const Target &t,
       // flight per thread, up to kTargetChunks vectors each (the tuner's
       // choice for cross-entropy bf16 at N = 256 and 512 on the H100: 1.40x
       // over one vector per thread).
-      threads = readOnly ? pow2Ceil(ceilDiv(nvec, kTargetChunks)) : pow2Ceil(nvec);
+      // A row that expands (int8 in, 16- or 32-bit out) takes two vectors
+      // per thread: 16-byte stores with two loads in flight (int8 -> f16 at
+      // [2^20, 128]: 8 threads x 16 values 2.86 TB/s, 16 x 8 2.52, the
+      // 16-byte int8 loads of the narrowest operand 2.72; -> f32: 16 x 8
+      // 2.88, 32 x 4 2.12, 16-byte int8 loads 1.63).
+      threads = readOnly         ? pow2Ceil(ceilDiv(nvec, kTargetChunks))
+                : expandingRow(p) ? pow2Ceil(ceilDiv(nvec, 2))
+                                  : pow2Ceil(nvec);
     } else {
       // Widen the row group until each thread has a few loads in flight.
       // A read-only row of 4-byte data (held in registers: no async

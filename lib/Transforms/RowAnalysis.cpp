@@ -121,12 +121,16 @@ rkc::analyzeRowProgram(func::FuncOp func) {
         p.uniformInputs = false;
       firstIn = b;
       p.inputElemBytes = b;
+      p.maxInputElemBytes = std::max(p.maxInputElemBytes, b);
     }
     p.rowVectorInputs += rowVector(t);
   }
   for (Type t : func.getResultTypes())
-    if (auto rt = rowTensor(t))
-      p.outputRowBytes += storageBytes(rt.getElementType());
+    if (auto rt = rowTensor(t)) {
+      int b = storageBytes(rt.getElementType());
+      p.outputRowBytes += b;
+      p.maxOutputElemBytes = std::max(p.maxOutputElemBytes, b);
+    }
   p.elemBytes = maxB;
   p.minElemBytes = minB;
 

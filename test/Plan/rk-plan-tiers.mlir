@@ -45,6 +45,28 @@
 // RUN: rk-opt %t/analysis.mlir --rk-plan-tiers=arch=sm_90a -split-input-file -verify-diagnostics -mlir-print-op-on-diagnostic=false
 
 //--- sm90a.mlir
+// A row that expands (int8 in, f32 out: per-token dequantization): vectors
+// of 16 bytes of the result (4 values: 4-byte int8 loads), two per thread;
+// the [M, 1] scales are one value per row.
+// expected-remark@below {{plan: vector = 4: 4-byte accesses of 1-byte elements (16-byte accesses of the 4-byte results: the row expands)}}
+// expected-remark@below {{plan: 16 threads per row (sub-warp), 8 values per thread (2 vector loads in flight)}}
+// expected-remark@below {{plan: cluster = 1}}
+// expected-remark@below {{plan: rows per CTA: 8 (128 threads)}}
+// expected-remark@below {{plan: reductions climb to the warp tier}}
+// expected-remark@below {{plan: staging = registers: the row stays in registers and is read from global memory once}}
+func.func @expanding_row(%q: tensor<4096x128xi8, #rk.quant<bits = 8, group_size = 0, axis = 1, scale = f16, symmetric = true, packing = none>>, %s: tensor<4096x1xf16>) -> tensor<4096x128xf32> {
+// SM90-LABEL: func.func @expanding_row
+// SM90-SAME: tier.layout = #tier.tv_layout<threads = 16, values = 8, vector = 4, rows = 8>
+  %sr = rk.reduce max %s : tensor<4096x1xf16> -> tensor<4096xf32>
+  %sb = rk.broadcast %sr dims [0] : tensor<4096xf32> -> tensor<4096x128xf32>
+  %y = rk.map %q, %sb {
+  ^bb0(%a: f32, %b: f32):
+    %p = arith.mulf %b, %a : f32
+    rk.yield %p : f32
+  } : tensor<4096x128xi8, #rk.quant<bits = 8, group_size = 0, axis = 1, scale = f16, symmetric = true, packing = none>>, tensor<4096x128xf32> -> tensor<4096x128xf32>
+  return %y : tensor<4096x128xf32>
+}
+
 // N = 32 f32: 16-byte vectors of 4 -> 8 vectors, one per thread: a sub-warp
 // group of 8 threads (a warp_reduce of width 8, no block tier); 128 / 8 = 16
 // rows share a CTA.

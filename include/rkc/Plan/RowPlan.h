@@ -43,6 +43,8 @@ struct RowProblem {
   int inputRowBytes = 0;   ///< bytes per column of all [M, N] inputs together
   int inputElemBytes = 0;  ///< storage bytes of the [M, N] inputs (uniformInputs)
   int outputRowBytes = 0;  ///< bytes per column of all [M, N] results together
+  int maxInputElemBytes = 0;  ///< storage bytes of the widest [M, N] input
+  int maxOutputElemBytes = 0; ///< storage bytes of the widest [M, N] result
   int rowVectorInputs = 0; ///< [N] inputs shared by every row (weights, biases)
   bool uniformInputs = true; ///< all [M, N] inputs have the same element size
   /// The longest chain of reductions over the row, each needing the one
@@ -99,6 +101,14 @@ llvm::Expected<PlanOverride> parseOverride(llvm::StringRef text);
 /// layout and coverage: templates/rkc/vec.cuh); a row shorter than one
 /// vector takes the largest width that divides cols.
 int64_t pickVector(int64_t cols, int elemBytes);
+
+/// The row's vector width: 16-byte accesses of the narrowest [M, N]
+/// operand, or of the widest result when it is wider than every input (a
+/// row that expands, e.g. int8 -> f16: 8-byte loads and 16-byte stores, each
+/// instruction covering contiguous bytes, rather than 16-byte loads and
+/// 32-byte stores in two halves).
+int64_t rowVectorWidth(const RowProblem &p);
+bool expandingRow(const RowProblem &p);
 
 /// The widest of w, w / 2, ..., 1 that divides cols (rows that start
 /// aligned).
