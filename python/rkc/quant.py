@@ -48,6 +48,14 @@ def _spec_group(group_size, length):
     return 0 if group_size in (0, length) else group_size
 
 
+def _token_rows(rows, D, G):
+    """(rows, cols) of the per-token kernel for `rows` rows of D values in
+    groups of G: groups within a row (0 < G < D) run the one-group-per-row
+    kernel over the same contiguous memory viewed as [rows * D / G, G] (the
+    scales [rows, D / G] are [rows * D / G, 1])."""
+    return (rows * (D // G), G) if 0 < G < D else (rows, D)
+
+
 def _kernel_key(op, bits, group, symmetric, scale, axis, bias, shapes, dtype, arch, vec,
                 pdl=False):
     return ("quant", op, bits, group, bool(symmetric), scale, axis, bool(bias), shapes, dtype,
@@ -437,11 +445,7 @@ def quantize(w, bits=4, group_size=128, symmetric=True, scale_dtype=None, axis=0
         rows, cols = 1, D
         for d in shape[:-1]:
             rows *= d
-        if 0 < G < D:
-            # Groups within a row: the contiguous [rows, D] is [rows * D / G,
-            # G], one group per row, and the scales [rows, D / G] are
-            # [rows * D / G, 1].
-            rows, cols = rows * (D // G), G
+        rows, cols = _token_rows(rows, D, G)
         ng = 1 if G == 0 else D // G
         sshape = shape[:-1] + (ng,)
         pshape, pdtype = shape, torch.int8
@@ -488,9 +492,8 @@ def dequantize(q, dtype=None):
         rows = 1
         for d in shape[:-1]:
             rows *= d
-        if 0 < group < cols:
-            # Groups within a row: rows of one group each (see quantize).
-            rows, cols, group = rows * (cols // group), group, 0
+        rows, cols = _token_rows(rows, cols, group)
+        group = _spec_group(group, cols)
     shapes = _shapes(op, bits, group, symmetric, axis, False, K=rows, N=cols)
     dev = q.device.index
     key = (op, bits, group, symmetric, sname, axis, False, shapes, dt, _ops._arch(dev))
@@ -649,6 +652,8 @@ def precompile(op, shape, dtype, bits=4, group_size=128, symmetric=True, scale_d
         for d in shape[:-1]:
             K *= d
     G = _group(op, bits, group_size, K if ax == 0 else N, "K" if ax == 0 else "D (the last dim)")
+    if ax != 0:
+        K, N = _token_rows(K, N, G)
     sname = _scale_name(op, scale_dtype, dtype if dt != "f32" else torch.float16)
     if op == "gemv" and (rows is None or not 1 <= rows <= MAX_GEMV_ROWS):
         raise ValueError("rkc.quant.precompile: gemv needs rows=M in 1..%d, got %r"

@@ -224,16 +224,24 @@ def test_compiler_rejects(kw, pattern):
 
 
 @needs_lib
-@pytest.mark.parametrize("G,D", [(0, 128), (128, 4096)])
+@pytest.mark.parametrize("G,D", [(0, 128), (128, 128)])
 def test_per_token_compiles(G, D):
     T = 64
     k = compile_or_skip(lambda: quant.kernel("quantize", "f16", 8, G, True, "f16", -1,
                                              K=T, N=D))
-    g = 1 if G in (0, D) else D // G
     assert [tuple(a) for a in k.args] == [("x", "f16", (T, D), False),
                                           ("out0", "i8", (T, D), True),
-                                          ("out1", "f16", (T, g), True)]
+                                          ("out1", "f16", (T, 1), True)]
     assert k.rows == T
+
+
+@needs_lib
+def test_per_token_groups_within_a_row_spec():
+    """A per-token spec with groups within a row is rejected by librkc with a
+    clear error (the Python layer runs such groups as rows of their own:
+    test_precompile_is_the_ops_kernel)."""
+    with pytest.raises(rkc.RkcError, match="groups within a row are not supported yet"):
+        quant.kernel("quantize", "f16", 8, 128, True, "f16", -1, K=64, N=4096)
 
 
 # --- the reference quantizer against the rules, scalar by scalar (torch) -------
@@ -725,6 +733,14 @@ def test_precompile_is_the_ops_kernel(monkeypatch):
     assert quant.kernel("gemv", "bf16", 4, 32, False, "bf16", 0, True, M=3, K=256, N=1000) is k
     kq = quant.precompile("quantize", (256, 1000), torch.float32, bits=8, device="cuda:0")
     assert kq.args[2].dtype == "f16"
+    # Per token with groups within a row: the one-group-per-row kernel over
+    # [T * D / G, G] (what rkc.quantize and rkc.dequantize run).
+    kt = quant.precompile("quantize", (33, 4096), torch.float16, bits=8, group_size=128,
+                          axis=-1, device="cuda:0")
+    assert kt.args[0].shape == (33 * 32, 128) and kt.args[2].shape == (33 * 32, 1)
+    kd = quant.precompile("dequantize", (33, 4096), torch.bfloat16, bits=8, group_size=128,
+                          axis=-1, device="cuda:0")
+    assert kd.args[0].shape == (33 * 32, 128) and kd.args[1].shape == (33 * 32, 1)
     with pytest.raises(ValueError, match="rows=M"):
         quant.precompile("gemv", (256, 1000), torch.float16, device="cuda:0")
     with pytest.raises(ValueError, match="unknown op"):
