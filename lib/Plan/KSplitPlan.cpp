@@ -229,7 +229,7 @@ static void planMmaSplit(KSplitPlan &pl, const KSplitProblem &p, const Target &t
   // SM) with no K split: CTAs that each stream all of K leave a fraction of
   // a wave at the end (4096 x 128256, M = 4: 501 CTAs, 1.27 waves); a
   // cluster of 2 halves them (W8A16 280 -> 215 us, W4A16 116 -> 105).
-  if (p.rows <= 8 && split == 1 && pl.cluster == 1 && maxC >= 2)
+  if (mmaWeightsAsA(p.rows) && split == 1 && pl.cluster == 1 && maxC >= 2)
     pl.cluster = 2;
   // A split beyond 16 warps of a CTA goes to the cluster (else fewer groups
   // than SMs would leave SMs idle: W8A16 M = 1 14336 x 4096 with 2 groups
@@ -373,7 +373,7 @@ Expected<KSplitPlan> planKSplit(const KSplitProblem &p, const Target &t,
   // kernels: docs/performance-notes.md, session 15); measured faster from
   // 2^25 weights (W8A16 M = 1 14336 x 4096 26.7 -> 25.1 us, M = 4 4096 x
   // 14336 28.9 -> 24.2), not at 4096 x 4096 (8.9 -> 9.2).
-  if (pl.mma && p.bits == 8 && p.rows <= 8 && p.k * p.n >= (int64_t(1) << 25) &&
+  if (pl.mma && p.bits == 8 && mmaWeightsAsA(p.rows) && p.k * p.n >= (int64_t(1) << 25) &&
       p.n % 8 == 0)
     cols = 2;
   pl.cols = ovr.vector > 0 ? ovr.vector : cols;
@@ -382,14 +382,14 @@ Expected<KSplitPlan> planKSplit(const KSplitProblem &p, const Target &t,
                  "loads {1}, a warp {2} x 32 columns{3}",
                  p.bits == 4 ? "int4 x 16-bit" : "int8 x f16",
                  p.bits == 4 ? std::string("16 bytes = 4 columns of one packed row per group of 32")
-                 : p.rows <= 8 && pl.cols > 1
+                 : mmaWeightsAsA(p.rows) && pl.cols > 1
                      ? formatv("{0} contiguous columns of 4 rows of each block of 16, one "
                                "{0}-byte access per row",
                                4 * pl.cols)
                            .str()
                      : std::string("4 columns of 4 rows of each block of 16 per group of 32"),
                  pl.cols,
-                 p.rows <= 8 ? "; M <= 8: the weights are the A operand (16 columns per "
+                 mmaWeightsAsA(p.rows) ? "; M <= 8: the weights are the A operand (16 columns per "
                                "product, the rows of M in its 8 columns)"
                              : ""));
   else

@@ -164,11 +164,11 @@ int64_t pickVector(int64_t cols, int elemBytes) {
 }
 
 bool expandingRow(const RowProblem &p) {
-  return p.maxInputElemBytes > 0 && p.maxOutputElemBytes > p.maxInputElemBytes;
+  return p.maxInputElemBytes > 0 && p.elemBytes > p.maxInputElemBytes;
 }
 
 int64_t rowVectorWidth(const RowProblem &p) {
-  return pickVector(p.cols, expandingRow(p) ? p.maxOutputElemBytes : p.minElemBytes);
+  return pickVector(p.cols, expandingRow(p) ? p.elemBytes : p.minElemBytes);
 }
 
 /// CTAs of the plan's grid, and whether they are about one wave (at most
@@ -311,13 +311,13 @@ Expected<RowPlan> planRow(const RowProblem &p, const Target &t,
   // 1. Vector width.
   pl.vector = o.vector > 0 ? o.vector : rowVectorWidth(p);
   bool shifted = p.cols % pl.vector != 0;
-  bool expanding = o.vector <= 0 && expandingRow(p);
+  bool expands = expandingRow(p);
+  bool expanding = o.vector <= 0 && expands;
   note(llvm::formatv("vector = {0}: {1}-byte accesses of {2}-byte elements{3}{4}",
                      pl.vector, pl.vector * p.minElemBytes, p.minElemBytes,
                      expanding ? llvm::formatv(" ({0}-byte accesses of the {1}-byte results: "
                                                "the row expands)",
-                                               pl.vector * p.maxOutputElemBytes,
-                                               p.maxOutputElemBytes)
+                                               pl.vector * p.elemBytes, p.elemBytes)
                                      .str()
                                : std::string(),
                      shifted
@@ -357,7 +357,7 @@ Expected<RowPlan> planRow(const RowProblem &p, const Target &t,
       // 16-byte int8 loads of the narrowest operand 2.72; -> f32: 16 x 8
       // 2.88, 32 x 4 2.12, 16-byte int8 loads 1.63).
       threads = readOnly         ? pow2Ceil(ceilDiv(nvec, kTargetChunks))
-                : expandingRow(p) ? pow2Ceil(ceilDiv(nvec, 2))
+                : expands         ? pow2Ceil(ceilDiv(nvec, 2))
                                   : pow2Ceil(nvec);
     } else {
       // Widen the row group until each thread has a few loads in flight.

@@ -273,6 +273,30 @@ struct DecomposeCrossEntropy : OpRewritePattern<CrossEntropyOp> {
   }
 };
 
+/// The per-token form the row path takes: `data` (the float input of
+/// rk.quantize or the quantized operand of rk.dequantize) [T, D] with static
+/// shapes, q int8 symmetric along the last axis without zero points, one
+/// group per row, scales [T, 1]. Anything else stays for the column path,
+/// which reports what it does not lower.
+static LogicalResult matchPerTokenInt8(PatternRewriter &r, Operation *op, Value data,
+                                       RankedTensorType qt, RankedTensorType st, bool zeros) {
+  auto dt = cast<RankedTensorType>(data.getType());
+  auto quant = dyn_cast_or_null<QuantAttr>(qt.getEncoding());
+  if (!quant || dt.getRank() != 2 || quant.getAxis() != 1)
+    return r.notifyMatchFailure(op, "not per token (the last axis)");
+  if (failed(requireStatic(r, op, data)))
+    return failure();
+  if (quant.getBits() != 8 || !quant.getSymmetric() || zeros ||
+      quant.getPacking() != QuantPacking::none || !qt.getElementType().isInteger(8))
+    return r.notifyMatchFailure(op, "per token is int8 symmetric");
+  if (quant.getGroupSize() != 0 && quant.getGroupSize() != dt.getDimSize(1))
+    return r.notifyMatchFailure(op, "per token takes one group per row");
+  if (!st.hasStaticShape() || st.getRank() != 2 || st.getDimSize(1) != 1 ||
+      st.getDimSize(0) != dt.getDimSize(0))
+    return r.notifyMatchFailure(op, "the scales must be [T, 1]");
+  return success();
+}
+
 /// Per-token int8: `rk.quantize` of x [T, D] along its last axis with one
 /// group per row (group_size 0 or D), symmetric, one value per byte. By the
 /// rules of docs/quantization.md:
@@ -294,19 +318,8 @@ struct DecomposePerTokenQuantize : OpRewritePattern<QuantizeOp> {
     auto xt = cast<RankedTensorType>(op.getInput().getType());
     auto qt = cast<RankedTensorType>(op.getQuantized().getType());
     auto st = cast<RankedTensorType>(op.getScales().getType());
-    auto quant = dyn_cast_or_null<QuantAttr>(qt.getEncoding());
-    if (!quant || xt.getRank() != 2 || quant.getAxis() != 1)
-      return r.notifyMatchFailure(op, "not a per-token (last-axis) quantization");
-    if (failed(requireStatic(r, op, op.getInput())))
+    if (failed(matchPerTokenInt8(r, op, op.getInput(), qt, st, (bool)op.getZeros())))
       return failure();
-    int64_t d = xt.getDimSize(1);
-    if (quant.getBits() != 8 || !quant.getSymmetric() || op.getZeros() ||
-        quant.getPacking() != QuantPacking::none || !qt.getElementType().isInteger(8))
-      return r.notifyMatchFailure(op, "per-token quantization is int8 symmetric");
-    if (quant.getGroupSize() != 0 && quant.getGroupSize() != d)
-      return r.notifyMatchFailure(op, "per-token quantization takes one group per row");
-    if (!st.hasStaticShape() || st.getRank() != 2 || st.getDimSize(1) != 1)
-      return r.notifyMatchFailure(op, "the scales must be [T, 1]");
     constexpr int qmax = 127;
     RowBuilder rb(r, op.getLoc(), xt);
     Value abs = rb.map1({op.getInput()}, rb.rowT(rb.f32()),
@@ -353,20 +366,8 @@ struct DecomposePerTokenDequantize : OpRewritePattern<DequantizeOp> {
   LogicalResult matchAndRewrite(DequantizeOp op, PatternRewriter &r) const override {
     auto qt = cast<RankedTensorType>(op.getQuantized().getType());
     auto st = cast<RankedTensorType>(op.getScales().getType());
-    auto quant = dyn_cast_or_null<QuantAttr>(qt.getEncoding());
-    if (!quant || qt.getRank() != 2 || quant.getAxis() != 1)
-      return r.notifyMatchFailure(op, "not a per-token (last-axis) dequantization");
-    if (failed(requireStatic(r, op, op.getQuantized())))
+    if (failed(matchPerTokenInt8(r, op, op.getQuantized(), qt, st, (bool)op.getZeros())))
       return failure();
-    int64_t d = qt.getDimSize(1);
-    if (quant.getBits() != 8 || !quant.getSymmetric() || op.getZeros() ||
-        quant.getPacking() != QuantPacking::none || !qt.getElementType().isInteger(8))
-      return r.notifyMatchFailure(op, "per-token dequantization is int8 symmetric");
-    if (quant.getGroupSize() != 0 && quant.getGroupSize() != d)
-      return r.notifyMatchFailure(op, "per-token dequantization takes one group per row");
-    if (!st.hasStaticShape() || st.getRank() != 2 || st.getDimSize(1) != 1 ||
-        st.getDimSize(0) != qt.getDimSize(0))
-      return r.notifyMatchFailure(op, "the scales must be [T, 1]");
     RowBuilder rb(r, op.getLoc(), qt);
     Value scale = rb.reduce(ReduceKind::max, op.getScales());
     Value y = rb.map1({op.getQuantized(), rb.overRow(scale)}, op.getResult().getType(),

@@ -126,11 +126,8 @@ rkc::analyzeRowProgram(func::FuncOp func) {
     p.rowVectorInputs += rowVector(t);
   }
   for (Type t : func.getResultTypes())
-    if (auto rt = rowTensor(t)) {
-      int b = storageBytes(rt.getElementType());
-      p.outputRowBytes += b;
-      p.maxOutputElemBytes = std::max(p.maxOutputElemBytes, b);
-    }
+    if (auto rt = rowTensor(t))
+      p.outputRowBytes += storageBytes(rt.getElementType());
   p.elemBytes = maxB;
   p.minElemBytes = minB;
 

@@ -44,6 +44,12 @@ struct KSplitProblem {
   int64_t groups() const { return group ? k / group : 1; }
 };
 
+/// The tensor-core GEMV of M <= 8 rows takes the weights as the A operand
+/// of m16n8k16 (16 columns x 16 values of K; the rows of M are B's 8
+/// columns): half the products and partial sums of the other form, and a
+/// lane's groups of 4 columns are contiguous (docs/planner.md, rule 2).
+inline bool mmaWeightsAsA(int64_t rows) { return rows <= 8; }
+
 struct KSplitPlan {
   int64_t cols = 1;      ///< columns per thread (one cols-element access)
   int64_t warps = 1;     ///< warps per CTA (splitting K for gemv)

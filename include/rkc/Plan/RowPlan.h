@@ -43,8 +43,7 @@ struct RowProblem {
   int inputRowBytes = 0;   ///< bytes per column of all [M, N] inputs together
   int inputElemBytes = 0;  ///< storage bytes of the [M, N] inputs (uniformInputs)
   int outputRowBytes = 0;  ///< bytes per column of all [M, N] results together
-  int maxInputElemBytes = 0;  ///< storage bytes of the widest [M, N] input
-  int maxOutputElemBytes = 0; ///< storage bytes of the widest [M, N] result
+  int maxInputElemBytes = 0; ///< storage bytes of the widest [M, N] input
   int rowVectorInputs = 0; ///< [N] inputs shared by every row (weights, biases)
   bool uniformInputs = true; ///< all [M, N] inputs have the same element size
   /// The longest chain of reductions over the row, each needing the one
@@ -108,6 +107,8 @@ int64_t pickVector(int64_t cols, int elemBytes);
 /// instruction covering contiguous bytes, rather than 16-byte loads and
 /// 32-byte stores in two halves).
 int64_t rowVectorWidth(const RowProblem &p);
+/// A row that expands: its widest [M, N] operand (elemBytes) is a result
+/// wider than every input.
 bool expandingRow(const RowProblem &p);
 
 /// The widest of w, w / 2, ..., 1 that divides cols (rows that start

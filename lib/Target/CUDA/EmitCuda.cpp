@@ -47,10 +47,6 @@ namespace {
   return ::rkc::plan::Staging::Registers;
 }
 
-/// The tensor-core GEMV of M <= 8 rows takes the weights as the A operand
-/// of m16n8k16 (the rows of M are B's 8 columns): half the products.
-static bool mmaWeightsAsA(tier::KSplitLayoutAttr ks) { return ks.getRows() <= 8; }
-
 /// Programmatic dependent launch (docs/runtime.md): a kernel waits for the
 /// previous kernel of its stream before its first global access, then lets
 /// the next one start its CTAs. Without a PDL launch both return at once.
@@ -1210,7 +1206,7 @@ LogicalResult KernelEmitter::emit(rkc::KernelInfo &info) {
               sched.getStaging() == tier::Staging::smem;
   staged = sched.getStaging() == tier::Staging::smem;
   asyncStaged = sched.getStaging() == tier::Staging::async;
-  keep = sched.getStaging() == tier::Staging::stream ? sched.getKeep() : 0;
+  keep = sched.getKeep(); // 0 unless streamed (ScheduleAttr::verify)
   keptArgs.clear();
   fastMath = llvm::all_of(func.getArgumentTypes(), [](Type t) {
     auto r = cast<RankedTensorType>(t);
@@ -1544,7 +1540,7 @@ LogicalResult KernelEmitter::emitKSplit(rkc::KernelInfo &info, tier::KSplitLayou
       if (ks.getMma())
         bodyOs << formatv("  float {0}[V];\n  rkc::ksplit_reduce_mma<MR, COLS, WARPS, KWARPS, C, V{2}>("
                           "{1}, red_s, recv_s, {0});\n",
-                          n, names.lookup(r.getPartial()), mmaWeightsAsA(ks) ? ", true" : "");
+                          n, names.lookup(r.getPartial()), ::rkc::plan::mmaWeightsAsA(ks.getRows()) ? ", true" : "");
       else
         bodyOs << formatv("  float {0}[V];\n  rkc::ksplit_reduce<MR * COLS, COLS, WARPS, C, V>("
                           "{1}, red_s, recv_s, {0});\n",
@@ -1868,10 +1864,9 @@ LogicalResult KernelEmitter::emitKDotMma(tier::KDotOp op, tier::KSplitLayoutAttr
   // loop unrolls, so a group's first product starts from zero (no clearing
   // of the partial sums) and the fold needs no test.
   bool staticFold = group && (rb * u) % gr == 0;
-  // M <= 8: the weights are the A operand (16 columns x 16 values of K, the
-  // lane's columns 4g + 2q and 4g + 2q + 1 as rows g and g + 8) and the rows
-  // of M the n = 8 columns of B: half the products, half the partial sums.
-  bool wa = mmaWeightsAsA(ks);
+  // M <= 8: the weights are the A operand (the lane's columns 4g + 2q and
+  // 4g + 2q + 1 as rows g and g + 8) and the rows of M B's 8 columns.
+  bool wa = ::rkc::plan::mmaWeightsAsA(ks.getRows());
   ::rkc::plan::KSplitPlan pl = planOf(ks);
   int64_t ctaRows = ::rkc::plan::shapeOf(pl, columnProblem(op, ks)).ctaRows;
   std::string n = fresh("f");
@@ -2031,21 +2026,19 @@ LogicalResult KernelEmitter::emitKDotMma(tier::KDotOp op, tier::KSplitLayoutAttr
   } else {
     // Column c of the lane's four: its zero point (or 8) as the pairs'
     // offset, then its word as four pairs h (k, k + 4).
-    std::string off2;
-    if (!zeros)
-      off2 = formatv("{0}const rkc::u32 off2 = rkc::offset_pair<{1}>(8.0f);\n", "{0}", B).str();
-    else if (ngi)
-      off2 = formatv("{0}const rkc::u32 off2 = rkc::offset_pair<{1}>(blk.zp[gi][j].get(c));\n", "{0}", B).str();
-    else
-      off2 = formatv("{0}const int nz = nb + JS * j + c;\n"
-                     "{0}const rkc::u32 off2 = rkc::offset_pair<{1}>(nz < N ? rkc::to_f32(a{2}[(long long)(kwb / GR) * N + nz]) : 0.0f);\n",
-                     "{0}", B, zi)
-                 .str();
-    auto dequant = [&](StringRef indent, StringRef h) {
-      return formatv(off2.c_str(), indent).str() +
-             formatv("{0}rkc::u4x8_to_pairs<{1}, {2}>(blk.w[u][j][c], off2, {3});\n", indent, B,
-                     zeros ? "false" : "true", h)
-                 .str();
+    auto dequant = [&](StringRef in, StringRef h) {
+      std::string off2 =
+          !zeros ? formatv("{0}const rkc::u32 off2 = rkc::offset_pair<{1}>(8.0f);\n", in, B).str()
+          : ngi  ? formatv("{0}const rkc::u32 off2 = rkc::offset_pair<{1}>(blk.zp[gi][j].get(c));\n",
+                           in, B)
+                      .str()
+                 : formatv("{0}const int nz = nb + JS * j + c;\n"
+                           "{0}const rkc::u32 off2 = rkc::offset_pair<{1}>(nz < N ? rkc::to_f32(a{2}[(long long)(kwb / GR) * N + nz]) : 0.0f);\n",
+                           in, B, zi)
+                       .str();
+      return off2 + formatv("{0}rkc::u4x8_to_pairs<{1}, {2}>(blk.w[u][j][c], off2, {3});\n", in,
+                            B, zeros ? "false" : "true", h)
+                        .str();
     };
     b << "      #pragma unroll\n      for (int j = 0; j < COLS; ++j)\n";
     if (wa)
