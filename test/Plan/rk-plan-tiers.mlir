@@ -1327,6 +1327,23 @@ func.func @per_token_dequantize(%q: tensor<64x128xi8, #rk.quant<bits = 8, group_
 
 // -----
 
+// Per-token dequantization with groups within a row, or of another format.
+func.func @per_token_dequantize_groups(%q: tensor<4x256xi8, #rk.quant<bits = 8, group_size = 128, axis = 1, scale = f16, symmetric = true, packing = none>>, %s: tensor<4x2xf16>) -> tensor<4x256xf16> {
+  // expected-error@below {{per-token dequantization takes one group per row (group_size = 0 or D = 256), got group_size = 128: groups within a row are not supported yet}}
+  %w = rk.dequantize %q, %s : (tensor<4x256xi8, #rk.quant<bits = 8, group_size = 128, axis = 1, scale = f16, symmetric = true, packing = none>>, tensor<4x2xf16>) -> tensor<4x256xf16>
+  return %w : tensor<4x256xf16>
+}
+
+// -----
+
+func.func @per_token_dequantize_int4(%q: tensor<64x128xi4, #rk.quant<bits = 4, group_size = 0, axis = 1, scale = f16, symmetric = true, packing = k8>>, %s: tensor<64x1xf16>) -> tensor<64x128xf16> {
+  // expected-error@below {{per-token dequantization (axis = 1) is int8 symmetric with packing = none; other formats are not supported}}
+  %w = rk.dequantize %q, %s : (tensor<64x128xi4, #rk.quant<bits = 4, group_size = 0, axis = 1, scale = f16, symmetric = true, packing = k8>>, tensor<64x1xf16>) -> tensor<64x128xf16>
+  return %w : tensor<64x128xf16>
+}
+
+// -----
+
 // A quantized op shares its kernel with nothing else.
 func.func @two_ops(%x: tensor<1x4096xf16>, %q: tensor<4096x4096xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, %s: tensor<32x4096xf16>) -> tensor<1x4096xf16> {
   %o = rk.gemv %x, %q, %s : (tensor<1x4096xf16>, tensor<4096x4096xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, tensor<32x4096xf16>) -> tensor<1x4096xf16>
