@@ -128,7 +128,7 @@ class GpuBackend(object):
     dry = False
     pdl = False   # rkc.gemv(..., pdl=True) (--pdl)
 
-    def __init__(self):
+    def __init__(self, tuned=False):
         try:
             import torch
         except ImportError as e:
@@ -137,8 +137,14 @@ class GpuBackend(object):
             raise SystemExit("bench_quant: no CUDA device; use --dry-run to test the script")
         import triton
         from triton.testing import do_bench
-        # rkc's heuristic plans only (as bench.py): no tuning database.
-        os.environ["RKC_DISABLE_TUNING_DB"] = "1"
+        # rkc's heuristic plans (as bench.py: no tuning database), or with
+        # --tuned the database's (librkc applies it: shipped rows and the
+        # user's $RKC_CACHE_DIR/tuning.jsonl), recorded as "rkc-tuned".
+        self.tuned = tuned
+        if tuned:
+            os.environ.pop("RKC_DISABLE_TUNING_DB", None)
+        else:
+            os.environ["RKC_DISABLE_TUNING_DB"] = "1"
         import rkc
         import quant_reference
         self.torch, self.triton, self._do_bench, self.rkc = torch, triton, do_bench, rkc
@@ -150,7 +156,9 @@ class GpuBackend(object):
         t = self.torch
         return {"device": t.cuda.get_device_name(), "torch": t.__version__,
                 "triton": self.triton.__version__, "cuda": t.version.cuda,
-                "rkc": self.rkc_version, "rkc_tuning_db": "disabled (RKC_DISABLE_TUNING_DB=1)"}
+                "rkc": self.rkc_version,
+                "rkc_tuning_db": "enabled (impl rkc-tuned)" if self.tuned
+                                 else "disabled (RKC_DISABLE_TUNING_DB=1)"}
 
     def free_gib(self):
         free, _ = self.torch.cuda.mem_get_info()
@@ -329,7 +337,7 @@ class FakeBackend(object):
     TBPS = {("cublas", "graph"): 2.5, ("cublas", "single"): 2.2, ("rkc", "graph"): 2.6,
             ("rkc", "single"): 2.1, ("copy", "graph"): 2.74}
 
-    def __init__(self):
+    def __init__(self, tuned=False):
         self.rng = random.Random(8)
 
     def meta(self):
@@ -404,7 +412,7 @@ class Runner(object):
         return r
 
     def record(self, op, impl, M, K, N, bits, mode, ms=None, nbytes=None, error=None, **extra):
-        rec = {"op": op, "impl": impl, "dtype": "f16", "M": M, "K": K, "N": N, "bits": bits,
+        rec = {"op": op, "impl": self.label(impl), "dtype": "f16", "M": M, "K": K, "N": N, "bits": bits,
                "mode": mode, "ms": None, "tbps": None, "roofline_tbps": self.roofline,
                "frac_roofline": None, "speedup_vs_cublas": None}
         if op == "gemv" and bits != 16:
@@ -427,6 +435,11 @@ class Runner(object):
                     rec["speedup_vs_cublas"] = (c / ms) if c else None
         rec.update(extra)
         return self.emit(rec)
+
+    def label(self, impl):
+        """The recorded name of a contender: rkc with the tuning database
+        (--tuned) is "rkc-tuned"."""
+        return "rkc-tuned" if impl == "rkc" and self.args.tuned else impl
 
     def measure_roofline(self):
         try:
@@ -586,16 +599,18 @@ class Runner(object):
                 self.b.cleanup()
 
     def table(self):
-        lines = ["rkc quantized GEMV%s vs cuBLAS fp16 | %s | %s | commit %s | roofline %s TB/s"
+        lines = ["rkc quantized GEMV%s%s vs cuBLAS fp16 | %s | %s | commit %s | roofline %s TB/s"
                  % (" (PDL launches)" if self.args.pdl else "",
+                    " (tuning database: rkc-tuned)" if self.args.tuned else "",
                     self.meta.get("device"), self.meta.get("date"), self.meta.get("commit"),
                     "%.2f" % self.roofline if self.roofline else "?"),
-                 "%-6s %-3s %-3s %-13s  %-28s  %-28s" % ("impl", "W", "M", "K x N",
+                 "%-9s %-3s %-3s %-13s  %-28s  %-28s" % ("impl", "W", "M", "K x N",
                                                           "graph us TB/s frac xcuBLAS",
                                                           "single us TB/s frac xcuBLAS")]
         for impl, bits, M, K, N, res, msg in self.summary:
+            impl = self.label(impl)
             if not isinstance(res, dict):
-                lines.append("%-6s %-3d %-3d %-13s  %s %s" % (impl, bits, M, "%dx%d" % (K, N), res,
+                lines.append("%-9s %-3d %-3d %-13s  %s %s" % (impl, bits, M, "%dx%d" % (K, N), res,
                                                                msg or ""))
                 continue
             cells = []
@@ -607,7 +622,7 @@ class Runner(object):
                     cells.append("%-28s" % ("%7.1f %5.2f %4.2f %s" % (
                         r["us"], r["tbps"], r["frac_roofline"] or 0,
                         "" if r["speedup_vs_cublas"] is None else "%.2fx" % r["speedup_vs_cublas"])))
-            lines.append("%-6s %-3d %-3d %-13s  %s" % (impl, bits, M, "%dx%d" % (K, N),
+            lines.append("%-9s %-3d %-3d %-13s  %s" % (impl, bits, M, "%dx%d" % (K, N),
                                                         "  ".join(cells)))
         return "\n".join(lines + self.notes)
 
@@ -653,6 +668,9 @@ def build_parser():
     p.add_argument("--pdl", action="store_true",
                    help="launch rkc's GEMVs with programmatic dependent launch "
                         "(rkc.gemv(..., pdl=True); records get \"pdl\": true)")
+    p.add_argument("--tuned", action="store_true",
+                   help="rkc with its tuning database (shipped rows and the user's; recorded as "
+                        "impl rkc-tuned) instead of the heuristic plans")
     p.add_argument("--out", default=None, help="jsonl to append to (default: "
                    "RESULTS_DIR/<date>-<device>-quant.jsonl)")
     p.add_argument("--results-dir", default=None,
@@ -671,7 +689,7 @@ def main(argv=None):
     bad = [m for m in args.modes if m not in ("graph", "single")]
     if bad or any(not 1 <= m <= 16 for m in args.ms):
         raise SystemExit("bench_quant: modes are graph, single; M is 1..16")
-    backend = FakeBackend() if args.dry_run else GpuBackend()
+    backend = FakeBackend(args.tuned) if args.dry_run else GpuBackend(args.tuned)
     backend.pdl = args.pdl
     meta = bench.run_meta(backend)
     results_dir = args.results_dir or (DRY_DIR if args.dry_run else os.path.join(HERE, "results"))

@@ -10,6 +10,7 @@
 #define RKC_COMPILE_H
 
 #include "rkc/Pipeline.h"
+#include "rkc/Plan/KSplitPlan.h"
 #include "rkc/Plan/RowPlan.h"
 #include "rkc/Target/CudaEmitter.h"
 
@@ -38,7 +39,8 @@ struct CompileResult {
   std::vector<char> cubin;
   std::vector<KernelInfo> kernels;
   std::vector<std::string> remarks; ///< plan decisions
-  std::optional<plan::RowProblem> problem; ///< what the planner saw
+  std::optional<plan::RowProblem> problem; ///< what the planner saw (row program)
+  std::optional<plan::KSplitProblem> columnProblem; ///< ... (column program)
   std::string nvrtcLog;
 };
 

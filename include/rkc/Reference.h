@@ -1,9 +1,11 @@
-//===- Reference.h - a double-precision interpreter of row programs -*- C++ -*-===//
+//===- Reference.h - double-precision interpreters of rk programs --*- C++ -*-===//
 //
 // Evaluates the row program of a spec (the rk IR after rk-fuse-reductions:
 // rk.map, rk.reduce, rk.broadcast, rk.gather, constants) on the host in
 // double precision, rounding values whose declared type is bf16 or f16 as
-// the kernel does. `rkc run` checks GPU results against it.
+// the kernel does; and the column programs (rk.gemv, rk.quantize,
+// rk.dequantize along K). `rkc run` and the tuner check GPU results
+// against them.
 //
 //===----------------------------------------------------------------------===//
 #ifndef RKC_REFERENCE_H
@@ -28,6 +30,31 @@ struct HostTensor {
 /// takes its row count from its operands.
 llvm::Expected<std::vector<HostTensor>>
 evaluateRowProgram(const std::string &rkIR, const std::vector<HostTensor> &inputs);
+
+/// An argument of a column program (rk.gemv, or rk.quantize /
+/// rk.dequantize along K of a [K, N] tensor; lib/Runtime/ColumnReference.cpp).
+struct ColumnArgument {
+  enum class Role {
+    Float,       ///< quantize's input, dequantize's and gemv's result
+    Activations, ///< gemv's x [M, K]
+    Quantized,   ///< the [K, N] integers (logical values, not packed words)
+    Scales,
+    Zeros,
+    Bias,
+  };
+  Role role = Role::Float;
+  int bits = 0;          ///< Quantized: 4 or 8
+  bool symmetric = true; ///< Quantized: two's complement; else [0, 2^bits)
+};
+
+/// The kernel arguments (inputs, then results) of a column program; empty
+/// for a row program.
+llvm::Expected<std::vector<ColumnArgument>> columnArguments(const std::string &rkIR);
+
+/// Evaluates a column program in double precision (docs/quantization.md's
+/// rules; quantized tensors hold their logical integer values [K, N]).
+llvm::Expected<std::vector<HostTensor>>
+evaluateColumnProgram(const std::string &rkIR, const std::vector<HostTensor> &inputs);
 
 /// `v` rounded to the nearest value of `dtype` (f32, bf16, f16; integers
 /// are returned unchanged).

@@ -16,8 +16,9 @@ class Kernel;
 
 /// Device buffers for one kernel signature (the same for every schedule of
 /// a spec and shape): random inputs (integer [M] inputs: indices in [0, N),
-/// every 8th -100), outputs, and an L2 flush buffer. Reused across the
-/// candidates of a tuning run.
+/// every 8th -100; column programs: quantized integers over the format's
+/// range, small positive scales, zero points 0..15), outputs, and an L2
+/// flush buffer. Reused across the candidates of a tuning run.
 class Harness {
 public:
   static llvm::Expected<std::unique_ptr<Harness>> create(const KernelInfo &info,
@@ -33,9 +34,13 @@ public:
     bool passed = true;
   };
   /// Poisons the outputs, launches on all M rows, and compares the first
-  /// `rows` rows with the double-precision reference of the row program.
+  /// `rows` rows with the double-precision reference of the row program
+  /// (column programs: all of the output).
   llvm::Expected<Check> check(Kernel &kernel, int64_t rows);
   /// Median time of `reps` launches (CUDA events, L2 flushed before each).
+  /// Column programs: per launch of back-to-back launches over distinct
+  /// copies of the weights (beyond the L2), as a decode GEMV runs in
+  /// serving (Run.cpp, timeColumnMs).
   llvm::Expected<double> timeMs(Kernel &kernel, int reps);
   /// Bytes moved: every argument read or written once.
   double bytes() const { return bytes_; }

@@ -54,6 +54,13 @@ std::string KSplitPlan::str() const {
       .str();
 }
 
+std::string KSplitPlan::schedule() const {
+  return formatv("vector={0},threads={1},cluster={2},unroll={3},mma={4}{5}", cols, threads(),
+                 cluster, unroll, mma ? 1 : 0,
+                 mma ? formatv(",kwarps={0}", kWarps()).str() : std::string())
+      .str();
+}
+
 KSplitShape shapeOf(const KSplitPlan &pl, const KSplitProblem &p) {
   KSplitShape s;
   s.tiles = ceilDiv(p.n, pl.tileCols());

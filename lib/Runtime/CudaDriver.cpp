@@ -56,6 +56,9 @@ const Loaded &load() {
     sym(d.memsetD8, "cuMemsetD8_v2");
     sym(d.memcpyDtoD, "cuMemcpyDtoD_v2");
     sym(d.ctxSynchronize, "cuCtxSynchronize");
+    sym(d.memGetInfo, "cuMemGetInfo_v2");
+    sym(d.streamCreate, "cuStreamCreate");
+    sym(d.streamDestroy, "cuStreamDestroy_v2");
     sym(d.eventCreate, "cuEventCreate");
     sym(d.eventDestroy, "cuEventDestroy_v2");
     sym(d.eventRecord, "cuEventRecord");

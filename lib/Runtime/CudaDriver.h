@@ -40,6 +40,9 @@ struct Driver {
   CUresult (*memsetD8)(CUdeviceptr, unsigned char, size_t);
   CUresult (*memcpyDtoD)(CUdeviceptr, CUdeviceptr, size_t);
   CUresult (*ctxSynchronize)();
+  CUresult (*memGetInfo)(size_t *, size_t *);
+  CUresult (*streamCreate)(CUstream *, unsigned);
+  CUresult (*streamDestroy)(CUstream);
   CUresult (*eventCreate)(CUevent *, unsigned);
   CUresult (*eventDestroy)(CUevent);
   CUresult (*eventRecord)(CUevent, CUstream);

@@ -112,6 +112,13 @@ std::string diskcache::serialize(const std::string &key, const CompileResult &r)
             << p->stateWords << " " << p->inputRowBytes << " " << p->inputElemBytes << " "
             << p->outputRowBytes << " " << p->rowVectorInputs << " " << (p->uniformInputs ? 1 : 0);
   putBlob(payload, "problem", problem.str());
+  // ... and column kernels.
+  std::ostringstream column;
+  if (const auto &c = r.columnProblem)
+    column << (int)c->op << " " << c->rows << " " << c->k << " " << c->n << " " << c->bits << " "
+           << c->group << " " << c->actBytes << " " << (c->bf16 ? 1 : 0) << " "
+           << (c->symmetric ? 1 : 0);
+  putBlob(payload, "column", column.str());
   return std::string(kMagic) + "\n" + key + "\n" + sha256(payload) + "\n" + payload;
 }
 
@@ -140,8 +147,9 @@ std::optional<CompileResult> diskcache::deserialize(const std::string &key,
   };
   auto info = blob("info"), cubin = blob("cubin"), ptx = blob("ptx"),
        cuda = blob("cuda"), rk = blob("rk"), remarks = blob("remarks"),
-       problem = blob("problem");
-  if (!info || !cubin || !ptx || !cuda || !rk || !remarks || !problem || cubin->empty())
+       problem = blob("problem"), column = blob("column");
+  if (!info || !cubin || !ptx || !cuda || !rk || !remarks || !problem || !column ||
+      cubin->empty())
     return std::nullopt;
   CompileResult r;
   KernelInfo k;
@@ -192,6 +200,18 @@ std::optional<CompileResult> diskcache::deserialize(const std::string &key,
       return std::nullopt;
     p.uniformInputs = uniform != 0;
     r.problem = p;
+  }
+  if (!column->empty()) {
+    plan::KSplitProblem c;
+    int op = 0, bf16 = 0, symmetric = 0;
+    std::istringstream cin(*column);
+    cin >> op >> c.rows >> c.k >> c.n >> c.bits >> c.group >> c.actBytes >> bf16 >> symmetric;
+    if (!cin || op < 0 || op > (int)plan::ColumnOp::Quantize)
+      return std::nullopt;
+    c.op = (plan::ColumnOp)op;
+    c.bf16 = bf16 != 0;
+    c.symmetric = symmetric != 0;
+    r.columnProblem = c;
   }
   return r;
 }

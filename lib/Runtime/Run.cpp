@@ -101,6 +101,65 @@ int64_t numel(const std::vector<int64_t> &s) {
   return n;
 }
 
+using Role = ColumnArgument::Role;
+
+bool isInt4(const ColumnArgument *c) { return c && c->role == Role::Quantized && c->bits == 4; }
+
+/// Bytes of an argument's storage: k8-packed int4 is half a byte a value.
+size_t storageBytes(const KernelArg &a, const ColumnArgument *c) {
+  size_t n = (size_t)numel(a.shape);
+  return isInt4(c) ? n / 2 : n * a.elemBytes;
+}
+
+/// Logical int4 [K, N] -> k8 words [K / 8, N] (docs/quantization.md).
+std::vector<char> packInt4(const std::vector<double> &v, int64_t k, int64_t n) {
+  std::vector<char> out((size_t)(k / 8 * n) * 4);
+  for (int64_t kp = 0; kp < k / 8; ++kp)
+    for (int64_t c = 0; c < n; ++c) {
+      uint32_t w = 0;
+      for (int i = 0; i < 8; ++i)
+        w |= ((uint32_t)(int32_t)v[(8 * kp + i) * n + c] & 0xfu) << (4 * i);
+      std::memcpy(&out[(kp * n + c) * 4], &w, 4);
+    }
+  return out;
+}
+
+std::vector<double> unpackInt4(const std::vector<char> &b, int64_t k, int64_t n, bool sign) {
+  std::vector<double> out((size_t)(k * n));
+  for (int64_t kp = 0; kp < k / 8; ++kp)
+    for (int64_t c = 0; c < n; ++c) {
+      uint32_t w;
+      std::memcpy(&w, &b[(kp * n + c) * 4], 4);
+      for (int i = 0; i < 8; ++i) {
+        int v = (w >> (4 * i)) & 0xf;
+        out[(8 * kp + i) * n + c] = sign && v >= 8 ? v - 16 : v;
+      }
+    }
+  return out;
+}
+
+/// A random value for an argument of a column program: integers of the
+/// full format range for quantized tensors and zero points, small positive
+/// scales (the magnitudes of real weights), normal activations.
+double columnValue(const ColumnArgument &c, const std::string &dtype, std::mt19937_64 &rng,
+                   std::normal_distribution<double> &normal) {
+  switch (c.role) {
+  case Role::Quantized: {
+    // int4: every nibble ([-8, 7] or [0, 15]); int8: [-127, 127], what the
+    // format allows (docs/quantization.md).
+    int64_t span = c.bits == 8 ? 255 : int64_t(1) << c.bits;
+    int64_t v = (int64_t)(rng() % (uint64_t)span);
+    return (double)(c.symmetric ? v - span / 2 : v);
+  }
+  case Role::Zeros:
+    return (double)(rng() % 16);
+  case Role::Scales:
+    return roundTo(0.001 + 0.02 * std::fabs(normal(rng)), dtype);
+  default:
+    return roundTo(2.0 * normal(rng), dtype);
+  }
+}
+
 } // namespace
 
 struct Harness::Impl {
@@ -116,8 +175,19 @@ struct Harness::Impl {
   std::string dataType = "f32";
   std::vector<std::vector<double>> refCache; ///< reference per row count
   int64_t refRows = -1;
+  /// Column programs: each argument's role (empty: a row program), and for
+  /// timing, argument pointer sets over distinct copies of the inputs
+  /// (activations shared), so that every launch reads them from memory.
+  std::vector<ColumnArgument> column;
+  std::vector<std::vector<void *>> copies;
+  CUstream stream = nullptr;
+
+  const ColumnArgument *role(size_t i) const { return column.empty() ? nullptr : &column[i]; }
+  llvm::Expected<double> timeColumnMs(Kernel &kernel, int reps);
 
   ~Impl() {
+    if (stream)
+      d->streamDestroy(stream);
     for (CUdeviceptr p : owned)
       d->memFree(p);
   }
@@ -140,20 +210,30 @@ llvm::Expected<std::unique_ptr<Harness>> Harness::create(const KernelInfo &info,
   impl->info = info;
   impl->rkIR = rkIR;
   const cuda::Driver &d = **drv;
+  auto column = columnArguments(rkIR);
+  if (!column)
+    return column.takeError();
+  if (!column->empty() && column->size() != info.args.size())
+    return llvm::createStringError("harness: the column program's arguments do not match "
+                                   "the kernel's");
+  impl->column = std::move(*column);
   double bytes = 0;
   unsigned argIndex = 0;
-  for (const KernelArg &a : info.args) {
+  for (size_t ai = 0; ai < info.args.size(); ++ai) {
+    const KernelArg &a = info.args[ai];
+    const ColumnArgument *role = impl->role(ai);
     size_t n = (size_t)numel(a.shape);
+    size_t nbytes = storageBytes(a, role);
     CUdeviceptr p;
-    CUresult r = d.memAlloc(&p, std::max<size_t>(n * a.elemBytes, 16));
+    CUresult r = d.memAlloc(&p, std::max<size_t>(nbytes, 16));
     if (r != CUDA_SUCCESS)
       return llvm::createStringError(cuda::describe(d, r, "cuMemAlloc"));
     impl->owned.push_back(p);
     impl->ptrs.push_back((void *)p);
     bool rowIndexed = a.shape.size() == 2 ||
                       (a.shape.size() == 1 && a.shape[0] == info.rows && info.rows != info.cols);
-    impl->perRow.push_back(rowIndexed);
-    bytes += (double)n * a.elemBytes;
+    impl->perRow.push_back(rowIndexed && !role);
+    bytes += (double)nbytes;
     if (a.output)
       continue;
     HostTensor t{a.shape, std::vector<double>(n)};
@@ -166,12 +246,14 @@ llvm::Expected<std::unique_ptr<Harness>> Harness::create(const KernelInfo &info,
       std::mt19937_64 rng(seq);
       std::normal_distribution<double> normal(0.0, 1.0);
       for (size_t i = begin; i < end; ++i)
-        t.data[i] = isInt ? ((i % 8 == 7) ? -100.0 : (double)(rng() % info.cols))
-                          : roundTo(2.0 * normal(rng), a.dtype);
+        t.data[i] = role   ? columnValue(*role, a.dtype, rng, normal)
+                    : isInt ? ((i % 8 == 7) ? -100.0 : (double)(rng() % info.cols))
+                            : roundTo(2.0 * normal(rng), a.dtype);
     });
-    if (!isInt && a.shape.size() == 2)
+    if (!isInt && a.shape.size() == 2 && (!role || role->role != Role::Scales))
       impl->dataType = a.dtype;
-    std::vector<char> b = encode(t.data, a.dtype);
+    std::vector<char> b = isInt4(role) ? packInt4(t.data, a.shape[0], a.shape[1])
+                                       : encode(t.data, a.dtype);
     r = d.memcpyHtoD(p, b.data(), b.size());
     if (r != CUDA_SUCCESS)
       return llvm::createStringError(cuda::describe(d, r, "cuMemcpyHtoD"));
@@ -189,14 +271,14 @@ llvm::Expected<Harness::Check> Harness::check(Kernel &kernel, int64_t rows) {
   Impl &I = *impl_;
   const cuda::Driver &d = *I.d;
   const KernelInfo &info = I.info;
-  rows = std::min(rows, info.rows);
+  rows = I.column.empty() ? std::min(rows, info.rows) : info.rows;
   // A row count that a rank-1 argument cannot tell apart from N: all rows.
   for (size_t i = 0; i < info.args.size(); ++i)
     if (info.args[i].shape.size() == 1 && info.rows == info.cols)
       rows = info.rows;
   for (size_t i = 0; i < info.args.size(); ++i)
     if (info.args[i].output)
-      d.memsetD8((CUdeviceptr)I.ptrs[i], 0xff, numel(info.args[i].shape) * info.args[i].elemBytes);
+      d.memsetD8((CUdeviceptr)I.ptrs[i], 0xff, storageBytes(info.args[i], I.role(i)));
   if (llvm::Error e = kernel.launch(I.ptrs.data(), nullptr, info.rows, nullptr))
     return std::move(e);
   CUresult r = d.ctxSynchronize();
@@ -218,7 +300,8 @@ llvm::Expected<Harness::Check> Harness::check(Kernel &kernel, int64_t rows) {
       }
       sub.push_back(std::move(t));
     }
-    auto ref = evaluateRowProgram(I.rkIR, sub);
+    auto ref = I.column.empty() ? evaluateRowProgram(I.rkIR, sub)
+                                : evaluateColumnProgram(I.rkIR, sub);
     if (!ref)
       return ref.takeError();
     I.refCache.clear();
@@ -236,9 +319,12 @@ llvm::Expected<Harness::Check> Harness::check(Kernel &kernel, int64_t rows) {
       continue;
     const std::vector<double> &want = I.refCache[k++];
     size_t n = want.size();
-    std::vector<char> bytes(n * a.elemBytes);
+    const ColumnArgument *role = I.role(i);
+    std::vector<char> bytes(storageBytes(a, role));
     d.memcpyDtoH(bytes.data(), (CUdeviceptr)I.ptrs[i], bytes.size());
-    std::vector<double> got = decode(bytes, a.dtype, n);
+    std::vector<double> got = isInt4(role)
+                                  ? unpackInt4(bytes, a.shape[0], a.shape[1], role->symmetric)
+                                  : decode(bytes, a.dtype, n);
     double num = 0, den = 0;
     int64_t nanBad = 0;
     for (size_t j = 0; j < n; ++j) {
@@ -261,6 +347,8 @@ llvm::Expected<Harness::Check> Harness::check(Kernel &kernel, int64_t rows) {
 
 llvm::Expected<double> Harness::timeMs(Kernel &kernel, int reps) {
   Impl &I = *impl_;
+  if (!I.column.empty())
+    return I.timeColumnMs(kernel, reps);
   const cuda::Driver &d = *I.d;
   CUevent start, stop;
   d.eventCreate(&start, 0);
@@ -280,6 +368,73 @@ llvm::Expected<double> Harness::timeMs(Kernel &kernel, int reps) {
   }
   d.eventDestroy(start);
   d.eventDestroy(stop);
+  if (err)
+    return std::move(err);
+  std::sort(times.begin(), times.end());
+  return (double)times[times.size() / 2];
+}
+
+/// Column programs time as a decode GEMV runs in serving: back-to-back
+/// launches (with programmatic dependent launch on sm_90+) over distinct
+/// copies of the weights, scales and zero points, together far more than
+/// the L2, the activations shared (produced by the previous layer, in L2);
+/// the time per launch, median over `reps` passes. Launches of a few
+/// microseconds overlap their prologue with the previous kernel's tail as
+/// in a CUDA graph, which a single launch after an L2 flush would not show.
+llvm::Expected<double> Harness::Impl::timeColumnMs(Kernel &kernel, int reps) {
+  const cuda::Driver &dr = *d;
+  if (!stream) {
+    CUresult r = dr.streamCreate(&stream, 1 /*CU_STREAM_NON_BLOCKING*/);
+    if (r != CUDA_SUCCESS)
+      return llvm::createStringError(cuda::describe(dr, r, "cuStreamCreate"));
+  }
+  if (copies.empty()) {
+    size_t perCopy = 0;
+    for (size_t i = 0; i < info.args.size(); ++i)
+      if (!info.args[i].output && column[i].role != Role::Activations)
+        perCopy += storageBytes(info.args[i], &column[i]);
+    size_t freeBytes = 0, totalBytes = 0;
+    dr.memGetInfo(&freeBytes, &totalBytes);
+    size_t want = std::max<size_t>(perCopy, 1);
+    size_t n = std::clamp<size_t>((size_t(512) << 20) / want + 1, 2, 48);
+    n = std::max<size_t>(1, std::min(n, freeBytes / 2 / want));
+    copies.push_back(ptrs);
+    for (size_t c = 1; c < n; ++c) {
+      std::vector<void *> set = ptrs;
+      for (size_t i = 0; i < info.args.size(); ++i) {
+        if (info.args[i].output || column[i].role == Role::Activations)
+          continue;
+        size_t b = storageBytes(info.args[i], &column[i]);
+        CUdeviceptr p;
+        CUresult r = dr.memAlloc(&p, std::max<size_t>(b, 16));
+        if (r != CUDA_SUCCESS)
+          return llvm::createStringError(cuda::describe(dr, r, "cuMemAlloc"));
+        owned.push_back(p);
+        dr.memcpyDtoD(p, (CUdeviceptr)ptrs[i], b);
+        set[i] = (void *)p;
+      }
+      copies.push_back(std::move(set));
+    }
+  }
+  CUevent start, stop;
+  dr.eventCreate(&start, 0);
+  dr.eventCreate(&stop, 0);
+  std::vector<float> times;
+  llvm::Error err = llvm::Error::success();
+  for (int i = -1; i < std::max(reps, 1) && !err; ++i) { // pass -1 warms up
+    dr.eventRecord(start, stream);
+    for (const std::vector<void *> &set : copies)
+      if ((err = kernel.launch(set.data(), nullptr, info.rows, stream, kLaunchPdl)))
+        break;
+    dr.eventRecord(stop, stream);
+    dr.eventSynchronize(stop);
+    float ms = 0;
+    dr.eventElapsedTime(&ms, start, stop);
+    if (i >= 0)
+      times.push_back(ms / (float)copies.size());
+  }
+  dr.eventDestroy(start);
+  dr.eventDestroy(stop);
   if (err)
     return std::move(err);
   std::sort(times.begin(), times.end());

@@ -93,6 +93,97 @@ struct Space {
 
 std::string scheduleOf(const plan::RowPlan &pl) { return pl.str(); }
 
+/// The space of column kernels (rk.gemv, rk.quantize / rk.dequantize along
+/// K): the planner's knobs cols, warps, cluster, unroll, mma and kwarps.
+/// Every candidate goes through the planner as a full override, so its own
+/// checks (registers, shared memory, cluster and group limits) prune it.
+/// The search walks from the heuristic: each knob halved and doubled, the
+/// K split moved between the warps of a CTA and the CTAs of a cluster,
+/// and the other product form (tensor cores or CUDA cores) as the planner
+/// would plan it.
+struct ColumnSpace {
+  const plan::KSplitProblem &p;
+  const plan::Target &t;
+
+  std::pair<std::optional<plan::KSplitPlan>, std::string>
+  make(const plan::KSplitPlan &want) const {
+    plan::PlanOverride o;
+    o.vector = want.cols;
+    o.threads = want.threads();
+    o.cluster = want.cluster;
+    o.unroll = want.unroll;
+    o.mma = want.mma ? 1 : 0;
+    if (want.mma)
+      o.kwarps = want.kWarps();
+    return planned(o);
+  }
+  std::pair<std::optional<plan::KSplitPlan>, std::string>
+  planned(const plan::PlanOverride &o) const {
+    auto pl = plan::planKSplit(p, t, o, nullptr);
+    if (!pl) {
+      std::string why = llvm::toString(pl.takeError());
+      // Bucket the reason by its first words.
+      why = why.substr(why.find(": ") == std::string::npos ? 0 : why.find(": ") + 2);
+      return {std::nullopt, why.substr(0, why.find_first_of("(0123456789"))};
+    }
+    return {*pl, ""};
+  }
+
+  std::vector<plan::KSplitPlan> neighbours(const plan::KSplitPlan &b) const {
+    std::vector<plan::KSplitPlan> out;
+    auto with = [&](auto edit) {
+      plan::KSplitPlan c = b;
+      edit(c);
+      if (c.cols >= 1 && c.warps >= 1 && c.cluster >= 1 && c.unroll >= 1)
+        out.push_back(c);
+    };
+    for (int64_t f : {2, -2}) {
+      auto scale = [f](int64_t v) { return f > 0 ? v * f : v / -f; };
+      with([&](plan::KSplitPlan &c) { c.cols = scale(c.cols); });
+      with([&](plan::KSplitPlan &c) { c.unroll = scale(c.unroll); });
+      with([&](plan::KSplitPlan &c) { c.cluster = scale(c.cluster); });
+      with([&](plan::KSplitPlan &c) {
+        c.warps = scale(c.warps);
+        c.kwarps = c.kwarps ? std::min(c.kwarps, c.warps) : 0;
+      });
+      if (b.mma)
+        with([&](plan::KSplitPlan &c) {
+          c.kwarps = scale(c.kWarps());
+          if (c.kwarps == c.warps)
+            c.kwarps = 0;
+        });
+    }
+    // The same K split, moved between warps and the cluster.
+    with([&](plan::KSplitPlan &c) { c.warps /= 2, c.cluster *= 2, c.kwarps = 0; });
+    with([&](plan::KSplitPlan &c) { c.warps *= 2, c.cluster /= 2, c.kwarps = 0; });
+    return out;
+  }
+
+  /// The search's first batch: the heuristic's neighbours, a grid of warps
+  /// x cluster x unroll around it, and the other product form's plan.
+  std::vector<plan::KSplitPlan> firstBatch(const plan::KSplitPlan &h) const {
+    std::vector<plan::KSplitPlan> out = neighbours(h);
+    for (int64_t w : {h.warps / 2, h.warps, h.warps * 2})
+      for (int64_t c : {h.cluster / 2, h.cluster, h.cluster * 2})
+        for (int64_t u : {h.unroll / 2, h.unroll, h.unroll * 2}) {
+          if (w < 1 || c < 1 || u < 1)
+            continue;
+          plan::KSplitPlan x = h;
+          x.warps = w, x.cluster = c, x.unroll = u;
+          x.kwarps = h.kwarps && h.kwarps <= w && w % h.kwarps == 0 ? h.kwarps : 0;
+          out.push_back(x);
+        }
+    plan::PlanOverride other;
+    other.mma = h.mma ? 0 : 1;
+    if (auto [pl, why] = planned(other); pl) {
+      out.push_back(*pl);
+      for (const plan::KSplitPlan &n : neighbours(*pl))
+        out.push_back(n);
+    }
+    return out;
+  }
+};
+
 /// The staging the search varies: registers or async (of an override: async
 /// only when it asks for it).
 plan::Staging searchStaging(const plan::PlanOverride &o) {
@@ -118,18 +209,26 @@ llvm::Expected<TuneReport> rkc::tune(CompileRequest req, const TuneOptions &opt)
   if (!base)
     return base.takeError();
   const CompileResult &bres = (*base)->result();
-  if (!bres.problem)
-    return llvm::createStringError("the tuner handles row kernels only");
-  const plan::RowProblem &p = *bres.problem;
+  if (!bres.problem && !bres.columnProblem)
+    return llvm::createStringError("the tuner takes row programs and column programs "
+                                   "(rk.gemv, rk.quantize / rk.dequantize along K)");
   auto target = plan::lookupTarget(req.options.arch);
   if (!target)
     return llvm::createStringError("unsupported arch " + req.options.arch);
+  // The heuristic column plan, as a schedule the search starts from.
+  std::optional<plan::KSplitPlan> columnHeuristic;
+  if (bres.columnProblem) {
+    auto pl = plan::planKSplit(*bres.columnProblem, *target, plan::PlanOverride{}, nullptr);
+    if (!pl)
+      return pl.takeError();
+    columnHeuristic = *pl;
+  }
   auto harness = Harness::create((*base)->info(), bres.rkIR, /*seed=*/7);
   if (!harness)
     return harness.takeError();
   Harness &h = **harness;
   rep.setupMs = msSince(start);
-  int64_t checkRows = std::min<int64_t>(p.rows, 64);
+  int64_t checkRows = bres.problem ? std::min<int64_t>(bres.problem->rows, 64) : 0;
 
   auto measure = [&](Kernel &k, TuneCandidate &c) -> llvm::Error {
     auto t0 = Clock::now();
@@ -155,48 +254,15 @@ llvm::Expected<TuneReport> rkc::tune(CompileRequest req, const TuneOptions &opt)
     return llvm::Error::success();
   };
 
-  rep.heuristic.schedule = (*base)->info().plan;
+  rep.heuristic.schedule =
+      columnHeuristic ? columnHeuristic->schedule() : (*base)->info().plan;
   if (llvm::Error e = measure(**base, rep.heuristic))
     return std::move(e);
   if (!rep.heuristic.ok)
     return llvm::createStringError("the heuristic schedule fails the reference check: " +
                                    rep.heuristic.why);
   rep.best = rep.heuristic;
-
-  // The space.
-  Space space{p, *target};
-  std::vector<plan::RowPlan> cands;
   std::set<std::string> seen{rep.heuristic.schedule};
-  int64_t w0 = plan::pickVector(p.cols, p.minElemBytes);
-  auto consider = [&](int64_t threads, int64_t cluster, int64_t rows, int64_t minBlocks,
-                      int64_t vector, std::vector<plan::RowPlan> &out,
-                      plan::Staging staging = plan::Staging::Registers) {
-    auto [pl, why] = space.make(threads, cluster, rows, minBlocks, vector, staging);
-    if (!pl) {
-      ++rep.pruned[why];
-      return;
-    }
-    if (seen.insert(scheduleOf(*pl)).second)
-      out.push_back(*pl);
-  };
-  // The 16-byte vector, half of it, and the widest that divides N (rows
-  // that start aligned; the others are shifted, templates/rkc/vec.cuh).
-  std::vector<int64_t> vectors{w0};
-  for (int64_t v : {std::max<int64_t>(w0 / 2, 1), plan::dividingVector(p.cols, w0)})
-    if (!llvm::is_contained(vectors, v))
-      vectors.push_back(v);
-  for (int64_t vector : vectors)
-    for (int64_t threads = 1; threads <= 1024; threads *= 2)
-      for (int64_t cluster = 1; cluster <= target->maxCluster; cluster *= 2)
-        for (int64_t minBlocks : {0, 2}) {
-          int64_t rows = Space::rowsFor(threads, cluster);
-          consider(threads, cluster, rows, minBlocks, vector, cands);
-          if (cluster == 1 && threads < 512)
-            consider(threads, cluster, rows * 2, minBlocks, vector, cands);
-        }
-  std::stable_sort(cands.begin(), cands.end(), [](const plan::RowPlan &a, const plan::RowPlan &b) {
-    return Space::score(a) < Space::score(b);
-  });
 
   unsigned width = std::max(1u, std::thread::hardware_concurrency());
   auto compileAll = [&](const std::vector<std::string> &batch) {
@@ -253,6 +319,120 @@ llvm::Expected<TuneReport> rkc::tune(CompileRequest req, const TuneOptions &opt)
     }
     return llvm::Error::success();
   };
+
+  auto finish = [&]() -> llvm::Expected<TuneReport> {
+    if (opt.progress)
+      llvm::errs() << "\n";
+    rep.totalMs = msSince(start);
+    if (!opt.trySchedules.empty())
+      return rep; // an A/B: no database row
+    // Keep the heuristic unless a candidate beats it beyond noise (1%).
+    if (rep.best.ms > rep.heuristic.ms * 0.99)
+      rep.best = rep.heuristic;
+    TuningEntry &e = rep.entry;
+    e.key = tuningKey(req);
+    e.op = specSignature(req.specText);
+    e.name = (*base)->info().name;
+    e.dtype = req.options.dtype;
+    for (const std::string &s : req.options.shapes)
+      e.shapes += (e.shapes.empty() ? "" : ";") + s;
+    e.rows = bres.problem ? bres.problem->rows : bres.columnProblem->rows;
+    e.cols = bres.problem ? bres.problem->cols : bres.columnProblem->n;
+    e.gpu = cuda::deviceSignature();
+    auto nv = rkc::nvrtcVersion();
+    e.nvrtc = nv ? *nv : (llvm::consumeError(nv.takeError()), std::string("none"));
+    e.rkcVersion = RKC_VERSION;
+    e.codegen = kCodegenRevision;
+    e.arch = req.options.arch;
+    e.schedule = rep.best.schedule;
+    e.ms = rep.best.ms;
+    e.tbps = rep.best.tbps;
+    e.heuristicMs = rep.heuristic.ms;
+    if (auto roof = Harness::copyRooflineTbps())
+      e.rooflineTbps = *roof;
+    else
+      llvm::consumeError(roof.takeError()); // 0: unknown, the row still counts
+    if (llvm::Error err = TuningDb::get().add(e))
+      return std::move(err);
+    return rep;
+  };
+
+  if (columnHeuristic) {
+    ColumnSpace space{*bres.columnProblem, *target};
+    if (!opt.trySchedules.empty()) {
+      // The planner reads each override as `rkc compile --schedule` does.
+      if (llvm::Error e = runSchedules(opt.trySchedules))
+        return std::move(e);
+      return finish();
+    }
+    auto runPlans = [&](const std::vector<plan::KSplitPlan> &plans) -> llvm::Error {
+      std::vector<std::string> batch;
+      for (const plan::KSplitPlan &want : plans) {
+        auto [pl, why] = space.make(want);
+        if (!pl) {
+          ++rep.pruned[why];
+          continue;
+        }
+        if (seen.insert(pl->schedule()).second)
+          batch.push_back(pl->schedule());
+      }
+      return runSchedules(batch);
+    };
+    if (llvm::Error e = runPlans(space.firstBatch(*columnHeuristic)))
+      return std::move(e);
+    for (int round = 0; round < 8 && msSince(start) < opt.budgetMs; ++round) {
+      auto parsed = plan::parseOverride(rep.best.schedule);
+      if (!parsed) {
+        llvm::consumeError(parsed.takeError());
+        break;
+      }
+      auto [best, why] = space.planned(*parsed);
+      if (!best)
+        break;
+      double before = rep.best.ms;
+      if (llvm::Error e = runPlans(space.neighbours(*best)))
+        return std::move(e);
+      if (rep.best.ms >= before * 0.995)
+        break;
+    }
+    return finish();
+  }
+
+  // The row space.
+  const plan::RowProblem &p = *bres.problem;
+  Space space{p, *target};
+  std::vector<plan::RowPlan> cands;
+  int64_t w0 = plan::pickVector(p.cols, p.minElemBytes);
+  auto consider = [&](int64_t threads, int64_t cluster, int64_t rows, int64_t minBlocks,
+                      int64_t vector, std::vector<plan::RowPlan> &out,
+                      plan::Staging staging = plan::Staging::Registers) {
+    auto [pl, why] = space.make(threads, cluster, rows, minBlocks, vector, staging);
+    if (!pl) {
+      ++rep.pruned[why];
+      return;
+    }
+    if (seen.insert(scheduleOf(*pl)).second)
+      out.push_back(*pl);
+  };
+  // The 16-byte vector, half of it, and the widest that divides N (rows
+  // that start aligned; the others are shifted, templates/rkc/vec.cuh).
+  std::vector<int64_t> vectors{w0};
+  for (int64_t v : {std::max<int64_t>(w0 / 2, 1), plan::dividingVector(p.cols, w0)})
+    if (!llvm::is_contained(vectors, v))
+      vectors.push_back(v);
+  for (int64_t vector : vectors)
+    for (int64_t threads = 1; threads <= 1024; threads *= 2)
+      for (int64_t cluster = 1; cluster <= target->maxCluster; cluster *= 2)
+        for (int64_t minBlocks : {0, 2}) {
+          int64_t rows = Space::rowsFor(threads, cluster);
+          consider(threads, cluster, rows, minBlocks, vector, cands);
+          if (cluster == 1 && threads < 512)
+            consider(threads, cluster, rows * 2, minBlocks, vector, cands);
+        }
+  std::stable_sort(cands.begin(), cands.end(), [](const plan::RowPlan &a, const plan::RowPlan &b) {
+    return Space::score(a) < Space::score(b);
+  });
+
   auto runBatch = [&](const std::vector<plan::RowPlan> &batch) -> llvm::Error {
     std::vector<std::string> texts;
     for (const plan::RowPlan &pl : batch)
@@ -290,10 +470,7 @@ llvm::Expected<TuneReport> rkc::tune(CompileRequest req, const TuneOptions &opt)
     }
     if (llvm::Error e = runSchedules(batch))
       return std::move(e);
-    if (opt.progress)
-      llvm::errs() << "\n";
-    rep.totalMs = msSince(start);
-    return rep;
+    return finish();
   }
 
   // Phase 1: the cost model's favourites, and the asynchronously staged
@@ -358,39 +535,7 @@ llvm::Expected<TuneReport> rkc::tune(CompileRequest req, const TuneOptions &opt)
     if (rep.best.ms >= before * 0.995)
       break;
   }
-  if (opt.progress)
-    llvm::errs() << "\n";
-  rep.totalMs = msSince(start);
-
-  // Keep the heuristic unless a candidate beats it beyond noise (1%).
-  if (rep.best.ms > rep.heuristic.ms * 0.99)
-    rep.best = rep.heuristic;
-  TuningEntry &e = rep.entry;
-  e.key = tuningKey(req);
-  e.op = specSignature(req.specText);
-  e.name = (*base)->info().name;
-  e.dtype = req.options.dtype;
-  for (const std::string &s : req.options.shapes)
-    e.shapes += (e.shapes.empty() ? "" : ";") + s;
-  e.rows = p.rows;
-  e.cols = p.cols;
-  e.gpu = cuda::deviceSignature();
-  auto nv = rkc::nvrtcVersion();
-  e.nvrtc = nv ? *nv : (llvm::consumeError(nv.takeError()), std::string("none"));
-  e.rkcVersion = RKC_VERSION;
-  e.codegen = kCodegenRevision;
-  e.arch = req.options.arch;
-  e.schedule = rep.best.schedule;
-  e.ms = rep.best.ms;
-  e.tbps = rep.best.tbps;
-  e.heuristicMs = rep.heuristic.ms;
-  if (auto roof = Harness::copyRooflineTbps())
-    e.rooflineTbps = *roof;
-  else
-    llvm::consumeError(roof.takeError()); // 0: unknown, the row still counts
-  if (llvm::Error err = TuningDb::get().add(e))
-    return std::move(err);
-  return rep;
+  return finish();
 }
 
 static llvm::Expected<std::shared_ptr<Kernel>> getTunedSlow(CompileRequest req);

@@ -190,6 +190,10 @@ std::optional<std::string> TuningDb::lookup(const CompileRequest &r) const {
       exact = &e;
     if (e.op != op || e.dtype != r.options.dtype || e.gpu != gpu || e.arch != r.options.arch)
       continue;
+    // Column kernels (their schedules name mma, KSplitPlan::schedule) match
+    // exactly only: their best plan turns on K, N and M together.
+    if (llvm::StringRef(e.schedule).contains("mma="))
+      continue;
     // Nearest row length: the shape bucket.
     if (n <= 0)
       continue;

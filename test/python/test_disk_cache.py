@@ -103,15 +103,22 @@ RKC = pathlib.Path(LIB).resolve().parent.parent / "bin" / "rkc"
 
 
 @pytest.mark.skipif(not RKC.exists(), reason="needs the rkc tool")
-def test_tuner_after_a_disk_hit_sees_the_row_problem(tmp_path):
-    # The tuner searches from what the planner saw (the row problem); a
-    # kernel read back from the disk cache must carry it. Without a GPU the
-    # tuner stops at the driver, after that check.
+@pytest.mark.parametrize("spec,shapes,schedule", [
+    (SPEC, ["x=8x1000"], "threads=128"),
+    (ROOT / "examples" / "gemv_w4a16.mlir", ["x=1x4096", "q=4096x1024", "scales=32x1024"],
+     "vector=1,threads=256,cluster=2,unroll=4,mma=1,kwarps=8"),
+], ids=["row", "column"])
+def test_tuner_after_a_disk_hit_sees_the_problem(tmp_path, spec, shapes, schedule):
+    # The tuner searches from what the planner saw (the row or column
+    # problem); a kernel read back from the disk cache must carry it.
+    # Without a GPU the tuner stops at the driver, after that check.
     cache = tmp_path / "c"
     env = dict(os.environ, RKC_CACHE_DIR=str(cache), RKC_DISABLE_TUNING_DB="1")
-    cmd = [str(RKC), "tune", str(SPEC), "--dtype", "bf16", "--shape", "x=8x1000",
-           "--arch", "sm_90a", "--try", "threads=128"]
+    cmd = [str(RKC), "tune", str(spec), "--dtype", "f16", "--arch", "sm_90a", "--try", schedule]
+    for s in shapes:
+        cmd += ["--shape", s]
     for _ in range(2):
         r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
-        assert "row kernels only" not in r.stderr + r.stdout
+        assert "the tuner takes" not in r.stderr + r.stdout
+        assert r.returncode != 0 and "driver" in r.stderr  # no GPU here: stopped there
     assert len(entries(cache)) == 1  # the second run was a disk hit

@@ -204,7 +204,7 @@ static std::string entryProblem(const fs::path &p) {
   std::string digest = line();
   if (digest.size() != 64 || digest.find_first_not_of("0123456789abcdef") != std::string::npos)
     return "bad digest line";
-  for (const char *tag : {"info", "cubin", "ptx", "cuda", "rk", "remarks", "problem"}) {
+  for (const char *tag : {"info", "cubin", "ptx", "cuda", "rk", "remarks", "problem", "column"}) {
     std::string head = line();
     size_t sp = head.find(' ');
     if (sp == std::string::npos || head.substr(0, sp) != tag)

@@ -1,8 +1,9 @@
 // The host reference interpreter (lib/Runtime/Reference.cpp) against
 // direct double-precision formulas, on all rows and on a row subset, for a
 // named op (softmax), a custom combiner (logsumexp) and per-token int8
-// quantization (an i8 result and [T, 1] scales): `rkc run` and the tuner
-// trust it to judge GPU results.
+// quantization (an i8 result and [T, 1] scales), and the column programs
+// (rk.gemv with zero points and bias, rk.dequantize, rk.quantize with
+// exact ties): `rkc run` and the tuner trust them to judge GPU results.
 #include "rkc/Compile.h"
 #include "rkc/Reference.h"
 
@@ -40,6 +41,134 @@ static std::string rowProgram(const std::string &spec, int64_t m, int64_t n, con
     std::exit(1);
   }
   return res->rkIR;
+}
+
+/// The rk IR of an inline spec for explicit shapes.
+static std::string compileRk(const std::string &text, std::vector<std::string> shapes,
+                             const char *dtype) {
+  rkc::CompileRequest req;
+  req.specText = text;
+  req.options.shapes = std::move(shapes);
+  req.options.dtype = dtype;
+  req.upTo = rkc::Emit::Rk;
+  auto res = rkc::compile(req);
+  if (!res) {
+    std::printf("FAIL: %s\n", llvm::toString(res.takeError()).c_str());
+    std::exit(1);
+  }
+  return res->rkIR;
+}
+
+static const char *kGemvAsymBias = R"(
+func.func @g(%x: tensor<?x?x!rk.dtype> {rk.name = "x"},
+    %q: tensor<?x?xi4, #rk.quant<bits = 4, group_size = 32, axis = 0, scale = f16, symmetric = false, packing = k8>> {rk.name = "q"},
+    %s: tensor<?x?xf16> {rk.name = "scales"}, %z: tensor<?x?xf16> {rk.name = "zeros"},
+    %b: tensor<?x!rk.dtype> {rk.name = "bias"}) -> tensor<?x?x!rk.dtype> {
+  %o = rk.gemv %x, %q, %s zeros %z bias %b
+      : (tensor<?x?x!rk.dtype>,
+         tensor<?x?xi4, #rk.quant<bits = 4, group_size = 32, axis = 0, scale = f16, symmetric = false, packing = k8>>,
+         tensor<?x?xf16>, tensor<?x?xf16>, tensor<?x!rk.dtype>) -> tensor<?x?x!rk.dtype>
+  return %o : tensor<?x?x!rk.dtype>
+})";
+
+static const char *kDequantInt8 = R"(
+func.func @d(%q: tensor<?x?xi8, #rk.quant<bits = 8, group_size = 0, axis = 0, scale = bf16, symmetric = true, packing = none>> {rk.name = "q"},
+    %s: tensor<?x?xbf16> {rk.name = "scales"}) -> tensor<?x?x!rk.dtype> {
+  %w = rk.dequantize %q, %s
+      : (tensor<?x?xi8, #rk.quant<bits = 8, group_size = 0, axis = 0, scale = bf16, symmetric = true, packing = none>>,
+         tensor<?x?xbf16>) -> tensor<?x?x!rk.dtype>
+  return %w : tensor<?x?x!rk.dtype>
+})";
+
+// The results returned in the other order than rk.quantize's.
+static const char *kQuantInt4 = R"(
+func.func @qz(%w: tensor<?x?x!rk.dtype> {rk.name = "w"})
+    -> (tensor<?x?xf16>, tensor<?x?xi4, #rk.quant<bits = 4, group_size = 8, axis = 0, scale = f16, symmetric = true, packing = k8>>) {
+  %q, %s = rk.quantize %w : (tensor<?x?x!rk.dtype>)
+      -> (tensor<?x?xi4, #rk.quant<bits = 4, group_size = 8, axis = 0, scale = f16, symmetric = true, packing = k8>>, tensor<?x?xf16>)
+  return %s, %q : tensor<?x?xf16>, tensor<?x?xi4, #rk.quant<bits = 4, group_size = 8, axis = 0, scale = f16, symmetric = true, packing = k8>>
+})";
+
+static void columnPrograms(std::mt19937_64 &rng) {
+  using Role = rkc::ColumnArgument::Role;
+  std::normal_distribution<double> normal(0.0, 1.0);
+  // GEMV, asymmetric int4 in groups of 32 with bias: the naive per-element
+  // sum of x * scale * (q - zero), rounded to f16.
+  {
+    const int64_t M = 3, K = 64, N = 5, G = 32;
+    std::string ir = compileRk(kGemvAsymBias,
+                               {"x=3x64", "q=64x5", "scales=2x5", "zeros=2x5", "bias=5"}, "f16");
+    auto roles = rkc::columnArguments(ir);
+    bool rolesOk = roles && roles->size() == 6 && (*roles)[0].role == Role::Activations &&
+                   (*roles)[1].role == Role::Quantized && (*roles)[1].bits == 4 &&
+                   !(*roles)[1].symmetric && (*roles)[2].role == Role::Scales &&
+                   (*roles)[3].role == Role::Zeros && (*roles)[4].role == Role::Bias &&
+                   (*roles)[5].role == Role::Float;
+    if (!roles)
+      llvm::consumeError(roles.takeError());
+    expect(rolesOk, "gemv's arguments: activations, quantized (int4, asymmetric), scales, "
+                    "zeros, bias; result");
+    rkc::HostTensor x{{M, K}, {}}, q{{K, N}, {}}, sc{{K / G, N}, {}}, z{{K / G, N}, {}},
+        b{{N}, {}};
+    for (int64_t i = 0; i < M * K; ++i) x.data.push_back(rkc::roundTo(normal(rng), "f16"));
+    for (int64_t i = 0; i < K * N; ++i) q.data.push_back((double)(rng() % 16));
+    for (int64_t i = 0; i < K / G * N; ++i) {
+      sc.data.push_back(rkc::roundTo(0.01 + 0.05 * std::fabs(normal(rng)), "f16"));
+      z.data.push_back((double)(rng() % 16));
+    }
+    for (int64_t i = 0; i < N; ++i) b.data.push_back(rkc::roundTo(normal(rng), "f16"));
+    auto out = rkc::evaluateColumnProgram(ir, {x, q, sc, z, b});
+    expect((bool)out && out->size() == 1 && (*out)[0].shape == std::vector<int64_t>{M, N},
+           "gemv evaluates to [M, N]");
+    int64_t bad = 0;
+    for (int64_t m = 0; out && m < M; ++m)
+      for (int64_t n = 0; n < N; ++n) {
+        double want = b.data[n];
+        for (int64_t k = 0; k < K; ++k)
+          want += x.data[m * K + k] * sc.data[(k / G) * N + n] *
+                  (q.data[k * N + n] - z.data[(k / G) * N + n]);
+        bad += (*out)[0].data[m * N + n] != rkc::roundTo(want, "f16");
+      }
+    if (!out)
+      llvm::consumeError(out.takeError());
+    expect(out && bad == 0, "gemv = f16(bias + sum x * scale * (q - zero)), " +
+                                std::to_string(bad) + " wrong");
+  }
+  // Dequantize, int8 with one bf16 scale per column, to f32.
+  {
+    const int64_t K = 16, N = 3;
+    std::string ir = compileRk(kDequantInt8, {"q=16x3", "scales=1x3"}, "f32");
+    rkc::HostTensor q{{K, N}, {}}, sc{{1, N}, {0.5, 0.0078125, 3.0}};
+    for (int64_t i = 0; i < K * N; ++i) q.data.push_back((double)((int64_t)(rng() % 255) - 127));
+    auto out = rkc::evaluateColumnProgram(ir, {q, sc});
+    int64_t bad = 0;
+    for (int64_t i = 0; out && i < K * N; ++i)
+      bad += (*out)[0].data[i] != sc.data[i % N] * q.data[i];
+    if (!out)
+      llvm::consumeError(out.takeError());
+    expect(out && bad == 0, "dequantize int8 = scale[n] * q, " + std::to_string(bad) + " wrong");
+  }
+  // Quantize, symmetric int4 in groups of 8, results returned as (scales,
+  // q): a group of absmax 7 has scale f16(7 * fl32(1/7)) = 1, so 2.5, 3.5,
+  // -0.5 and -2.5 are exact ties (half to even: 2, 4, 0, -2); a zero group
+  // gives scale 0 and q 0.
+  {
+    std::string ir = compileRk(kQuantInt4, {"w=16x1"}, "f32");
+    auto roles = rkc::columnArguments(ir);
+    bool rolesOk = roles && roles->size() == 3 && (*roles)[0].role == Role::Float &&
+                   (*roles)[1].role == Role::Scales && (*roles)[2].role == Role::Quantized;
+    if (!roles)
+      llvm::consumeError(roles.takeError());
+    expect(rolesOk, "quantize's arguments follow the returned order (w; scales, q)");
+    rkc::HostTensor w{{16, 1}, {7, 2.5, 3.5, -0.5, -2.5, 1, 0.25, -7, 0, 0, 0, 0, 0, 0, 0, 0}};
+    auto out = rkc::evaluateColumnProgram(ir, {w});
+    std::vector<double> wantQ{7, 2, 4, 0, -2, 1, 0, -7, 0, 0, 0, 0, 0, 0, 0, 0};
+    bool ok = out && out->size() == 2 && (*out)[0].data == std::vector<double>{1.0, 0.0} &&
+              (*out)[1].data == wantQ;
+    if (!out)
+      llvm::consumeError(out.takeError());
+    expect(ok, "quantize int4: scales (1, 0), q rounds ties to even, a zero group is 0");
+  }
 }
 
 int main(int argc, char **argv) {
@@ -208,5 +337,6 @@ int main(int argc, char **argv) {
       llvm::consumeError(y.takeError());
     }
   }
+  columnPrograms(rng);
   return failures ? 1 : 0;
 }

@@ -74,6 +74,10 @@ struct KSplitPlan {
   /// Columns of one CTA's tile.
   int64_t tileCols() const { return cols * 32 * colWarps(); }
   std::string str() const;
+  /// The plan in schedule-override syntax (vector, threads, cluster, unroll,
+  /// mma, and kwarps with mma): planKSplit with it gives this plan back.
+  /// Always names mma, which tells column schedules from row ones.
+  std::string schedule() const;
 };
 
 /// Launch geometry and resources that follow from a plan.
