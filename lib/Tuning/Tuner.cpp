@@ -9,7 +9,9 @@
 // are compiled in parallel and measured, then the search refines locally
 // around the best (neighbouring threads / cluster / rows / min_blocks)
 // until the budget is spent or nothing improves. Every candidate is checked
-// against the reference before its time counts.
+// against the reference before its time counts. Column kernels (rk.gemv,
+// rk.quantize / rk.dequantize along K) search the column planner's knobs
+// instead (ColumnSpace; docs/tuning.md, "Column kernels").
 //
 //===----------------------------------------------------------------------===//
 

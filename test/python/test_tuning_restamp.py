@@ -104,3 +104,30 @@ def test_same_revision_and_unknown_specs_are_refused(tmp_path):
     r = run(sys.executable, RESTAMP, old_build(tmp_path, revision), RKC, db, env=env)
     assert r.returncode == 1 and "no spec with op hash" in r.stderr, r.stderr
     assert db.read_text() == before
+
+
+def test_rows_of_generated_quantized_specs_are_found(tmp_path):
+    """A quantized GEMV row (the binding's generated spec, not a file of the
+    repo) is found by its kernel name and op hash and stamped."""
+    sys.path.insert(0, str(ROOT / "python"))
+    from rkc import _spec
+    spec = tmp_path / "w8.mlir"
+    spec.write_text(_spec.quant_spec_text("gemv", 8, 128, True, "f16", 0, False))
+    shapes = "x=1x4096;q=4096x4096;scales=32x4096"
+    cache = tmp_path / "cache"
+    out = run(RKC, "tune", spec, "--print-key", "--dtype", "f16", "--shape", "x=1x4096",
+              "--shape", "q=4096x4096", "--shape", "scales=32x4096",
+              env=dict(os.environ, RKC_CACHE_DIR=str(cache)))
+    assert out.returncode == 0, out.stderr
+    key = dict(line.split(" ", 1) for line in out.stdout.strip().splitlines())
+    revision = int(key["codegen"])
+    r = row(key, "x=1x4096", "vector=2,threads=512,cluster=1,unroll=2,mma=1,kwarps=16",
+            revision - 1)
+    r.update(name="rkc_gemv_w8a16_g128", dtype="f16", shapes=shapes, N=4096)
+    db = tmp_path / "db.jsonl"
+    db.write_text(json.dumps(r) + "\n")
+    res = run(sys.executable, RESTAMP, old_build(tmp_path, revision), RKC, db,
+              env=dict(os.environ, RKC_CACHE_DIR=str(cache)))
+    assert res.returncode == 0, res.stderr
+    assert "1 rows stamped (same PTX), 0 changed" in res.stdout, res.stdout
+    assert json.loads(db.read_text())["codegen"] == revision
