@@ -22,16 +22,12 @@ static void expect(bool ok, const std::string &what) {
   failures += !ok;
 }
 
-static std::string rowProgram(const std::string &spec, int64_t m, int64_t n, const char *dtype,
-                              const char *streaming = "auto") {
-  auto buf = llvm::MemoryBuffer::getFile(spec);
-  if (!buf) {
-    std::printf("FAIL: cannot read %s\n", spec.c_str());
-    std::exit(1);
-  }
+/// The rk IR of an inline spec for explicit shapes.
+static std::string compileRk(const std::string &text, std::vector<std::string> shapes,
+                             const char *dtype, const char *streaming = "auto") {
   rkc::CompileRequest req;
-  req.specText = (*buf)->getBuffer().str();
-  req.options.shapes = {"x=" + std::to_string(m) + "x" + std::to_string(n)};
+  req.specText = text;
+  req.options.shapes = std::move(shapes);
   req.options.dtype = dtype;
   req.options.streaming = streaming;
   req.upTo = rkc::Emit::Rk;
@@ -43,20 +39,15 @@ static std::string rowProgram(const std::string &spec, int64_t m, int64_t n, con
   return res->rkIR;
 }
 
-/// The rk IR of an inline spec for explicit shapes.
-static std::string compileRk(const std::string &text, std::vector<std::string> shapes,
-                             const char *dtype) {
-  rkc::CompileRequest req;
-  req.specText = text;
-  req.options.shapes = std::move(shapes);
-  req.options.dtype = dtype;
-  req.upTo = rkc::Emit::Rk;
-  auto res = rkc::compile(req);
-  if (!res) {
-    std::printf("FAIL: %s\n", llvm::toString(res.takeError()).c_str());
+static std::string rowProgram(const std::string &spec, int64_t m, int64_t n, const char *dtype,
+                              const char *streaming = "auto") {
+  auto buf = llvm::MemoryBuffer::getFile(spec);
+  if (!buf) {
+    std::printf("FAIL: cannot read %s\n", spec.c_str());
     std::exit(1);
   }
-  return res->rkIR;
+  return compileRk((*buf)->getBuffer().str(),
+                   {"x=" + std::to_string(m) + "x" + std::to_string(n)}, dtype, streaming);
 }
 
 static const char *kGemvAsymBias = R"(
