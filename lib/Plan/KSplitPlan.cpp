@@ -291,6 +291,14 @@ static void planMmaSplit(KSplitPlan &pl, const KSplitProblem &p, const Target &t
                                       blocks, 1)),
                                   1, std::min<int64_t>(clusterOnly && blocks >= 48 ? 8 : 4,
                                                        pl.cols == 1 ? 8 : 4 / pl.cols));
+  // M = 1 with one group of 32 columns per warp and long K ranges (at
+  // least 32 blocks a warp, 8 passes of the double buffer at unroll 4):
+  // blocks of 8 (~100 registers, the CTAs per SM unchanged). Tuned on the
+  // H100 (docs/tuning.md, "Column kernels"): W4A16 4096 x 14336 14.5 ->
+  // 12.9 us, 5120 x 13824 17.6 -> 15.9, 28672 x 8192 53.0 -> 44.4; the
+  // K-long shapes with fewer blocks a warp (14336 x 4096: 28) kept 4.
+  if (p.rows == 1 && pl.cols == 1 && blocks >= 32)
+    pl.unroll = 8;
   if (ovr.unroll > 0)
     pl.unroll = ovr.unroll;
   note(formatv("unroll = {0}: 2 x {1} bytes of packed weight in flight per thread "
