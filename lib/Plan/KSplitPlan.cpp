@@ -291,13 +291,15 @@ static void planMmaSplit(KSplitPlan &pl, const KSplitProblem &p, const Target &t
                                       blocks, 1)),
                                   1, std::min<int64_t>(clusterOnly && blocks >= 48 ? 8 : 4,
                                                        pl.cols == 1 ? 8 : 4 / pl.cols));
-  // M = 1 with one group of 32 columns per warp and long K ranges (at
-  // least 32 blocks a warp, 8 passes of the double buffer at unroll 4):
-  // blocks of 8 (~100 registers, the CTAs per SM unchanged). Tuned on the
-  // H100 (docs/tuning.md, "Column kernels"): W4A16 4096 x 14336 14.5 ->
-  // 12.9 us, 5120 x 13824 17.6 -> 15.9, 28672 x 8192 53.0 -> 44.4; the
-  // K-long shapes with fewer blocks a warp (14336 x 4096: 28) kept 4.
-  if (p.rows == 1 && pl.cols == 1 && blocks >= 32)
+  // Weights as A with one group of 32 columns per warp and long K ranges:
+  // blocks of 8 (~100 registers at M = 1). At M = 1 from 32 blocks a warp
+  // (8 passes of the double buffer at 4): W4A16 4096 x 14336 14.5 -> 12.9
+  // us, 28672 x 8192 52.5 -> 43.3, 18432 x 7168 34.7 -> 26.5; the K-long
+  // shapes with fewer (14336 x 4096: 28) kept 4. With 2-8 rows (more
+  // registers) only beyond 64 blocks: at 32 the wide-N shapes lost 20-25 %
+  // (4096 x 14336: 14.6 -> 18.0), beyond 64 all ten shapes of an A/B won
+  // (14336 x 14336 M = 8 53.7 -> 42.1; docs/planner.md, column rule 3).
+  if (mmaWeightsAsA(p.rows) && pl.cols == 1 && blocks >= (p.rows == 1 ? 32 : 65))
     pl.unroll = 8;
   if (ovr.unroll > 0)
     pl.unroll = ovr.unroll;

@@ -1061,6 +1061,19 @@ func.func @gemv_long_warp_range(%x: tensor<1x8192xf16>, %q: tensor<8192x8192xi4,
   %o = rk.gemv %x, %q, %s : (tensor<1x8192xf16>, tensor<8192x8192xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, tensor<64x8192xf16>) -> tensor<1x8192xf16>
   return %o : tensor<1x8192xf16>
 }
+// M = 4: blocks of 8 only beyond 64 blocks a warp (14336 / 8 / (2 x 2) / 4
+// = 112 here).
+// expected-remark@below {{plan: mma: int4 x 16-bit products on tensor cores (m16n8k16, f32 accumulation); a lane loads 16 bytes = 4 columns of one packed row per group of 32, a warp 1 x 32 columns; M <= 8: the weights are the A operand (16 columns per product, the rows of M in its 8 columns)}}
+// expected-remark@below {{plan: unroll = 8: 2 x 128 bytes of packed weight in flight per thread (double-buffered blocks of 8 x 4 packed rows)}}
+// expected-remark@below {{plan: K split 4 ways: 2 of the 8 warps x cluster 2; CTA tiles of 128 columns (224 CTAs, 1792 warps for ~132 SMs)}}
+// expected-remark@below {{plan: activations staged in shared memory: 4 rows x 7168 values of K per CTA (63488 bytes with the partial sums)}}
+// expected-remark@below {{plan: partials combined across the cluster of 2 through distributed shared memory}}
+func.func @gemv_m4_long_warp_range(%x: tensor<4x14336xf16>, %q: tensor<14336x14336xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, %s: tensor<112x14336xf16>) -> tensor<4x14336xf16> {
+// COLS-LABEL: func.func @gemv_m4_long_warp_range
+// COLS-SAME: tier.layout = #tier.ksplit_layout<rows = 4, cols = 1, warps = 8, cluster = 2, unroll = 8, mma = true, kwarps = 2>
+  %o = rk.gemv %x, %q, %s : (tensor<4x14336xf16>, tensor<14336x14336xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, tensor<112x14336xf16>) -> tensor<4x14336xf16>
+  return %o : tensor<4x14336xf16>
+}
 // int8, N not a multiple of 128, bf16 activations (CUDA cores): 2-byte
 // accesses (65 tiles) so that clusters of 2 fill the SMs.
 // expected-remark@below {{plan: cols = 2: 2-byte accesses of packed columns, 1 x 2 accumulators}}
