@@ -16,7 +16,7 @@ class Kernel;
 
 /// Device buffers for one kernel signature (the same for every schedule of
 /// a spec and shape): random inputs (integer [M] inputs: indices in [0, N),
-/// every 8th -100; column programs: quantized integers over the format's
+/// every 8th -100; int8 tensors: [-127, 127]; column programs: quantized integers over the format's
 /// range, small positive scales, zero points 0..15), outputs, and an L2
 /// flush buffer. Reused across the candidates of a tuning run.
 class Harness {

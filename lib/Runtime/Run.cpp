@@ -245,10 +245,14 @@ llvm::Expected<std::unique_ptr<Harness>> Harness::create(const KernelInfo &info,
       std::seed_seq seq{seed, argIndex, (unsigned)c, (unsigned)(c >> 32)};
       std::mt19937_64 rng(seq);
       std::normal_distribution<double> normal(0.0, 1.0);
+      // Row programs: int8 tensors are quantized values ([-127, 127]);
+      // other integers are gather indices into the row ([0, N), every
+      // 8th -100: the ignored index of cross-entropy).
       for (size_t i = begin; i < end; ++i)
-        t.data[i] = role   ? columnValue(*role, a.dtype, rng, normal)
-                    : isInt ? ((i % 8 == 7) ? -100.0 : (double)(rng() % info.cols))
-                            : roundTo(2.0 * normal(rng), a.dtype);
+        t.data[i] = role                ? columnValue(*role, a.dtype, rng, normal)
+                    : a.dtype == "i8"   ? (double)((int64_t)(rng() % 255) - 127)
+                    : isInt             ? ((i % 8 == 7) ? -100.0 : (double)(rng() % info.cols))
+                                        : roundTo(2.0 * normal(rng), a.dtype);
     });
     if (!isInt && a.shape.size() == 2 && (!role || role->role != Role::Scales))
       impl->dataType = a.dtype;

@@ -66,6 +66,21 @@ def test_rkc_run_checks_column_kernels(tmp_path, spec, dtype, shapes):
     assert "TB/s" in out.stdout
 
 
+@pytest.mark.parametrize("spec,dtype,shapes", [
+    ("dequantize_per_token_int8.mlir", "f16", ["q=512x4096", "scales=512x1"]),
+    ("dequantize_per_token_int8.mlir", "f32", ["q=1000x136", "scales=1000x1"]),
+    ("quantize_per_token_int8.mlir", "bf16", ["x=512x4096"]),
+], ids=["dequant-f16-4096", "dequant-f32-136", "quant-bf16-4096"])
+def test_rkc_run_per_token_rows(tmp_path, spec, dtype, shapes):
+    """Per-token int8 (row programs with int8 [M, N] operands): the harness
+    fills int8 inputs with quantized values over [-127, 127] whatever N (it
+    had used gather indices in [0, N), which wrap in int8 beyond 127)."""
+    out = subprocess.run([rkc_exe(), "run", os.path.join(EXAMPLES, spec), "--dtype", dtype,
+                          "--reps", "5"] + shape_args(shapes),
+                         env=env_for(tmp_path), capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0 and "PASS" in out.stdout, out.stdout + out.stderr
+
+
 def test_rkc_run_gemv_variants(tmp_path):
     """Asymmetric int4 with bias and int8 weights (specs generated as the
     binding generates them)."""
