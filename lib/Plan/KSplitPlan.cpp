@@ -301,6 +301,21 @@ static void planMmaSplit(KSplitPlan &pl, const KSplitProblem &p, const Target &t
   // (14336 x 14336 M = 8 53.7 -> 42.1; docs/planner.md, column rule 3).
   if (mmaWeightsAsA(p.rows) && pl.cols == 1 && blocks >= (p.rows == 1 ? 32 : 65))
     pl.unroll = 8;
+  // 2-4 rows whose CTAs hold column warps (4 of 8 warps split K, the
+  // others take a second column group) and whose warps still get >= 32
+  // blocks: CTAs of the 4 K-splitting warps alone, with blocks of 8 (the
+  // registers of blocks of 8 fit 2-3 CTAs of 4 warps per SM, not 2 of 8).
+  // A/B on the H100: W4A16 M = 2 / 4 4096 x 14336 14.7 -> 13.4 / 14.8 ->
+  // 13.5 us, 4096 x 11008 14.0 -> 12.8, 5120 x 13824 17.8 -> 16.0 / 17.5 ->
+  // 16.8, 13824 x 5120 M = 4 22.4 -> 19.6, 4096 x 16384 even; with fewer
+  // blocks (2048 x 16384: 16) or M = 8 it lost (docs/planner.md, rule 3).
+  if (p.rows >= 2 && p.rows <= 4 && pl.cols == 1 && pl.kWarps() >= 4 &&
+      pl.kWarps() < pl.warps && blocks >= 32 && pl.unroll < 8 && ovr.threads <= 0 &&
+      ovr.kwarps <= 0 && ovr.unroll <= 0) {
+    pl.warps = pl.kWarps();
+    pl.kwarps = 0;
+    pl.unroll = 8;
+  }
   if (ovr.unroll > 0)
     pl.unroll = ovr.unroll;
   note(formatv("unroll = {0}: 2 x {1} bytes of packed weight in flight per thread "
