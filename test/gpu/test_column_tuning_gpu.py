@@ -150,3 +150,20 @@ def test_try_gemv_schedules(tmp_path):
     assert any(l.startswith("try") and "TB/s" in l and "vector=4," in l for l in lines), out.stdout
     assert any("vector=512" in l and "TB/s" not in l for l in lines), out.stdout
     assert not (tmp_path / "cache" / "tuning.jsonl").exists()
+
+
+@pytest.mark.parametrize("spec,dtype,shapes", [
+    ("dequantize_int4.mlir", "f16", ["q=4096x4096", "scales=32x4096"]),
+    ("quantize_int4.mlir", "bf16", ["w=4096x4096"]),
+], ids=["dequantize", "quantize"])
+def test_tune_quantize_and_dequantize(tmp_path, spec, dtype, shapes):
+    """The column search also takes rk.dequantize / rk.quantize along K
+    (no cluster, no tensor cores: those candidates are pruned with the
+    planner's reasons), checks every candidate and writes one row."""
+    out = subprocess.run([rkc_exe(), "tune", os.path.join(EXAMPLES, spec), "--dtype", dtype,
+                          "--budget-ms", "3000"] + shape_args(shapes), env=env_for(tmp_path),
+                         capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "0 wrong" in out.stdout and "candidates timed" in out.stdout, out.stdout
+    rows = [json.loads(l) for l in open(tmp_path / "cache" / "tuning.jsonl") if l.strip()]
+    assert len(rows) == 1 and "mma=0" in rows[0]["schedule"], rows
