@@ -1152,19 +1152,29 @@ func.func @dequantize(%q: tensor<4096x4096xi4, #rk.quant<bits = 4, group_size = 
 
 // From M = 2 on, int4 GEMV runs on tensor cores (mma = true): a warp per
 // 32-column group (cols = 1), 16-byte loads of 4 columns of one packed row
-// per lane. 448 groups want a K split of 4 (~16 warps per SM); 4 of 8
-// warps would split K and the other 4 take further groups (kwarps = 4),
-// but with 32 blocks a warp the CTAs are the 4 K-splitting warps alone,
-// with blocks of 8 (rule 3).
+// per lane. 448 groups want a K split of 4 (~16 warps per SM); 4 of the 8
+// warps split K, the other 4 take further groups (kwarps = 4).
+// expected-remark@below {{plan: mma: int4 x 16-bit products on tensor cores (m16n8k16, f32 accumulation); a lane loads 16 bytes = 4 columns of one packed row per group of 32, a warp 1 x 32 columns; M <= 8: the weights are the A operand (16 columns per product, the rows of M in its 8 columns)}}
+// expected-remark@below {{plan: unroll = 4: 2 x 64 bytes of packed weight in flight per thread (double-buffered blocks of 4 x 4 packed rows)}}
+// expected-remark@below {{plan: K split 4 ways: 4 of the 8 warps x cluster 1; CTA tiles of 64 columns (224 CTAs, 1792 warps for ~132 SMs)}}
+// expected-remark@below {{plan: activations staged in shared memory: 4 rows x 4096 values of K per CTA (36864 bytes with the partial sums)}}
+func.func @gemv_mma_m4(%x: tensor<4x4096xbf16>, %q: tensor<4096x14336xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = bf16, symmetric = true, packing = k8>>, %s: tensor<32x14336xbf16>) -> tensor<4x14336xbf16> {
+// COLS-LABEL: func.func @gemv_mma_m4
+// COLS-SAME: tier.layout = #tier.ksplit_layout<rows = 4, cols = 1, warps = 8, cluster = 1, unroll = 4, mma = true, kwarps = 4>
+  %o = rk.gemv %x, %q, %s : (tensor<4x4096xbf16>, tensor<4096x14336xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = bf16, symmetric = true, packing = k8>>, tensor<32x14336xbf16>) -> tensor<4x14336xbf16>
+  return %o : tensor<4x14336xbf16>
+}
+// The same with f16 activations: 32 blocks a warp, so the CTAs are the 4
+// K-splitting warps alone, with blocks of 8 (rule 3; bf16 keeps the above).
 // expected-remark@below {{plan: mma: int4 x 16-bit products on tensor cores (m16n8k16, f32 accumulation); a lane loads 16 bytes = 4 columns of one packed row per group of 32, a warp 1 x 32 columns; M <= 8: the weights are the A operand (16 columns per product, the rows of M in its 8 columns)}}
 // expected-remark@below {{plan: unroll = 8: 2 x 128 bytes of packed weight in flight per thread (double-buffered blocks of 8 x 4 packed rows)}}
 // expected-remark@below {{plan: K split 4 ways: 4 of the 4 warps x cluster 1; CTA tiles of 32 columns (448 CTAs, 1792 warps for ~132 SMs)}}
 // expected-remark@below {{plan: activations staged in shared memory: 4 rows x 4096 values of K per CTA (34816 bytes with the partial sums)}}
-func.func @gemv_mma_m4(%x: tensor<4x4096xbf16>, %q: tensor<4096x14336xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = bf16, symmetric = true, packing = k8>>, %s: tensor<32x14336xbf16>) -> tensor<4x14336xbf16> {
-// COLS-LABEL: func.func @gemv_mma_m4
+func.func @gemv_mma_m4_f16(%x: tensor<4x4096xf16>, %q: tensor<4096x14336xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, %s: tensor<32x14336xf16>) -> tensor<4x14336xf16> {
+// COLS-LABEL: func.func @gemv_mma_m4_f16
 // COLS-SAME: tier.layout = #tier.ksplit_layout<rows = 4, cols = 1, warps = 4, cluster = 1, unroll = 8, mma = true>
-  %o = rk.gemv %x, %q, %s : (tensor<4x4096xbf16>, tensor<4096x14336xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = bf16, symmetric = true, packing = k8>>, tensor<32x14336xbf16>) -> tensor<4x14336xbf16>
-  return %o : tensor<4x14336xbf16>
+  %o = rk.gemv %x, %q, %s : (tensor<4x4096xf16>, tensor<4096x14336xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, tensor<32x14336xf16>) -> tensor<4x14336xf16>
+  return %o : tensor<4x14336xf16>
 }
 
 // M = 4, N = 128256: 4008 groups want no K split, but CTAs that each
