@@ -255,3 +255,26 @@ def test_concurrent_writers_leave_whole_rows(tmp_path):
     assert len(lines) == 2 * n
     for l in lines:
         assert json.loads(l)["schedule"] == TUNED
+
+
+def test_column_rows_match_exactly_only(tmp_path):
+    """A GEMV row (a column schedule, which names mma) applies to its exact
+    request only: a request of another N within a factor of two gets the
+    heuristic, not the row's layout (no shape bucket for column kernels)."""
+    cache = tmp_path / "cache"
+    spec = ROOT / "examples" / "gemv_w4a16.mlir"
+
+    def fields(n):
+        out = rkc("tune", spec, "--print-key", "--dtype", "f16", "--shape", "x=1x4096",
+                  "--shape", "q=4096x%d" % n, "--shape", "scales=32x%d" % n, cache=cache).stdout
+        return dict(line.split(" ", 1) for line in out.strip().splitlines())
+
+    f = fields(4096)
+    schedule = "vector=1,threads=128,cluster=1,unroll=8,mma=1,kwarps=4"
+    r = row(f["key"], f["machine"], "x=1x4096;q=4096x4096;scales=32x4096", 4096, schedule,
+            dtype="f16")
+    r.update(op=f["op"], name="rkc_gemv_w4a16", M=1, codegen=int(f["codegen"]))
+    (tmp_path / "db.jsonl").write_text(json.dumps(r) + "\n")
+    rkc("tune", "--import", tmp_path / "db.jsonl", cache=cache)
+    assert fields(4096)["lookup"] == schedule
+    assert fields(6144)["lookup"] == "miss"
