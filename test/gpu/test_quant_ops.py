@@ -371,6 +371,11 @@ MMA_SCHEDULES = [
     (False, 64, 1024, 1000, 7, "bf16", "vector=1,threads=256,cluster=2,unroll=2,mma=1,kwarps=1"),
     (True, 32, 2048, 4104, 16, "bf16", "vector=2,threads=128,cluster=1,unroll=4,mma=1,kwarps=2"),
     (False, 0, 512, 72, 2, "f16", "vector=1,threads=128,cluster=1,unroll=1,mma=1,kwarps=2"),
+    # Blocks of 8 (the planner's choice for long K ranges per warp) with a
+    # group that neither divides a block nor is divided by it (96 = 12
+    # packed rows; scales loaded at the fold), M = 1 and M = 4 on 4 warps.
+    (True, 96, 3072, 1000, 1, "f16", "vector=1,threads=256,cluster=1,unroll=8,mma=1"),
+    (False, 96, 3072, 1000, 4, "bf16", "vector=1,threads=128,cluster=1,unroll=8,mma=1"),
 ]
 
 
@@ -407,6 +412,7 @@ MMA_INT8 = [
     (128, 4096, 4104, 16, "vector=2,threads=256,cluster=2,unroll=2,mma=1,kwarps=2"),
     (32, 1024, 1000, 2, "vector=1,threads=128,cluster=4,unroll=1,mma=1"),
     (0, 256, 8, 16, "vector=1,threads=64,cluster=1,unroll=4,mma=1,kwarps=1"),
+    (128, 4096, 4096, 1, "vector=1,threads=512,cluster=1,unroll=8,mma=1"),
 ]
 
 
