@@ -345,23 +345,6 @@ template <bool BF16> RKC_DEVICE u32 offset_pair(float z) {
   return v | (v << 16);
 }
 
-/// D = A * B for one m16n8k16 with f32 results (row.col): the first
-/// product of a group, so its partial sums need no clearing.
-template <bool BF16>
-RKC_DEVICE void mma_16816_first(float (&d)[4], u32 a0, u32 a1, u32 a2, u32 a3, u32 b0,
-                                u32 b1) {
-  if constexpr (BF16)
-    asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, "
-        "{%4, %5, %6, %7}, {%8, %9}, {%10, %10, %10, %10};"
-        : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
-        : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1), "f"(0.0f));
-  else
-    asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, "
-        "{%4, %5, %6, %7}, {%8, %9}, {%10, %10, %10, %10};"
-        : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
-        : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1), "f"(0.0f));
-}
-
 /// D = A * B + D for one m16n8k16 with f32 accumulation (row.col).
 template <bool BF16>
 RKC_DEVICE void mma_16816(float (&d)[4], u32 a0, u32 a1, u32 a2, u32 a3, u32 b0,
@@ -376,6 +359,15 @@ RKC_DEVICE void mma_16816(float (&d)[4], u32 a0, u32 a1, u32 a2, u32 a3, u32 b0,
         "{%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
         : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
         : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+}
+
+/// D = A * B for one m16n8k16 (the first product of a group: its partial
+/// sums need no clearing; ptxas takes the zero accumulators as RZ).
+template <bool BF16>
+RKC_DEVICE void mma_16816_first(float (&d)[4], u32 a0, u32 a1, u32 a2, u32 a3, u32 b0,
+                                u32 b1) {
+  d[0] = d[1] = d[2] = d[3] = 0.0f;
+  mma_16816<BF16>(d, a0, a1, a2, a3, b0, b1);
 }
 
 /// Reorders 8 consecutive 16-bit activations (k0..k7 in 4 words) into the
