@@ -138,6 +138,37 @@ std::vector<double> unpackInt4(const std::vector<char> &b, int64_t k, int64_t n,
   return out;
 }
 
+/// The median time (ms) of `timed` passes on `stream` after `untimed` ones,
+/// each pass `run(i)` between two CUDA events; `prepare(i)` comes before a
+/// pass, outside its events. A pass that fails stops the timing.
+template <typename Prepare, typename Run>
+llvm::Expected<double> medianPassMs(const cuda::Driver &d, CUstream stream, int untimed,
+                                    int timed, Prepare prepare, Run run) {
+  CUevent start, stop;
+  d.eventCreate(&start, 0);
+  d.eventCreate(&stop, 0);
+  std::vector<float> times;
+  llvm::Error err = llvm::Error::success();
+  for (int i = -untimed; i < timed; ++i) {
+    prepare(i);
+    d.eventRecord(start, stream);
+    if ((err = run(i)))
+      break;
+    d.eventRecord(stop, stream);
+    d.eventSynchronize(stop);
+    float ms = 0;
+    d.eventElapsedTime(&ms, start, stop);
+    if (i >= 0)
+      times.push_back(ms);
+  }
+  d.eventDestroy(start);
+  d.eventDestroy(stop);
+  if (err)
+    return std::move(err);
+  std::sort(times.begin(), times.end());
+  return (double)times[times.size() / 2];
+}
+
 /// A random value for an argument of a column program: integers of the
 /// full format range for quantized tensors and zero points, small positive
 /// scales (the magnitudes of real weights), normal activations.
@@ -354,28 +385,10 @@ llvm::Expected<double> Harness::timeMs(Kernel &kernel, int reps) {
   if (!I.column.empty())
     return I.timeColumnMs(kernel, reps);
   const cuda::Driver &d = *I.d;
-  CUevent start, stop;
-  d.eventCreate(&start, 0);
-  d.eventCreate(&stop, 0);
-  std::vector<float> times;
-  llvm::Error err = llvm::Error::success();
-  for (int i = 0; i < std::max(reps, 1); ++i) {
-    d.memsetD8(I.flush, (unsigned char)i, I.flushBytes);
-    d.eventRecord(start, nullptr);
-    if ((err = kernel.launch(I.ptrs.data(), nullptr, I.info.rows, nullptr)))
-      break;
-    d.eventRecord(stop, nullptr);
-    d.eventSynchronize(stop);
-    float ms = 0;
-    d.eventElapsedTime(&ms, start, stop);
-    times.push_back(ms);
-  }
-  d.eventDestroy(start);
-  d.eventDestroy(stop);
-  if (err)
-    return std::move(err);
-  std::sort(times.begin(), times.end());
-  return (double)times[times.size() / 2];
+  return medianPassMs(
+      d, nullptr, 0, std::max(reps, 1),
+      [&](int i) { d.memsetD8(I.flush, (unsigned char)i, I.flushBytes); },
+      [&](int) { return kernel.launch(I.ptrs.data(), nullptr, I.info.rows, nullptr); });
 }
 
 /// Column programs time as a decode GEMV runs in serving: back-to-back
@@ -420,29 +433,16 @@ llvm::Expected<double> Harness::Impl::timeColumnMs(Kernel &kernel, int reps) {
       copies.push_back(std::move(set));
     }
   }
-  CUevent start, stop;
-  dr.eventCreate(&start, 0);
-  dr.eventCreate(&stop, 0);
-  std::vector<float> times;
-  llvm::Error err = llvm::Error::success();
-  for (int i = -1; i < std::max(reps, 1) && !err; ++i) { // pass -1 warms up
-    dr.eventRecord(start, stream);
+  // One untimed pass warms up.
+  auto ms = medianPassMs(dr, stream, 1, std::max(reps, 1), [](int) {}, [&](int) -> llvm::Error {
     for (const std::vector<void *> &set : copies)
-      if ((err = kernel.launch(set.data(), nullptr, info.rows, stream, kLaunchPdl)))
-        break;
-    dr.eventRecord(stop, stream);
-    dr.eventSynchronize(stop);
-    float ms = 0;
-    dr.eventElapsedTime(&ms, start, stop);
-    if (i >= 0)
-      times.push_back(ms / (float)copies.size());
-  }
-  dr.eventDestroy(start);
-  dr.eventDestroy(stop);
-  if (err)
-    return std::move(err);
-  std::sort(times.begin(), times.end());
-  return (double)times[times.size() / 2];
+      if (llvm::Error err = kernel.launch(set.data(), nullptr, info.rows, stream, kLaunchPdl))
+        return err;
+    return llvm::Error::success();
+  });
+  if (!ms)
+    return ms.takeError();
+  return *ms / (double)copies.size();
 }
 
 llvm::Expected<double> Harness::copyRooflineTbps() {
@@ -466,30 +466,18 @@ llvm::Expected<double> Harness::copyRooflineTbps() {
     return llvm::createStringError("cannot allocate the roofline copy buffers");
   }
   d.memsetD8(src, 1, bytes);
-  CUevent start, stop;
-  d.eventCreate(&start, 0);
-  d.eventCreate(&stop, 0);
-  std::vector<float> times;
-  CUresult r = CUDA_SUCCESS;
-  for (int i = 0; i < 6 && r == CUDA_SUCCESS; ++i) {
-    d.eventRecord(start, nullptr);
-    r = d.memcpyDtoD(dst, src, bytes);
-    d.eventRecord(stop, nullptr);
-    d.eventSynchronize(stop);
-    float ms = 0;
-    d.eventElapsedTime(&ms, start, stop);
-    if (i > 0) // the first copy warms up
-      times.push_back(ms);
-  }
-  d.eventDestroy(start);
-  d.eventDestroy(stop);
+  // The first copy warms up; the median of 5.
+  auto ms = medianPassMs(d, nullptr, 1, 5, [](int) {}, [&](int) -> llvm::Error {
+    CUresult r = d.memcpyDtoD(dst, src, bytes);
+    if (r != CUDA_SUCCESS)
+      return llvm::createStringError(cuda::describe(d, r, "cuMemcpyDtoD"));
+    return llvm::Error::success();
+  });
   d.memFree(src);
   d.memFree(dst);
-  if (r != CUDA_SUCCESS)
-    return llvm::createStringError(cuda::describe(d, r, "cuMemcpyDtoD"));
-  std::sort(times.begin(), times.end());
-  double ms = times[times.size() / 2];
-  cached = 2.0 * double(bytes) / (ms * 1e-3) / 1e12;
+  if (!ms)
+    return ms.takeError();
+  cached = 2.0 * double(bytes) / (*ms * 1e-3) / 1e12;
   return cached;
 }
 
