@@ -9,14 +9,13 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "rkc/Pipeline.h"
 #include "rkc/Reference.h"
+
+#include "RkKernel.h"
 
 #include "rk/RkDialect.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/IR/MLIRContext.h"
-#include "mlir/Parser/Parser.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Parallel.h"
 
@@ -56,27 +55,19 @@ ColumnArgument withRole(ColumnArgument::Role r) {
   return a;
 }
 
-/// The parsed module and its one quantized op (null: a row program).
+/// The parsed kernel and its one quantized op (null: a row program).
 struct Parsed {
-  MLIRContext ctx;
-  OwningOpRef<ModuleOp> module;
+  std::unique_ptr<rkc::detail::RkKernel> kernel;
   func::FuncOp func;
   Operation *op = nullptr;
 
   static llvm::Expected<std::unique_ptr<Parsed>> parse(const std::string &rkIR) {
-    DialectRegistry registry;
-    rkc::registerDialects(registry);
+    auto k = rkc::detail::RkKernel::parse(rkIR, "column program");
+    if (!k)
+      return k.takeError();
     auto p = std::make_unique<Parsed>();
-    p->ctx.appendDialectRegistry(registry);
-    p->ctx.disableMultithreading();
-    p->ctx.loadAllAvailableDialects();
-    p->module = parseSourceString<ModuleOp>(rkIR, ParserConfig(&p->ctx));
-    if (!p->module)
-      return llvm::createStringError("reference: cannot parse the column program");
-    auto funcs = p->module->getOps<func::FuncOp>();
-    if (funcs.empty())
-      return llvm::createStringError("reference: no kernel");
-    p->func = *funcs.begin();
+    p->kernel = std::move(*k);
+    p->func = p->kernel->func;
     p->func.walk([&](Operation *op) {
       if (isa<rk::GemvOp, rk::DequantizeOp, rk::QuantizeOp>(op))
         p->op = op;

@@ -3,6 +3,8 @@
 #include "rkc/Reference.h"
 #include "rkc/Pipeline.h"
 
+#include "RkKernel.h"
+
 #include "rk/RkDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -205,19 +207,30 @@ struct Tensor {
 
 } // namespace
 
-llvm::Expected<std::vector<rkc::HostTensor>>
-rkc::evaluateRowProgram(const std::string &rkIR, const std::vector<HostTensor> &inputs) {
+llvm::Expected<std::unique_ptr<rkc::detail::RkKernel>>
+rkc::detail::RkKernel::parse(const std::string &rkIR, llvm::StringRef what) {
   DialectRegistry registry;
   registerDialects(registry);
-  MLIRContext ctx(registry, MLIRContext::Threading::DISABLED);
-  ctx.loadAllAvailableDialects();
-  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(rkIR, ParserConfig(&ctx));
-  if (!module)
-    return llvm::createStringError("reference: cannot parse the row program");
-  auto funcs = module->getOps<func::FuncOp>();
+  auto k = std::make_unique<RkKernel>();
+  k->ctx.appendDialectRegistry(registry);
+  k->ctx.disableMultithreading();
+  k->ctx.loadAllAvailableDialects();
+  k->module = parseSourceString<ModuleOp>(rkIR, ParserConfig(&k->ctx));
+  if (!k->module)
+    return llvm::createStringError("reference: cannot parse the " + what.str());
+  auto funcs = k->module->getOps<func::FuncOp>();
   if (funcs.empty())
     return llvm::createStringError("reference: no kernel");
-  func::FuncOp func = *funcs.begin();
+  k->func = *funcs.begin();
+  return k;
+}
+
+llvm::Expected<std::vector<rkc::HostTensor>>
+rkc::evaluateRowProgram(const std::string &rkIR, const std::vector<HostTensor> &inputs) {
+  auto parsed = detail::RkKernel::parse(rkIR, "row program");
+  if (!parsed)
+    return parsed.takeError();
+  func::FuncOp func = (*parsed)->func;
   if (func.getNumArguments() != inputs.size())
     return llvm::createStringError("reference: wrong number of inputs");
 
