@@ -40,6 +40,12 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
+/// A reason a candidate is invalid, bucketed by its first words (the
+/// report counts candidates per bucket).
+std::string bucketOf(const std::string &why) {
+  return why.substr(0, why.find_first_of("(0123456789"));
+}
+
 double msSince(Clock::time_point t) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
 }
@@ -71,11 +77,8 @@ struct Space {
       return {std::nullopt, "threads idle (row shorter than the layout)"};
     plan::choosePrefetch(pl, p, t); // the planner's rule, for the layout at hand
     std::string why = plan::checkPlan(pl, p, t);
-    if (!why.empty()) {
-      // Bucket the reason by its first words.
-      std::string bucket = why.substr(0, why.find_first_of("(0123456789"));
-      return {std::nullopt, bucket};
-    }
+    if (!why.empty())
+      return {std::nullopt, bucketOf(why)};
     return {pl, ""};
   }
 
@@ -107,26 +110,22 @@ struct ColumnSpace {
   const plan::KSplitProblem &p;
   const plan::Target &t;
 
+  /// `want` as the planner reads its schedule (a full override).
   std::pair<std::optional<plan::KSplitPlan>, std::string>
   make(const plan::KSplitPlan &want) const {
-    plan::PlanOverride o;
-    o.vector = want.cols;
-    o.threads = want.threads();
-    o.cluster = want.cluster;
-    o.unroll = want.unroll;
-    o.mma = want.mma ? 1 : 0;
-    if (want.mma)
-      o.kwarps = want.kWarps();
-    return planned(o);
+    auto o = plan::parseOverride(want.schedule());
+    if (!o)
+      return {std::nullopt, bucketOf(llvm::toString(o.takeError()))};
+    return planned(*o);
   }
   std::pair<std::optional<plan::KSplitPlan>, std::string>
   planned(const plan::PlanOverride &o) const {
     auto pl = plan::planKSplit(p, t, o, nullptr);
     if (!pl) {
       std::string why = llvm::toString(pl.takeError());
-      // Bucket the reason by its first words.
-      why = why.substr(why.find(": ") == std::string::npos ? 0 : why.find(": ") + 2);
-      return {std::nullopt, why.substr(0, why.find_first_of("(0123456789"))};
+      return {std::nullopt, bucketOf(why.substr(why.find(": ") == std::string::npos
+                                                    ? 0
+                                                    : why.find(": ") + 2))};
     }
     return {*pl, ""};
   }
