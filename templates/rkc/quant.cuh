@@ -396,4 +396,39 @@ template <class T, int COLS> struct RawCols {
   RKC_DEVICE float get(int c) const { return to_f32(v[c]); }
 };
 
+/// RawCols held as packed words: COLS values of 2 or 4 bytes in COLS *
+/// size / 4 registers (RawCols keeps one register a value), read in one
+/// access (4, 8 or 16 bytes). For N a multiple of COLS and pointers aligned
+/// to COLS values: a lane's COLS are then all valid (valid >= COLS) or none
+/// (read as 0). The tensor-core GEMV's 8 scales a column group as B.
+template <class T, int COLS> struct PackedCols {
+  static constexpr int BYTES = COLS * static_cast<int>(sizeof(T));
+  static constexpr int WORDS = BYTES / 4;
+  static_assert(sizeof(T) >= 2 && (BYTES == 4 || BYTES == 8 || BYTES == 16), "one access");
+  u32 w[WORDS];
+  RKC_DEVICE void load_guarded(const T *p, int valid) {
+    if (valid >= COLS) {
+      if constexpr (BYTES == 16) {
+        const uint4 v = __ldg(reinterpret_cast<const uint4 *>(p));
+        w[0] = v.x, w[1] = v.y, w[2] = v.z, w[3] = v.w;
+      } else if constexpr (BYTES == 8) {
+        const uint2 v = __ldg(reinterpret_cast<const uint2 *>(p));
+        w[0] = v.x, w[1] = v.y;
+      } else {
+        w[0] = __ldg(reinterpret_cast<const unsigned int *>(p));
+      }
+    } else {
+#pragma unroll
+      for (int i = 0; i < WORDS; ++i)
+        w[i] = 0u;
+    }
+  }
+  RKC_DEVICE float get(int c) const {
+    const u32 bits = w[c * sizeof(T) / 4] >> (8 * (c * sizeof(T) % 4));
+    T v;
+    memcpy(&v, &bits, sizeof(T)); // little-endian: the low bytes
+    return to_f32(v);
+  }
+};
+
 } // namespace rkc

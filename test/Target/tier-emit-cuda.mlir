@@ -406,6 +406,7 @@ module {
 // CHECK: float *recv_s = red_s + KWARPS * MR * TILE_COLS;
 // CHECK: const int it_begin = kwarp * its / KWARPS, it_end = (kwarp + 1) * its / KWARPS;
 // CHECK: rkc::u32 w[U][COLS][4];
+// CHECK-NEXT: rkc::PackedCols<rkc::f16, 8> sc[NGI][COLS];
 // CHECK: rkc::WeightLoad<16>::load(a1 + (long long)(kw_begin + RB * s + t) * N + nb + JS * j, blk.w[u][j]);
 // CHECK: rkc::grid_dependency_wait();
 // CHECK: rkc::cp_async_16(dst, a0 + (long long)m * s0 + kk);
@@ -426,6 +427,22 @@ module {
     %0 = tier.kdot %arg0, %arg1, %arg2 : tensor<16x512xf16>, tensor<512x256xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, tensor<4x256xf16> -> <32 x f32>
     %1 = tier.ksplit_reduce %0 : <32 x f32> -> <8 x f32>
     tier.store_tile %1, %arg3 : <8 x f32>, tensor<16x256xf16>
+    return
+  }
+}
+
+// -----
+
+// The same with N = 100 (not a multiple of the 8 scales of a lane's D
+// fragments): the scales are read one value at a time, guarded.
+// CHECK-LABEL: // kernel rkc_gemv_mma_ragged: cols=2,warps=8,cluster=2,unroll=2,mma=1,kwarps=2
+// CHECK: rkc::u32 w[U][COLS][4];
+// CHECK-NEXT: rkc::RawCols<rkc::f16, 8> sc[NGI][COLS];
+module {
+  func.func @gemv_mma_ragged(%arg0: tensor<16x512xf16>, %arg1: tensor<512x100xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, %arg2: tensor<4x100xf16>, %arg3: tensor<16x100xf16> {rk.name = "out0", tier.output}) attributes {tier.arch = "sm_90a", tier.layout = #tier.ksplit_layout<rows = 16, cols = 2, warps = 8, cluster = 2, unroll = 2, mma = true, kwarps = 2>} {
+    %0 = tier.kdot %arg0, %arg1, %arg2 : tensor<16x512xf16>, tensor<512x100xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, tensor<4x100xf16> -> <32 x f32>
+    %1 = tier.ksplit_reduce %0 : <32 x f32> -> <8 x f32>
+    tier.store_tile %1, %arg3 : <8 x f32>, tensor<16x100xf16>
     return
   }
 }

@@ -1529,7 +1529,10 @@ LogicalResult KernelEmitter::emitKSplit(rkc::KernelInfo &info, tier::KSplitLayou
       while (sv > 1 && prob.k % sv != 0)
         sv /= 2;
       setAlign(d.getAct(), sv, false);
-      setAlign(d.getScales(), pl.cols, true);
+      // Tensor cores with the weights as B: a lane reads the scales of 8
+      // columns in one access (rkc::PackedCols).
+      bool scaleRun8 = pl.mma && !::rkc::plan::mmaWeightsAsA(ks.getRows());
+      setAlign(d.getScales(), scaleRun8 ? 8 : pl.cols, true);
       if (d.getZeros())
         setAlign(d.getZeros(), pl.cols, true);
       continue;
@@ -1912,8 +1915,20 @@ LogicalResult KernelEmitter::emitKDotMma(tier::KDotOp op, tier::KSplitLayoutAttr
   b << formatv("  float {0}[16 * COLS];\n  {{\n  float cg[16 * COLS];\n"
                "  #pragma unroll\n  for (int i = 0; i < 16 * COLS; ++i) {{ cg[i] = 0.0f; {0}[i] = 0.0f; }\n",
                n);
-  b << formatv("  struct Block {{\n    rkc::u32 w[U][COLS][4];\n    rkc::RawCols<{0}, {1}> sc[NGI][COLS];\n",
-               *scaleTy, wa ? 4 : 8);
+  // A lane's scales of a column group: its own 4 columns (wa), or the 8
+  // columns of its D fragments, contiguous. As B (M > 8) the 8 are one
+  // access in 4 registers (rkc::PackedCols) when N is a multiple of 8: -4
+  // registers and 2-4 % at M = 16 (docs/performance-notes.md, session 17);
+  // with the weights as A the same packing measured mixed (M = 4 14336 x
+  // 4096 +17 %, 4096 x 128256 -4 %), so they keep a register a value.
+  int64_t nsc = wa ? 4 : 8;
+  int64_t scaleBytes = std::max<int64_t>(1, op.getScales().getType().getElementTypeBitWidth() / 8);
+  if (!wa && op.getWeight().getType().getDimSize(1) % nsc == 0 && nsc * scaleBytes <= 16)
+    b << formatv("  struct Block {{\n    rkc::u32 w[U][COLS][4];\n    rkc::PackedCols<{0}, {1}> sc[NGI][COLS];\n",
+                 *scaleTy, nsc);
+  else
+    b << formatv("  struct Block {{\n    rkc::u32 w[U][COLS][4];\n    rkc::RawCols<{0}, {1}> sc[NGI][COLS];\n",
+                 *scaleTy, nsc);
   if (zeros)
     b << formatv("    rkc::RawCols<{0}, 4> zp[NGI][COLS];\n", zeroTy);
   b << "  };\n  Block ba, bb;\n";
@@ -2065,7 +2080,6 @@ LogicalResult KernelEmitter::emitKDotMma(tier::KDotOp op, tier::KSplitLayoutAttr
     << "        #pragma unroll\n        for (int j = 0; j < COLS; ++j) {\n";
   // The scales of the columns the lane's partial sums belong to: its own
   // four (wa), or columns 8t..8t+7 of the group (the D fragments' columns).
-  int64_t nsc = wa ? 4 : 8;
   const char *scCol = wa ? "nb" : "ns";
   const char *scStep = wa ? "JS" : "32";
   if (ngi)
