@@ -59,7 +59,11 @@ namespace rkc {
 ///      tier folds two-pass group statistics (rkc::fold_mean_m2; session 14).
 ///  11: the online softmax fold of 16-bit rows subtracts the max first
 ///      where max * log2(e) would overflow (|max| > 1e38; session 14).
-inline constexpr int kCodegenRevision = 11;
+///  12: the tensor-core GEMV with the weights as B (M > 8) reads a lane's
+///      8 scales of a column group in one access (rkc::PackedCols; session
+///      17; rows of other kernels carried over, the M > 8 GEMV rows
+///      re-tuned).
+inline constexpr int kCodegenRevision = 12;
 
 /// One database row.
 struct TuningEntry {

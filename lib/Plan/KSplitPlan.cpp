@@ -191,6 +191,21 @@ static void noteStaging(const KSplitPlan &pl, const KSplitProblem &p, const KSpl
                  pl.cluster));
 }
 
+/// CTAs of a tensor-core GEMV plan an SM holds: by registers (an estimate
+/// fitted to ptxas over 240 plans: 48 + the two buffers of packed weight +
+/// the partial sums, B-form blocks of 8 more), shared memory and threads.
+static int64_t mmaCtasPerSm(const KSplitPlan &pl, const KSplitProblem &p, const KSplitShape &s,
+                            const Target &t) {
+  bool wa = mmaWeightsAsA(p.rows);
+  int64_t regs = 48 + 8 * pl.unroll * pl.cols + (wa ? 16 : 32) * pl.cols +
+                 (!wa && pl.unroll >= 8 ? 16 : 0);
+  regs = (regs + 7) / 8 * 8;
+  int64_t byRegs = t.regsPerSm / (regs * pl.threads());
+  int64_t bySmem = (t.maxSmemPerCta + 1024) / (s.smemBytes + 1024); // 228 KiB per SM, 1 KiB a CTA
+  int64_t byThreads = 2048 / pl.threads();
+  return std::max<int64_t>(1, std::min({byRegs, bySmem, byThreads, int64_t(32)}));
+}
+
 /// Unroll, warps, kwarps and cluster of the tensor-core GEMV (M >= 2).
 /// Its costs besides the weight stream are the activations of a CTA's K
 /// range staged in shared memory (M x range x 2 bytes, from L2) and the
@@ -317,6 +332,41 @@ static void planMmaSplit(KSplitPlan &pl, const KSplitProblem &p, const Target &t
     pl.warps = pl.kWarps();
     pl.kwarps = 0;
     pl.unroll = 8;
+  }
+  // Clusters of 4 or more: a cluster's CTAs share a GPC, so fewer CTAs are
+  // resident than SMs x CTAs per SM (H100: 120 of 132 at one per SM) and
+  // the hardware fills SMs up to their occupancy (ncu: 256 CTAs of
+  // clusters of 4 at 2 per SM ran as 0-3 per SM). A grid just past the
+  // resident CTAs runs a second wave of a few CTAs. Halving the cluster
+  // with twice the warps (the same K split and tile, half the CTAs), or,
+  // at 16 warps, with twice the blocks per warp, fits one wave fewer:
+  // taken when the estimate says so. A/B on the H100 (rkc tune --try, 43
+  // shapes of M = 1-16, docs/performance-notes.md session 17): all 10
+  // plans the rule changes ran 1.12-1.60x faster (W4A16 M = 8 14336 x 4096
+  // 24.0 -> 16.1 us, W8A16 M = 16 8192 x 8192 59.2 -> 37.0); where it keeps
+  // the plan, halving measured 0.62-1.03x except 2 shapes (1.44, 1.47).
+  if (pl.cluster >= 4 && ovr.cluster <= 0 && ovr.threads <= 0 && ovr.kwarps <= 0 &&
+      ovr.unroll <= 0) {
+    auto waves = [&](const KSplitPlan &q) {
+      KSplitShape qs = shapeOf(q, p);
+      return ceilDiv(qs.ctas, t.residentCtas(q.cluster, mmaCtasPerSm(q, p, qs, t)));
+    };
+    KSplitPlan half = pl;
+    half.cluster = pl.cluster / 2;
+    if (pl.warps * 2 <= 16) {
+      half.warps = pl.warps * 2;
+      half.kwarps = pl.kwarps ? pl.kwarps * 2 : 0;
+    } else if (pl.cols == 1) {
+      half.unroll = std::min<int64_t>(8, pl.unroll * 2);
+    }
+    int64_t now = waves(pl), then = waves(half);
+    if (then < now && checkPlan(half, p, t).empty()) {
+      note(formatv("cluster {0} -> {1}: {2} CTAs in clusters of {0} would take {3} waves of "
+                   "the CTAs that fit (a cluster's CTAs share a GPC); {4} warps x cluster "
+                   "{1} take {5}",
+                   pl.cluster, half.cluster, shapeOf(pl, p).ctas, now, half.warps, then));
+      pl = half;
+    }
   }
   if (ovr.unroll > 0)
     pl.unroll = ovr.unroll;

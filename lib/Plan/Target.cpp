@@ -2,6 +2,8 @@
 
 #include "rkc/Plan/Target.h"
 
+#include <algorithm>
+
 namespace rkc::plan {
 
 std::optional<Target> lookupTarget(llvm::StringRef arch) {
@@ -28,6 +30,20 @@ std::optional<Target> lookupTarget(llvm::StringRef arch) {
     return t;
   }
   return std::nullopt;
+}
+
+int64_t Target::residentCtas(int64_t cluster, int64_t ctasPerSm) const {
+  int64_t k = std::max<int64_t>(ctasPerSm, 1);
+  int64_t sms = planSms();
+  if (cluster <= 2)
+    return sms * k;
+  // Measured on the H100 (132 SMs): resident CTAs for 1..4 CTAs per SM.
+  static const int64_t h100[3][4] = {{120, 248, 368, 496},   // clusters of 4
+                                     {120, 240, 360, 496},   // 8
+                                     {112, 224, 336, 448}};  // 16
+  int row = cluster <= 4 ? 0 : cluster <= 8 ? 1 : 2;
+  int64_t perK = k <= 4 ? h100[row][k - 1] : h100[row][3] * k / 4;
+  return sms == 132 ? perK : perK * sms / 132;
 }
 
 const char *supportedArchs() { return "sm_80, sm_86, sm_89, sm_90, sm_90a, sm_100a"; }

@@ -1074,6 +1074,34 @@ func.func @gemv_m4_long_warp_range(%x: tensor<4x14336xf16>, %q: tensor<14336x143
   %o = rk.gemv %x, %q, %s : (tensor<4x14336xf16>, tensor<14336x14336xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, tensor<112x14336xf16>) -> tensor<4x14336xf16>
   return %o : tensor<4x14336xf16>
 }
+// M = 8, 14336 x 4096: 256 CTAs in clusters of 4 (2 per SM) are more than
+// the 248 the GPCs hold at once; 16 warps in clusters of 2 (the same K
+// split, 128 CTAs) fit one wave.
+// expected-remark@below {{plan: mma: int4 x 16-bit products on tensor cores (m16n8k16, f32 accumulation); a lane loads 16 bytes = 4 columns of one packed row per group of 32, a warp 1 x 32 columns; M <= 8: the weights are the A operand (16 columns per product, the rows of M in its 8 columns)}}
+// expected-remark@below {{plan: cluster 4 -> 2: 256 CTAs in clusters of 4 would take 2 waves of the CTAs that fit (a cluster's CTAs share a GPC); 16 warps x cluster 2 take 1}}
+// expected-remark@below {{plan: unroll = 4: 2 x 64 bytes of packed weight in flight per thread (double-buffered blocks of 4 x 4 packed rows)}}
+// expected-remark@below {{plan: K split 16 ways: 8 of the 16 warps x cluster 2; CTA tiles of 64 columns (128 CTAs, 2048 warps for ~132 SMs)}}
+// expected-remark@below {{plan: activations staged in shared memory: 8 rows x 7168 values of K per CTA (135168 bytes with the partial sums)}}
+// expected-remark@below {{plan: partials combined across the cluster of 2 through distributed shared memory}}
+func.func @gemv_m8_cluster_waves(%x: tensor<8x14336xf16>, %q: tensor<14336x4096xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, %s: tensor<112x4096xf16>) -> tensor<8x4096xf16> {
+// COLS-LABEL: func.func @gemv_m8_cluster_waves
+// COLS-SAME: tier.layout = #tier.ksplit_layout<rows = 8, cols = 1, warps = 16, cluster = 2, unroll = 4, mma = true, kwarps = 8>
+  %o = rk.gemv %x, %q, %s : (tensor<8x14336xf16>, tensor<14336x4096xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, tensor<112x4096xf16>) -> tensor<8x4096xf16>
+  return %o : tensor<8x4096xf16>
+}
+// M = 16, 14336 x 4096: clusters of 8 whose 256 CTAs fit (3 per SM, 360
+// resident) keep their plan.
+// expected-remark@below {{plan: mma: int4 x 16-bit products on tensor cores (m16n8k16, f32 accumulation); a lane loads 16 bytes = 4 columns of one packed row per group of 32, a warp 1 x 32 columns}}
+// expected-remark@below {{plan: unroll = 8: 2 x 128 bytes of packed weight in flight per thread (double-buffered blocks of 8 x 4 packed rows)}}
+// expected-remark@below {{plan: K split 8 ways: 1 of the 4 warps x cluster 8; CTA tiles of 128 columns (256 CTAs, 1024 warps for ~132 SMs)}}
+// expected-remark@below {{plan: activations staged in shared memory: 16 rows x 1792 values of K per CTA (73728 bytes with the partial sums)}}
+// expected-remark@below {{plan: partials combined across the cluster of 8 through distributed shared memory}}
+func.func @gemv_m16_cluster8_fits(%x: tensor<16x14336xf16>, %q: tensor<14336x4096xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, %s: tensor<112x4096xf16>) -> tensor<16x4096xf16> {
+// COLS-LABEL: func.func @gemv_m16_cluster8_fits
+// COLS-SAME: tier.layout = #tier.ksplit_layout<rows = 16, cols = 1, warps = 4, cluster = 8, unroll = 8, mma = true, kwarps = 1>
+  %o = rk.gemv %x, %q, %s : (tensor<16x14336xf16>, tensor<14336x4096xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, tensor<112x4096xf16>) -> tensor<16x4096xf16>
+  return %o : tensor<16x4096xf16>
+}
 // int8, N not a multiple of 128, bf16 activations (CUDA cores): 2-byte
 // accesses (65 tiles) so that clusters of 2 fill the SMs.
 // expected-remark@below {{plan: cols = 2: 2-byte accesses of packed columns, 1 x 2 accumulators}}

@@ -3,6 +3,7 @@
 #define RKC_PLAN_TARGET_H
 
 #include "llvm/ADT/StringRef.h"
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -31,6 +32,15 @@ struct Target {
   }
 
   bool hasClusters() const { return maxCluster > 1; }
+
+  /// CTAs that can be resident at once in clusters of `cluster` CTAs when
+  /// an SM holds `ctasPerSm` of them: a cluster's CTAs share one GPC, so
+  /// clusters of 4 or more leave some SMs' slots unused. On the H100 SXM
+  /// (132 SMs, cudaOccupancyMaxActiveClusters,
+  /// bench/results/2026-11-25-h100-cluster-residency.txt) clusters of 4
+  /// and 8 hold 120 CTAs at one per SM, 16 hold 112; other parts are
+  /// scaled from it.
+  int64_t residentCtas(int64_t cluster, int64_t ctasPerSm) const;
 };
 
 /// The target for an architecture name, or nullopt if unsupported.
