@@ -54,46 +54,25 @@ __global__ void reg_tiles(const unsigned char *__restrict__ w, int K, int N, int
   const int lr = lane / LPR;
   unsigned x = 0;
   V a[DEPTH], b[DEPTH];
-  if (CH) { // interleaved: chunk c of CH rows belongs to part c % parts
-    const int chunks = K / CH, mine = (chunks - part + parts - 1) / parts;
-    // rows of the part's chunks as one sequence: index i -> row
-    auto rowOf = [&](int i) { return (part + (i / CH) * parts) * CH + i % CH; };
-    const int n = mine * CH;
-    auto loadi = [&](int i0, V (&buf)[DEPTH]) {
-#pragma unroll
-      for (int d = 0; d < DEPTH; ++d) {
-        const int i = i0 + d * RPL + lr;
-        buf[d] = i < n ? __ldg(reinterpret_cast<const V *>(base + (size_t)rowOf(i) * N)) : V{};
-      }
-    };
-    int i = 0;
-    loadi(i, a);
-    for (; i < n; i += 2 * DEPTH * RPL) {
-      loadi(i + DEPTH * RPL, b);
-#pragma unroll
-      for (int d = 0; d < DEPTH; ++d) x ^= Vec<LB>::fold(a[d]);
-      loadi(i + 2 * DEPTH * RPL, a);
-#pragma unroll
-      for (int d = 0; d < DEPTH; ++d) x ^= Vec<LB>::fold(b[d]);
-    }
-    if (x == 0x12345678u) sink[0] = x;
-    return;
-  }
+  // The part's rows as one sequence i -> row: contiguous [r0, r1), or
+  // (CH > 0) interleaved chunks of CH rows, chunk c belonging to part c % parts.
   const int r0 = (int)((long long)K * part / parts), r1 = (int)((long long)K * (part + 1) / parts);
-  auto load = [&](int r, V (&buf)[DEPTH]) {
+  const int n = CH ? ((K / CH - part + parts - 1) / parts) * CH : r1 - r0;
+  auto rowOf = [&](int i) { return CH ? (part + (i / CH) * parts) * CH + i % CH : r0 + i; };
+  auto load = [&](int i0, V (&buf)[DEPTH]) {
 #pragma unroll
     for (int d = 0; d < DEPTH; ++d) {
-      const int row = r + d * RPL + lr;
-      buf[d] = row < r1 ? __ldg(reinterpret_cast<const V *>(base + (size_t)row * N)) : V{};
+      const int i = i0 + d * RPL + lr;
+      buf[d] = i < n ? __ldg(reinterpret_cast<const V *>(base + (size_t)rowOf(i) * N)) : V{};
     }
   };
-  int r = r0;
-  load(r, a);
-  for (; r < r1; r += 2 * DEPTH * RPL) {
-    load(r + DEPTH * RPL, b);
+  int i = 0;
+  load(i, a);
+  for (; i < n; i += 2 * DEPTH * RPL) {
+    load(i + DEPTH * RPL, b);
 #pragma unroll
     for (int d = 0; d < DEPTH; ++d) x ^= Vec<LB>::fold(a[d]);
-    load(r + 2 * DEPTH * RPL, a);
+    load(i + 2 * DEPTH * RPL, a);
 #pragma unroll
     for (int d = 0; d < DEPTH; ++d) x ^= Vec<LB>::fold(b[d]);
   }
