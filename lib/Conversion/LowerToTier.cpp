@@ -419,8 +419,8 @@ LogicalResult Lowering::run() {
       return func.emitError() << "kernel arguments must be tensors, got "
                               << a.getType();
     if (t.getRank() == 2 && !isDataFloat(t.getElementType()) && !t.getElementType().isInteger(8))
-      return func.emitError() << "[M, N] arguments must be float (f32, bf16, "
-                                 "f16), got "
+      return func.emitError() << "[M, N] arguments of a row kernel must be float (f32, bf16, "
+                                 "f16) or int8, got "
                               << t;
   }
 

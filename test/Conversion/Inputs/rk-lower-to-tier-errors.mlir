@@ -10,7 +10,7 @@ func.func @no_plan(%x: tensor<4x64xf32>) -> tensor<4xf32> {
 
 // A quantized weight is an [M, N] argument of i4: the argument check comes
 // before the op check, so a gemv kernel is refused for its argument.
-// expected-error@below {{[M, N] arguments must be float (f32, bf16, f16), got 'tensor<256x64xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>'}}
+// expected-error@below {{[M, N] arguments of a row kernel must be float (f32, bf16, f16) or int8, got 'tensor<256x64xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>'}}
 func.func @gemv(%a: tensor<1x256xf16>,
                 %q: tensor<256x64xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>,
                 %s: tensor<2x64xf16>) -> tensor<1x64xf16>
@@ -52,7 +52,7 @@ func.func @scalar_arg(%x: tensor<4x64xf32>, %e: f32) -> tensor<4xf32>
 
 // -----
 
-// expected-error@below {{[M, N] arguments must be float (f32, bf16, f16), got 'tensor<4x64xi32>'}}
+// expected-error@below {{[M, N] arguments of a row kernel must be float (f32, bf16, f16) or int8, got 'tensor<4x64xi32>'}}
 func.func @int_rows(%x: tensor<4x64xi32>) -> tensor<4xi32>
     attributes {tier.layout = #tier.tv_layout<threads = 16, values = 4, vector = 4, rows = 2>,
                 tier.schedule = #tier.schedule<reduce = warp, cluster = 1, staging = registers, unroll = 1, min_blocks = 0>} {
