@@ -1,0 +1,90 @@
+//===- plan_test.cpp - the column planner's cluster residency --------------===//
+//
+// Target::residentCtas (the H100's measured cudaOccupancyMaxActiveClusters,
+// bench/results/2026-11-25-h100-cluster-residency.txt) and the tensor-core
+// GEMV rule built on it (docs/planner.md, column rule 4): clusters of 4 or
+// more whose grid would need a wave more than half the cluster's take half
+// the cluster; a plan that fits, or an override, keeps its cluster.
+//
+//===----------------------------------------------------------------------===//
+
+#include "rkc/Plan/KSplitPlan.h"
+#include "rkc/Plan/Target.h"
+
+#include "llvm/Support/Error.h"
+
+#include <cstdio>
+#include <string>
+
+using namespace rkc::plan;
+
+static int failures = 0;
+
+static void expectEq(long long got, long long want, const char *what) {
+  if (got != want) {
+    std::fprintf(stderr, "FAIL %s: got %lld, want %lld\n", what, got, want);
+    ++failures;
+  }
+}
+
+static KSplitPlan plan(int bits, long long m, long long k, long long n, const char *schedule = "") {
+  KSplitProblem p;
+  p.rows = m, p.k = k, p.n = n, p.bits = bits, p.group = 128, p.actBytes = 2;
+  PlanOverride ovr;
+  if (*schedule) {
+    auto o = parseOverride(schedule);
+    if (!o) {
+      std::fprintf(stderr, "FAIL override %s: %s\n", schedule, llvm::toString(o.takeError()).c_str());
+      ++failures;
+      return {};
+    }
+    ovr = *o;
+  }
+  auto pl = planKSplit(p, *lookupTarget("sm_90a"), ovr, nullptr);
+  if (!pl) {
+    std::fprintf(stderr, "FAIL plan W%d M=%lld %lldx%lld: %s\n", bits, m, k, n,
+                 llvm::toString(pl.takeError()).c_str());
+    ++failures;
+    return {};
+  }
+  return *pl;
+}
+
+int main() {
+  Target h100 = *lookupTarget("sm_90a");
+  expectEq(h100.residentCtas(1, 1), 132, "clusters of 1, 1 per SM");
+  expectEq(h100.residentCtas(2, 2), 264, "clusters of 2, 2 per SM");
+  expectEq(h100.residentCtas(4, 1), 120, "clusters of 4, 1 per SM");
+  expectEq(h100.residentCtas(4, 2), 248, "clusters of 4, 2 per SM");
+  expectEq(h100.residentCtas(8, 3), 360, "clusters of 8, 3 per SM");
+  expectEq(h100.residentCtas(16, 1), 112, "clusters of 16, 1 per SM");
+  expectEq(h100.residentCtas(16, 8), 896, "clusters of 16, 8 per SM (scaled from 4)");
+  Target b200 = *lookupTarget("sm_100a"); // 148 SMs: the H100's table scaled
+  expectEq(b200.residentCtas(2, 1), 148, "148 SMs, clusters of 2");
+  expectEq(b200.residentCtas(4, 1), 134, "148 SMs, clusters of 4");
+
+  // W4A16 M = 8, 14336 x 4096: 256 CTAs in clusters of 4 would exceed the
+  // 248 resident; 16 warps in clusters of 2, 128 CTAs (measured 24.0 ->
+  // 16.1 us).
+  KSplitPlan a = plan(4, 8, 14336, 4096);
+  expectEq(a.cluster, 2, "W4 M=8 14336x4096 cluster");
+  expectEq(a.warps, 16, "W4 M=8 14336x4096 warps");
+  expectEq(a.kWarps(), 8, "W4 M=8 14336x4096 kwarps");
+  // The same shape with the cluster given keeps it.
+  KSplitPlan o = plan(4, 8, 14336, 4096, "cluster=4");
+  expectEq(o.cluster, 4, "W4 M=8 14336x4096 cluster=4 override");
+  // W8A16 M = 1, 16384 x 2048: 16 warps already, cols 2: the cluster alone
+  // halves (128 CTAs of clusters of 4 at one per SM: 120 + 8).
+  KSplitPlan b = plan(8, 1, 16384, 2048);
+  expectEq(b.cluster, 2, "W8 M=1 16384x2048 cluster");
+  expectEq(b.warps, 16, "W8 M=1 16384x2048 warps");
+  // W4A16 M = 16, 14336 x 4096: 256 CTAs in clusters of 8 fit (3 per SM):
+  // kept (halving measured 0.62x).
+  KSplitPlan c = plan(4, 16, 14336, 4096);
+  expectEq(c.cluster, 8, "W4 M=16 14336x4096 cluster");
+  expectEq(c.warps, 4, "W4 M=16 14336x4096 warps");
+  if (failures)
+    return 1;
+  std::printf("plan_test: all passed\n");
+  return 0;
+}
