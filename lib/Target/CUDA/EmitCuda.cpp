@@ -1376,6 +1376,19 @@ static FailureOr<std::string> optionalStorage(Value v, Operation *where) {
   return storageType(cast<RankedTensorType>(v.getType()).getElementType(), where);
 }
 
+/// Whether a tensor-core tier.kdot reads a lane's scales of a column group
+/// in one access (rkc::PackedCols): with the weights as B (M > 8) a lane
+/// folds 8 contiguous columns, one access of 16 bytes when N is a multiple
+/// of 8 and the scales are 16-bit. -4 registers and 2-4 % at M = 16
+/// (docs/performance-notes.md, session 17); with the weights as A (4
+/// columns a lane) the same packing measured mixed (M = 4 14336 x 4096
+/// +17 %, 4096 x 128256 -4 %), so those keep a register a value (RawCols).
+static bool packedScales(tier::KDotOp op, tier::KSplitLayoutAttr ks) {
+  return ks.getMma() && !::rkc::plan::mmaWeightsAsA(ks.getRows()) &&
+         op.getWeight().getType().getDimSize(1) % 8 == 0 &&
+         op.getScales().getType().getElementTypeBitWidth() == 16;
+}
+
 /// The plan a #tier.ksplit_layout records (for shapeOf and the kernel text).
 static ::rkc::plan::KSplitPlan planOf(tier::KSplitLayoutAttr ks) {
   ::rkc::plan::KSplitPlan pl;
@@ -1529,10 +1542,7 @@ LogicalResult KernelEmitter::emitKSplit(rkc::KernelInfo &info, tier::KSplitLayou
       while (sv > 1 && prob.k % sv != 0)
         sv /= 2;
       setAlign(d.getAct(), sv, false);
-      // Tensor cores with the weights as B: a lane reads the scales of 8
-      // columns in one access (rkc::PackedCols).
-      bool scaleRun8 = pl.mma && !::rkc::plan::mmaWeightsAsA(ks.getRows());
-      setAlign(d.getScales(), scaleRun8 ? 8 : pl.cols, true);
+      setAlign(d.getScales(), packedScales(d, ks) ? 8 : pl.cols, true);
       if (d.getZeros())
         setAlign(d.getZeros(), pl.cols, true);
       continue;
@@ -1916,19 +1926,10 @@ LogicalResult KernelEmitter::emitKDotMma(tier::KDotOp op, tier::KSplitLayoutAttr
                "  #pragma unroll\n  for (int i = 0; i < 16 * COLS; ++i) {{ cg[i] = 0.0f; {0}[i] = 0.0f; }\n",
                n);
   // A lane's scales of a column group: its own 4 columns (wa), or the 8
-  // columns of its D fragments, contiguous. As B (M > 8) the 8 are one
-  // access in 4 registers (rkc::PackedCols) when N is a multiple of 8: -4
-  // registers and 2-4 % at M = 16 (docs/performance-notes.md, session 17);
-  // with the weights as A the same packing measured mixed (M = 4 14336 x
-  // 4096 +17 %, 4096 x 128256 -4 %), so they keep a register a value.
+  // columns of its D fragments, contiguous.
   int64_t nsc = wa ? 4 : 8;
-  int64_t scaleBytes = std::max<int64_t>(1, op.getScales().getType().getElementTypeBitWidth() / 8);
-  if (!wa && op.getWeight().getType().getDimSize(1) % nsc == 0 && nsc * scaleBytes <= 16)
-    b << formatv("  struct Block {{\n    rkc::u32 w[U][COLS][4];\n    rkc::PackedCols<{0}, {1}> sc[NGI][COLS];\n",
-                 *scaleTy, nsc);
-  else
-    b << formatv("  struct Block {{\n    rkc::u32 w[U][COLS][4];\n    rkc::RawCols<{0}, {1}> sc[NGI][COLS];\n",
-                 *scaleTy, nsc);
+  b << formatv("  struct Block {{\n    rkc::u32 w[U][COLS][4];\n    rkc::{2}<{0}, {1}> sc[NGI][COLS];\n",
+               *scaleTy, nsc, packedScales(op, ks) ? "PackedCols" : "RawCols");
   if (zeros)
     b << formatv("    rkc::RawCols<{0}, 4> zp[NGI][COLS];\n", zeroTy);
   b << "  };\n  Block ba, bb;\n";
