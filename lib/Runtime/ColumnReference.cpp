@@ -58,8 +58,9 @@ ColumnArgument withRole(ColumnArgument::Role r) {
 /// The parsed kernel and its one quantized op (null: a row program).
 struct Parsed {
   std::unique_ptr<rkc::detail::RkKernel> kernel;
-  func::FuncOp func;
   Operation *op = nullptr;
+
+  func::FuncOp func() const { return kernel->func; }
 
   static llvm::Expected<std::unique_ptr<Parsed>> parse(const std::string &rkIR) {
     auto k = rkc::detail::RkKernel::parse(rkIR, "column program");
@@ -67,8 +68,7 @@ struct Parsed {
       return k.takeError();
     auto p = std::make_unique<Parsed>();
     p->kernel = std::move(*k);
-    p->func = p->kernel->func;
-    p->func.walk([&](Operation *op) {
+    p->func().walk([&](Operation *op) {
       if (isa<rk::GemvOp, rk::DequantizeOp, rk::QuantizeOp>(op))
         p->op = op;
     });
@@ -79,7 +79,7 @@ struct Parsed {
   /// kernel's output arguments).
   template <typename T> std::vector<T> inReturnOrder(std::vector<T> perResult) {
     std::vector<T> out;
-    auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
+    auto ret = cast<func::ReturnOp>(func().getBody().front().getTerminator());
     for (Value v : ret.getOperands())
       if (auto r = dyn_cast<OpResult>(v); r && r.getOwner() == op)
         out.push_back(perResult[r.getResultNumber()]);
@@ -100,10 +100,6 @@ struct Dequant {
   const HostTensor &q, &s;
   const HostTensor *z;
   int64_t group, n;
-  double at(int64_t k, int64_t c) const {
-    int64_t g = (k / group) * n + c;
-    return s.data[g] * (q.data[k * n + c] - (z ? z->data[g] : 0.0));
-  }
   /// Columns [c0, c0 + len) of row k into `out`.
   void row(int64_t k, int64_t c0, int64_t len, double *out) const {
     const double *qr = &q.data[k * n + c0], *sr = &s.data[(k / group) * n + c0];
@@ -160,8 +156,9 @@ llvm::Expected<std::vector<HostTensor>> dequantize(Parsed &P, rk::DequantizeOp o
   std::string dtype = elemName(op.getResult());
   HostTensor out{{k, n}, std::vector<double>(k * n)};
   for (int64_t kk = 0; kk < k; ++kk)
-    for (int64_t c = 0; c < n; ++c)
-      out.data[kk * n + c] = rkc::roundTo(rkc::roundTo(w.at(kk, c), "f32"), dtype);
+    w.row(kk, 0, n, &out.data[kk * n]);
+  for (double &v : out.data)
+    v = rkc::roundTo(rkc::roundTo(v, "f32"), dtype);
   return std::vector<HostTensor>{std::move(out)};
 }
 
@@ -226,7 +223,7 @@ rkc::columnArguments(const std::string &rkIR) {
   std::vector<ColumnArgument> args;
   if (!P.op)
     return args;
-  args.assign(P.func.getNumArguments(), ColumnArgument{});
+  args.assign(P.func().getNumArguments(), ColumnArgument{});
   auto set = [&](Value v, ColumnArgument a) {
     if (v && isa<BlockArgument>(v))
       args[P.argIndex(v)] = a;
@@ -263,10 +260,10 @@ rkc::evaluateColumnProgram(const std::string &rkIR, const std::vector<HostTensor
   Parsed &P = **parsed;
   if (!P.op)
     return llvm::createStringError("reference: not a column program");
-  if (P.func.getNumArguments() != inputs.size())
+  if (P.func().getNumArguments() != inputs.size())
     return llvm::createStringError(
         llvm::formatv("reference: {0} inputs for {1} arguments", inputs.size(),
-                      P.func.getNumArguments())
+                      P.func().getNumArguments())
             .str());
   llvm::Expected<std::vector<HostTensor>> res =
       isa<rk::GemvOp>(P.op)         ? gemv(P, cast<rk::GemvOp>(P.op), inputs)
