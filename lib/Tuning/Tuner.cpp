@@ -164,7 +164,7 @@ struct ColumnSpace {
   /// and kwarps (where it divides), ordered by distance from b.
   std::vector<plan::KSplitPlan> grid(const plan::KSplitPlan &b) const {
     std::vector<std::pair<double, plan::KSplitPlan>> scored;
-    for (int64_t w = 2; w <= 32; w *= 2)
+    for (int64_t w = 1; w <= 32; w *= 2)
       for (int64_t c = 1; c <= t.maxCluster; c *= 2)
         for (int64_t u = 1; u <= 32; u *= 2) {
           plan::KSplitPlan x = b;
@@ -183,20 +183,15 @@ struct ColumnSpace {
     return out;
   }
 
-  /// The search's first batch: the heuristic's neighbours, a grid of warps
-  /// x cluster x unroll around it, and the other product form's plan.
+  /// The search's first batch: the heuristic's neighbours, the grid's
+  /// points within one step of it in each of warps, cluster and unroll, and
+  /// the other product form's plan.
   std::vector<plan::KSplitPlan> firstBatch(const plan::KSplitPlan &h) const {
     std::vector<plan::KSplitPlan> out = neighbours(h);
-    for (int64_t w : {h.warps / 2, h.warps, h.warps * 2})
-      for (int64_t c : {h.cluster / 2, h.cluster, h.cluster * 2})
-        for (int64_t u : {h.unroll / 2, h.unroll, h.unroll * 2}) {
-          if (w < 1 || c < 1 || u < 1)
-            continue;
-          plan::KSplitPlan x = h;
-          x.warps = w, x.cluster = c, x.unroll = u;
-          x.kwarps = h.kwarps && h.kwarps <= w && w % h.kwarps == 0 ? h.kwarps : 0;
-          out.push_back(x);
-        }
+    auto near = [](int64_t a, int64_t b) { return a * 2 >= b && a <= b * 2; };
+    for (const plan::KSplitPlan &x : grid(h))
+      if (near(x.warps, h.warps) && near(x.cluster, h.cluster) && near(x.unroll, h.unroll))
+        out.push_back(x);
     plan::PlanOverride other;
     other.mma = h.mma ? 0 : 1;
     if (auto [pl, why] = planned(other); pl) {
