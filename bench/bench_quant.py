@@ -9,7 +9,7 @@ the rules of BENCH.md and issue #8. See bench/README.md ("Quantized ops").
 GEMV shapes (K, N) in {(4096, 4096), (4096, 14336), (14336, 4096),
 (4096, 128256)}, M in {1, 4, 16}, f16 activations; contenders:
   rkc    bits 4: rkc.gemv with int4 weights (k8 packing, group 128, f16 scales)
-         bits 8: rkc.gemv with int8 weights (group 128, f16 scales)
+         bits 8: rkc.gemv with int8 weights (k4 packing, group 128, f16 scales)
   cublas bits 16: torch.matmul(x, W), W [K, N] float16 (cuBLAS)
 Two modes: "graph" (the decode regime: a CUDA graph replays COUNT GEMVs over
 COUNT distinct weight matrices, so weights come from HBM; time per GEMV =
@@ -89,14 +89,18 @@ def graph_count(bits, K, N, budget_gib):
 
 def packed_weights(torch, bits, K, N, count):
     """`count` distinct random quantized weights [K, N] as (packed, scales):
-    int4 k8 words or int8 bytes, f16 scales per group of GROUP along K."""
+    int32 words, int4 k8 ([K / 8, N], any nibbles) or int8 k4 ([K / 4, N],
+    four bytes in [-127, 127] each: the quantizer's range), f16 scales per
+    group of GROUP along K."""
     ws = []
     for _ in range(count):
         if bits == 4:
             packed = torch.randint(-2 ** 31, 2 ** 31 - 1, (K // 8, N), device="cuda",
                                    dtype=torch.int32)
         else:
-            packed = torch.randint(-127, 128, (K, N), device="cuda", dtype=torch.int8)
+            # Random bytes, so their order within a word does not matter.
+            packed = torch.randint(-127, 128, (K // 4, 4 * N), device="cuda",
+                                   dtype=torch.int8).view(torch.int32)
         scales = (torch.rand(K // GROUP, N, device="cuda") * 0.004 + 0.001).half()
         ws.append((packed, scales))
     return ws

@@ -67,7 +67,7 @@ def main():
     p.add_argument("--out", default=None)
     p.add_argument("--no-pdl", action="store_true")
     p.add_argument("--budget-s", type=float, default=100.0, help="per (bits, shape)")
-    p.add_argument("--cols", default=None, help="default 1,2,4 (W4) / 4,8,16 (W8)")
+    p.add_argument("--cols", default=None, help="default 1,2,4 (packed words, W4 and W8)")
     p.add_argument("--warps", default="4,8,16,32")
     p.add_argument("--clusters", default="1,2,4,8")
     p.add_argument("--unrolls", default="2,4,8,16")
@@ -79,7 +79,8 @@ def main():
     M = a.m
     for bits in [int(b) for b in a.bits.split(",")]:
         text = rkc.quant_spec_text("gemv", bits, GROUP, True, "f16")
-        colsv = _ints(a.cols) if a.cols else ((1, 2, 4) if bits == 4 else (4, 8, 16))
+        # Columns per thread in packed words (int4 k8 and int8 k4 alike): 1-4.
+        colsv = _ints(a.cols) if a.cols else (1, 2, 4)
         for kn in a.shapes.split(","):
             K, N = (int(v) for v in kn.split("x"))
             shapes = Q._shapes("gemv", bits, GROUP, True, 0, False, M=M, K=K, N=N)

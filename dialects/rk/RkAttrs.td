@@ -25,7 +25,8 @@ def Rk_ReduceKindAttr : EnumAttr<Rk_Dialect, Rk_ReduceKind, "reduce_kind"> {
 def Rk_QuantPacking : I32EnumAttr<"QuantPacking", "quantized packing", [
     I32EnumAttrCase<"none", 0>,
     I32EnumAttrCase<"k8", 1>,
-    I32EnumAttrCase<"interleaved", 2>]> {
+    I32EnumAttrCase<"interleaved", 2>,
+    I32EnumAttrCase<"k4", 3>]> {
   let cppNamespace = "::mlir::rk";
   let genSpecializedAttr = 0;
 }
@@ -41,8 +42,11 @@ def Rk_QuantAttr : AttrDef<Rk_Dialect, "Quant"> {
 
     * `bits`: 4 or 8; the tensor's element type must be `i4` / `i8`.
     * `packing`: `none` (one value per byte), `k8` (eight 4-bit values per
-      32-bit word, consecutive along `axis`) or `interleaved` (the layout of
-      docs/quantization.md that lets 128-bit loads feed whole warps).
+      32-bit word, consecutive along `axis`), `k4` (four 8-bit values per
+      32-bit word, consecutive along `axis`: the int8 weights' layout, whose
+      warps read 128-byte segments of a packed row) or `interleaved` (the
+      layout of docs/quantization.md that lets 128-bit loads feed whole
+      warps).
     * `scale`: element type of the scales, `f16` or `bf16` (or `f32`).
     * `symmetric`: no zero points when true (q in [-qmax, qmax]).
 

@@ -125,6 +125,9 @@ LogicalResult QuantAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   if (packing == QuantPacking::k8 && bits != 4)
     return emitError() << "#rk.quant packing 'k8' holds eight 4-bit values per "
                           "32-bit word and needs bits = 4";
+  if (packing == QuantPacking::k4 && bits != 8)
+    return emitError() << "#rk.quant packing 'k4' holds four 8-bit values per "
+                          "32-bit word and needs bits = 8";
   (void)axis;
   (void)symmetric;
   return success();

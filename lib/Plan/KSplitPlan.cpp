@@ -98,7 +98,7 @@ static std::string mmaUnsupported(const KSplitProblem &p, const Target &t) {
     return "mma needs rk.gemv with int4 weights and f16/bf16 activations, or int8 "
            "weights and f16 activations (int8 + 128 is not exact in bf16), and sm_80 "
            "or newer";
-  // Values of K per block (one m16n8k16): 4 packed int4 rows or 16 int8 rows.
+  // Values of K per block of 4 packed rows: 32 (int4) or 16 (int8).
   int64_t kq = p.bits == 4 ? 32 : 16;
   if (p.n % 4 != 0 || p.k % kq != 0 || (p.group && p.group % kq != 0))
     return formatv("mma needs N a multiple of 4 and K and the group size multiples "
@@ -154,8 +154,7 @@ std::string checkPlan(const KSplitPlan &pl, const KSplitProblem &p, const Target
       return formatv("rows x cols ({0} x {1}) accumulators would spill (at most {2})",
                      p.rows, pl.cols, kMaxAccumulators);
     // 32-bit words per unit of unroll: a tensor-core block is 4 words per
-    // group of 32 columns (int4: 4 columns of one packed row; int8: 4
-    // columns of 4 rows).
+    // group of 32 columns (4 columns of one packed row).
     int64_t unitWords = pl.mma ? 4 * pl.cols : ceilDiv(load, 4) * pl.rowsPerUnit(p);
     if (pl.unroll * unitWords > 32)
       return formatv("unroll x words per unroll unit ({0} x {1}) would spill (two "
@@ -223,8 +222,8 @@ static void planMmaSplit(KSplitPlan &pl, const KSplitProblem &p, const Target &t
                          const PlanOverride &ovr,
                          llvm::function_ref<void(const Twine &)> note) {
   // The rules below count K in int4 packed rows (8 values, 4 bytes per
-  // column); int8 rows are converted (a block of 16 int8 rows has the
-  // bytes of 4 int4 rows).
+  // column), also for int8 (a block of 4 k4 rows, 16 values, has the
+  // bytes of a block of 4 int4 rows; the rules were measured in K).
   int64_t rb = pl.rowsPerUnit(p);
   int64_t kw = p.k / 8;
   int64_t grain = p.group ? p.group / 8 : 16;
@@ -403,10 +402,6 @@ Expected<KSplitPlan> planKSplit(const KSplitProblem &p, const Target &t,
   if (p.op != ColumnOp::Gemv)
     maxLoad = std::min<int64_t>(maxLoad, 16 / p.actBytes);
   int64_t cols = maxLoad;
-  // int8 GEMV: 8-byte accesses measured best at every benchmark shape
-  // (16-byte ones leave too few column tiles; docs/performance-notes.md).
-  if (p.op == ColumnOp::Gemv && p.bits == 8)
-    cols = std::min<int64_t>(cols, 8);
   while (cols > 1 && (p.n % cols != 0 ||
                       (p.op == ColumnOp::Gemv && p.rows * cols > kMaxAccumulators)))
     cols /= 2;
@@ -417,7 +412,7 @@ Expected<KSplitPlan> planKSplit(const KSplitProblem &p, const Target &t,
          ceilDiv(p.n, cols * 32) < t.planSms() / 4)
     cols /= 2;
   // One or two rows of activations (the decode GEMV): narrower still, down
-  // to one word (int4) or one byte (int8), until the tiles are enough for
+  // to one word, until the tiles are enough for
   // clusters of at most 2 to give every SM one CTA: clusters of 4 and 8
   // CTAs of 1024 threads do not all fit in the GPCs at once (a second wave;
   // sweep in docs/performance-notes.md, "Session 6").
@@ -435,9 +430,9 @@ Expected<KSplitPlan> planKSplit(const KSplitProblem &p, const Target &t,
   // 5.6 vs 5.5 (even); at 4096 x 128256 (30 per SM) the CUDA cores stay
   // ahead, 96.9 vs 98.2 (docs/performance-notes.md, session 15).
   // int8 (f16 activations only: 128 + q is not exact in bf16): one
-  // m16n8k16 per 16 rows replaces M FMAs, a PRMT and an FADD per weight by
-  // ~2 instructions per weight (byte pairs of two rows of K by PRMT under
-  // the f16 exponent of 1024, one f16x2 subtract). Measured faster from
+  // m16n8k16 per 16 values of K replaces M FMAs, a PRMT and an FADD per
+  // weight by ~1.25 instructions per weight (the bytes of a k4 word under
+  // the f16 exponent of 1024 by PRMT, one f16x2 subtract). Measured faster from
   // M = 2 (14336 x 4096: 27.7 vs 34.8 us), and at M = 1 when the 32-column
   // groups are no more than the SMs (N = 4096: 27.3 vs 30.0 and 10.0 vs
   // 10.9 us; 4096 x 14336: 26.6 vs 23.4, so wide N stays on CUDA cores).
@@ -451,27 +446,12 @@ Expected<KSplitPlan> planKSplit(const KSplitProblem &p, const Target &t,
   // twice the registers, half the warps).
   if (pl.mma)
     cols = 1;
-  // int8 with the weights as the A operand (M <= 8): a lane's groups of 4
-  // columns are contiguous, so 2 of them make one 8-byte access per row and
-  // a warp reads 64-byte row segments instead of 32 (the loads bound these
-  // kernels: docs/performance-notes.md, session 15); measured faster from
-  // 2^25 weights (W8A16 M = 1 14336 x 4096 26.7 -> 25.1 us, M = 4 4096 x
-  // 14336 28.9 -> 24.2), not at 4096 x 4096 (8.9 -> 9.2).
-  if (pl.mma && p.bits == 8 && mmaWeightsAsA(p.rows) && p.k * p.n >= (int64_t(1) << 25) &&
-      p.n % 8 == 0)
-    cols = 2;
   pl.cols = ovr.vector > 0 ? ovr.vector : cols;
   if (pl.mma)
     note(formatv("mma: {0} products on tensor cores (m16n8k16, f32 accumulation); a lane "
                  "loads {1}, a warp {2} x 32 columns{3}",
                  p.bits == 4 ? "int4 x 16-bit" : "int8 x f16",
-                 p.bits == 4 ? std::string("16 bytes = 4 columns of one packed row per group of 32")
-                 : mmaWeightsAsA(p.rows) && pl.cols > 1
-                     ? formatv("{0} contiguous columns of 4 rows of each block of 16, one "
-                               "{0}-byte access per row",
-                               4 * pl.cols)
-                           .str()
-                     : std::string("4 columns of 4 rows of each block of 16 per group of 32"),
+                 "16 bytes = 4 columns of one packed row per group of 32",
                  pl.cols,
                  mmaWeightsAsA(p.rows) ? "; M <= 8: the weights are the A operand (16 columns per "
                                "product, the rows of M in its 8 columns)"

@@ -103,36 +103,45 @@ int64_t numel(const std::vector<int64_t> &s) {
 
 using Role = ColumnArgument::Role;
 
-bool isInt4(const ColumnArgument *c) { return c && c->role == Role::Quantized && c->bits == 4; }
+/// A column program's quantized [K, N] tensor: stored as words of 32 / bits
+/// values of K (int4 k8, int8 k4; docs/quantization.md).
+bool isPacked(const ColumnArgument *c) { return c && c->role == Role::Quantized; }
 
 /// Bytes of an argument's storage: k8-packed int4 is half a byte a value.
 size_t storageBytes(const KernelArg &a, const ColumnArgument *c) {
   size_t n = (size_t)numel(a.shape);
-  return isInt4(c) ? n / 2 : n * a.elemBytes;
+  return isPacked(c) && c->bits == 4 ? n / 2 : n * a.elemBytes;
 }
 
-/// Logical int4 [K, N] -> k8 words [K / 8, N] (docs/quantization.md).
-std::vector<char> packInt4(const std::vector<double> &v, int64_t k, int64_t n) {
-  std::vector<char> out((size_t)(k / 8 * n) * 4);
-  for (int64_t kp = 0; kp < k / 8; ++kp)
+/// Logical [K, N] integers -> words [K / (32 / bits), N], value 32/bits kp +
+/// i of column c in bits [bits i, bits (i + 1)) of word (kp, c).
+std::vector<char> packWords(const std::vector<double> &v, int64_t k, int64_t n, int bits) {
+  const int per = 32 / bits;
+  const uint32_t mask = (1u << bits) - 1;
+  std::vector<char> out((size_t)(k / per * n) * 4);
+  for (int64_t kp = 0; kp < k / per; ++kp)
     for (int64_t c = 0; c < n; ++c) {
       uint32_t w = 0;
-      for (int i = 0; i < 8; ++i)
-        w |= ((uint32_t)(int32_t)v[(8 * kp + i) * n + c] & 0xfu) << (4 * i);
+      for (int i = 0; i < per; ++i)
+        w |= ((uint32_t)(int32_t)v[(per * kp + i) * n + c] & mask) << (bits * i);
       std::memcpy(&out[(kp * n + c) * 4], &w, 4);
     }
   return out;
 }
 
-std::vector<double> unpackInt4(const std::vector<char> &b, int64_t k, int64_t n, bool sign) {
+/// The inverse of packWords (two's complement values when `sign`).
+std::vector<double> unpackWords(const std::vector<char> &b, int64_t k, int64_t n, int bits,
+                                bool sign) {
+  const int per = 32 / bits;
+  const uint32_t mask = (1u << bits) - 1;
   std::vector<double> out((size_t)(k * n));
-  for (int64_t kp = 0; kp < k / 8; ++kp)
+  for (int64_t kp = 0; kp < k / per; ++kp)
     for (int64_t c = 0; c < n; ++c) {
       uint32_t w;
       std::memcpy(&w, &b[(kp * n + c) * 4], 4);
-      for (int i = 0; i < 8; ++i) {
-        int v = (w >> (4 * i)) & 0xf;
-        out[(8 * kp + i) * n + c] = sign && v >= 8 ? v - 16 : v;
+      for (int i = 0; i < per; ++i) {
+        int v = (int)((w >> (bits * i)) & mask);
+        out[(per * kp + i) * n + c] = sign && v >= (1 << (bits - 1)) ? v - (1 << bits) : v;
       }
     }
   return out;
@@ -287,8 +296,8 @@ llvm::Expected<std::unique_ptr<Harness>> Harness::create(const KernelInfo &info,
     });
     if (!isInt && a.shape.size() == 2 && (!role || role->role != Role::Scales))
       impl->dataType = a.dtype;
-    std::vector<char> b = isInt4(role) ? packInt4(t.data, a.shape[0], a.shape[1])
-                                       : encode(t.data, a.dtype);
+    std::vector<char> b = isPacked(role) ? packWords(t.data, a.shape[0], a.shape[1], role->bits)
+                                         : encode(t.data, a.dtype);
     r = d.memcpyHtoD(p, b.data(), b.size());
     if (r != CUDA_SUCCESS)
       return llvm::createStringError(cuda::describe(d, r, "cuMemcpyHtoD"));
@@ -357,9 +366,9 @@ llvm::Expected<Harness::Check> Harness::check(Kernel &kernel, int64_t rows) {
     const ColumnArgument *role = I.role(i);
     std::vector<char> bytes(storageBytes(a, role));
     d.memcpyDtoH(bytes.data(), (CUdeviceptr)I.ptrs[i], bytes.size());
-    std::vector<double> got = isInt4(role)
-                                  ? unpackInt4(bytes, a.shape[0], a.shape[1], role->symmetric)
-                                  : decode(bytes, a.dtype, n);
+    std::vector<double> got =
+        isPacked(role) ? unpackWords(bytes, a.shape[0], a.shape[1], role->bits, role->symmetric)
+                       : decode(bytes, a.dtype, n);
     double num = 0, den = 0;
     int64_t nanBad = 0;
     for (size_t j = 0; j < n; ++j) {

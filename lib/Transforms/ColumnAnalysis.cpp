@@ -74,20 +74,22 @@ static FailureOr<rk::QuantAttr> quantOf(Operation *op, Value q) {
   if (quant.getBits() == 4 && quant.getPacking() != rk::QuantPacking::k8)
     return op->emitError("4-bit tensors are lowered with packing = k8 (eight "
                          "values of K per 32-bit word)");
-  if (quant.getBits() == 8 && quant.getPacking() != rk::QuantPacking::none)
-    return op->emitError("8-bit tensors are lowered with packing = none (one "
-                         "value per byte, [K, N] row-major)");
+  if (quant.getBits() == 8 && quant.getPacking() != rk::QuantPacking::k4)
+    return op->emitError("8-bit weights are lowered with packing = k4 (four "
+                         "values of K per 32-bit word; docs/quantization.md)");
   if (quant.getBits() == 8 && !quant.getSymmetric())
     return op->emitError("8-bit quantization is symmetric only (asymmetric "
                          "zero points are supported for 4 bits)");
   int64_t k = t.getDimSize(0);
-  if (quant.getBits() == 4 && k % 8 != 0)
-    return op->emitError() << "K = " << k
-                           << " must be a multiple of 8 for k8-packed 4-bit values";
+  int64_t kpr = quant.getBits() == 4 ? 8 : 4; // values of K per 32-bit word
+  const char *packing = quant.getBits() == 4 ? "k8-packed 4-bit" : "k4-packed 8-bit";
+  if (k % kpr != 0)
+    return op->emitError() << "K = " << k << " must be a multiple of " << kpr << " for "
+                           << packing << " values";
   int64_t g = quant.getGroupSize();
-  if (g > 0 && quant.getBits() == 4 && g % 8 != 0)
-    return op->emitError() << "group_size " << g
-                           << " must be a multiple of 8 for k8-packed 4-bit values";
+  if (g > 0 && g % kpr != 0)
+    return op->emitError() << "group_size " << g << " must be a multiple of " << kpr
+                           << " for " << packing << " values";
   if (g > 0 && k % g != 0)
     return op->emitError() << "group_size " << g << " does not divide K = " << k;
   return quant;

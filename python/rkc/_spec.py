@@ -205,15 +205,18 @@ QUANT_SCALES = ("f16", "bf16", "f32")
 
 
 def quant_attr(bits, group_size, axis=0, scale="f16", symmetric=True):
-    """The #rk.quant encoding: int4 is packed eight values per 32-bit word
-    along the axis (packing = k8), int8 one value per byte (packing = none)."""
+    """The #rk.quant encoding: int4 is packed eight values of K per 32-bit
+    word (packing = k8), int8 weights (axis 0) four values of K per 32-bit
+    word (packing = k4), per-token int8 (axis 1) one value per byte
+    (packing = none). docs/quantization.md describes the layouts."""
     if bits not in (4, 8):
         raise ValueError("bits must be 4 or 8, got %r" % (bits,))
     if scale not in QUANT_SCALES:
         raise ValueError("the scale type must be one of %s, got %r" % (", ".join(QUANT_SCALES), scale))
+    packing = "k8" if bits == 4 else ("k4" if int(axis) == 0 else "none")
     return ("#rk.quant<bits = %d, group_size = %d, axis = %d, scale = %s, symmetric = %s, "
             "packing = %s>" % (bits, int(group_size), int(axis), scale,
-                               "true" if symmetric else "false", "k8" if bits == 4 else "none"))
+                               "true" if symmetric else "false", packing))
 
 
 def quant_spec_name(op, bits, group_size, symmetric=True, axis=0, bias=False):

@@ -9,11 +9,12 @@ CUDA tensors through librkc.
 
 Weights are [K, N] (K = in_features, the reduced dim; N = out_features):
 ``out = x @ dequant(W)``. torch.nn.Linear.weight is [N, K], so pass
-``linear.weight.t()``. The formats (int4 packed eight values per 32-bit word
-along K, int8 one per byte, group scales [K / G, N], zero points) and the
-quantization rounding are those of docs/quantization.md; a QuantizedTensor
-may also be built from tensors in that format (e.g. converted from a
-checkpoint).
+``linear.weight.t()``. The formats (int4 weights packed eight values of K
+per 32-bit word, packing k8; int8 weights four values of K per 32-bit word,
+packing k4; per-token int8 one value per byte; group scales [K / G, N], zero
+points) and the quantization rounding are those of docs/quantization.md; a
+QuantizedTensor may also be built from tensors in that format (e.g.
+converted from a checkpoint).
 
 Every op compiles its kernel from a spec generated from its parameters
 (rkc._spec.quant_spec_text), caches it like the row ops (rkc.ops), and
@@ -207,6 +208,19 @@ def _shape_str(s):
     return "(%s)" % ", ".join(str(int(d)) for d in s) if len(s) != 1 else "(%d,)" % s[0]
 
 
+# K values per 32-bit word of the weight formats (axis 0): int4 k8, int8 k4.
+_K_PER_WORD = {4: 8, 8: 4}
+_PACKING = {4: "k8", 8: "k4"}
+
+
+def _check_weight_k(op, bits, K, what=""):
+    """K of quantized weights must fill whole 32-bit words."""
+    kw = _K_PER_WORD[bits]
+    if K % kw:
+        raise ValueError("rkc.%s: int%d packs %d values of K per 32-bit word: K = %d%s is not a "
+                         "multiple of %d" % (op, bits, kw, K, what, kw))
+
+
 # --- the quantized tensor --------------------------------------------------
 
 class QuantizedTensor(object):
@@ -220,15 +234,22 @@ class QuantizedTensor(object):
 
     * axis 0 (weights, ``shape`` = (K, N), groups of ``group_size`` along
       K; 0: one group over all of K): int4 ``packed`` is torch.int32
-      [K / 8, N], word (kp, n) holding q[8 kp + i, n] in bits 4i..4i+3;
-      int8 ``packed`` is torch.int8 [K, N]. ``scales`` [K / G, N] (or [1, N])
+      [K / 8, N], word (kp, n) holding q[8 kp + i, n] in bits 4i..4i+3
+      (packing k8); int8 ``packed`` is torch.int32 [K / 4, N], word (kp, n)
+      holding q[4 kp + i, n] as a two's-complement byte in bits 8i..8i+7
+      (packing k4; from an int8 [K, N] tensor q, on a little-endian host:
+      ``q.reshape(K // 4, 4, N).transpose(1, 2).reshape(K // 4, 4 * N)
+      .view(torch.int32)``). ``scales`` [K / G, N] (or [1, N])
       of float16, bfloat16 or float32; ``zeros`` (asymmetric int4 only) the
       same shape and dtype, holding integer zero points 0..15.
     * axis -1 (per-token int8, ``shape`` = (..., D)): ``packed`` torch.int8
       of ``shape``, ``scales`` of shape (..., D / G) ((..., 1) for one group).
 
-    ``symmetric`` is True without zero points. The tensors are read-only
-    attributes: a QuantizedTensor is immutable (its launchers are cached).
+    ``shape`` is required for int4; for int8 it defaults to (4 * rows, N)
+    of an int32 [rows, N] ``packed`` with axis 0 (k4 words), else to
+    packed's shape (per-token). ``symmetric`` is True without zero points.
+    The tensors are read-only attributes: a QuantizedTensor is immutable
+    (its launchers are cached).
     """
 
     __slots__ = ("_packed", "_scales", "_zeros", "_bits", "_group_size", "_shape", "_axis",
@@ -258,7 +279,10 @@ class QuantizedTensor(object):
         if shape is None:
             if bits == 4:
                 raise TypeError("rkc.%s: int4 needs shape=(K, N) (packed is [K / 8, N])" % op)
-            shape = tuple(packed.shape)
+            if axis == 0 and packed.dtype == torch.int32 and packed.dim() == 2:
+                shape = (4 * packed.shape[0], packed.shape[1])  # int8 k4: [K / 4, N] words
+            else:
+                shape = tuple(packed.shape)
         shape = tuple(_int(op, "shape", d) for d in shape)
         if len(shape) < 2 or any(d <= 0 or d > _MAX_DIM for d in shape):
             raise ValueError("rkc.%s: shape must have at least 2 positive dimensions, got %s"
@@ -269,13 +293,11 @@ class QuantizedTensor(object):
                 raise ValueError("rkc.%s: quantized weights (axis 0) are [K, N], got shape %s"
                                  % (op, shape))
             K, N = shape
-            if bits == 4 and K % 8:
-                raise ValueError("rkc.%s: int4 packs 8 values of K per 32-bit word: K = %d is "
-                                 "not a multiple of 8" % (op, K))
+            _check_weight_k(op, bits, K)
             group_size = _group(op, bits, group_size, K, "K")
             ng = 1 if group_size == 0 else K // group_size
             sshape = (ng, N)
-            pshape, pdtype = ((K // 8, N), torch.int32) if bits == 4 else ((K, N), torch.int8)
+            pshape, pdtype = (K // _K_PER_WORD[bits], N), torch.int32
         else:
             if bits != 8 or not symmetric:
                 raise ValueError("rkc.%s: per-token quantization (axis=-1) is int8 symmetric only"
@@ -286,9 +308,16 @@ class QuantizedTensor(object):
             sshape = shape[:-1] + (ng,)
             pshape, pdtype = shape, torch.int8
         if tuple(packed.shape) != pshape or packed.dtype != pdtype:
+            hint = ""
+            if axis == 0:
+                hint = (" (eight 4-bit values of K per word, packing k8)" if bits == 4 else
+                        " (four 8-bit values of K per word, packing k4)")
+                if bits == 8 and packed.dtype == torch.int8 and tuple(packed.shape) == shape:
+                    hint += ("; an int8 [K, N] tensor q converts with q.reshape(%d, 4, %d)"
+                             ".transpose(1, 2).reshape(%d, %d).view(torch.int32)"
+                             % (K // 4, N, K // 4, 4 * N))
             raise ValueError("rkc.%s: packed must be %s of shape %s for int%d%s, got %s of shape %s"
-                             % (op, pdtype, _shape_str(pshape), bits,
-                                " (eight 4-bit values of K per word)" if bits == 4 else "",
+                             % (op, pdtype, _shape_str(pshape), bits, hint,
                                 packed.dtype, _shape_str(packed.shape)))
         if scales.dtype not in _ops._FLOAT:
             raise TypeError("rkc.%s: scales must be float16, bfloat16 or float32, got %s"
@@ -349,7 +378,8 @@ class QuantizedTensor(object):
 
     def __repr__(self):
         return ("QuantizedTensor(int%d%s, shape=%s, axis=%d, group_size=%d, %s, scales=%s, "
-                "device=%s)" % (self._bits, " k8" if self._bits == 4 else "", self._shape,
+                "device=%s)" % (self._bits,
+                                " " + _PACKING[self._bits] if self._axis == 0 else "", self._shape,
                                 self.axis, self._group_size,
                                 "symmetric" if self.symmetric else "asymmetric",
                                 str(self._scales.dtype).replace("torch.", ""), self.device))
@@ -389,9 +419,11 @@ def quantize(w, bits=4, group_size=128, symmetric=True, scale_dtype=None, axis=0
     features, the reduced dim of rkc.gemv); groups of ``group_size``
     consecutive k per column share a scale (0: one group over all of K).
     bits=4: symmetric (q in [-7, 7]) or asymmetric (``symmetric=False``: q in
-    [0, 15] with zero points); K must be a multiple of 8. bits=8: symmetric
-    only (q in [-127, 127]). group_size: 0, 32, 64, 128 or K (for int4 also
-    any multiple of 8 that divides K).
+    [0, 15] with zero points), packed eight values of K per int32 word (k8):
+    K must be a multiple of 8. bits=8: symmetric only (q in [-127, 127]),
+    packed four values of K per int32 word (k4): K must be a multiple of 4.
+    group_size: 0, 32, 64, 128 or K (for int4 also any multiple of 8 that
+    divides K).
 
     axis=-1 (per-token, e.g. a KV cache): w [..., D], int8 symmetric, groups
     along the last dim (0 or D: one scale per row; 32, 64 or 128 dividing
@@ -428,14 +460,12 @@ def quantize(w, bits=4, group_size=128, symmetric=True, scale_dtype=None, axis=0
             raise ValueError("rkc.quantize: weights (axis=0) must be [K, N], got shape %s"
                              % _shape_str(shape))
         K, N = shape
-        if bits == 4 and K % 8:
-            raise ValueError("rkc.quantize: int4 packs 8 values of K per 32-bit word: K = %d "
-                             "(dim 0 of w) is not a multiple of 8" % K)
+        _check_weight_k(op, bits, K, " (dim 0 of w)")
         G = _group(op, bits, group_size, K, "K")
         rows, cols = K, N
         ng = 1 if G == 0 else K // G
         sshape = (ng, N)
-        pshape, pdtype = ((K // 8, N), torch.int32) if bits == 4 else ((K, N), torch.int8)
+        pshape, pdtype = (K // _K_PER_WORD[bits], N), torch.int32
     else:
         if bits != 8 or not symmetric:
             raise ValueError("rkc.quantize: per-token quantization (axis=-1) is int8 symmetric "

@@ -57,34 +57,6 @@ template <> struct WeightLoad<1> {
   }
 };
 
-/// Stores COLS integers in [-128, 127] as bytes (one access when COLS is 4,
-/// 8 or 16 and `p` is aligned to it).
-template <int COLS>
-RKC_DEVICE void store_s8_cols(signed char *p, const float (&q)[COLS]) {
-  if constexpr (COLS % 4 == 0) {
-    u32 w[COLS / 4];
-#pragma unroll
-    for (int i = 0; i < COLS / 4; ++i)
-      w[i] = (static_cast<u32>(static_cast<int>(q[4 * i]) & 0xFF)) |
-             (static_cast<u32>(static_cast<int>(q[4 * i + 1]) & 0xFF) << 8) |
-             (static_cast<u32>(static_cast<int>(q[4 * i + 2]) & 0xFF) << 16) |
-             (static_cast<u32>(static_cast<int>(q[4 * i + 3]) & 0xFF) << 24);
-    if constexpr (COLS == 4) {
-      *reinterpret_cast<u32 *>(p) = w[0];
-    } else if constexpr (COLS == 8) {
-      *reinterpret_cast<uint2 *>(p) = make_uint2(w[0], w[1]);
-    } else {
-#pragma unroll
-      for (int i = 0; i < COLS / 16; ++i)
-        *reinterpret_cast<uint4 *>(p + 16 * i) =
-            make_uint4(w[4 * i], w[4 * i + 1], w[4 * i + 2], w[4 * i + 3]);
-    }
-  } else {
-#pragma unroll
-    for (int i = 0; i < COLS; ++i)
-      p[i] = static_cast<signed char>(static_cast<int>(q[i]));
-  }
-}
 
 /// Stores COLS k8 words (one access for 1, 2 or 4 words; `p` aligned).
 template <int COLS>
@@ -160,6 +132,15 @@ RKC_DEVICE u32 pack_u4x8(const float (&q)[8]) {
 #pragma unroll
   for (int i = 0; i < 8; ++i)
     w |= (static_cast<u32>(static_cast<int>(q[i])) & 0xFu) << (4 * i);
+  return w;
+}
+
+/// Four integers in [-128, 127] as a k4 word (q[i] in byte i).
+RKC_DEVICE u32 pack_s8x4(const float (&q)[4]) {
+  u32 w = 0;
+#pragma unroll
+  for (int i = 0; i < 4; ++i)
+    w |= (static_cast<u32>(static_cast<int>(q[i])) & 0xFFu) << (8 * i);
   return w;
 }
 
@@ -322,20 +303,17 @@ RKC_DEVICE void u4x8_to_pairs(u32 w, u32 off2, u32 (&h)[4]) {
   }
 }
 
-/// Columns c = 0..3 of two rows of signed int8 (r0: row k, r1: row k + 1,
-/// 4 columns each) as f16 pairs h[c] = (r0[c], r1[c]), exactly: XOR 0x80
-/// makes the bytes offset binary u = q + 128, PRMT interleaves the rows and
-/// puts each byte under the exponent byte 0x64 (f16 1024 + u), one f16x2
+/// The 4 signed int8 values of a k4 word (values k..k + 3 of K of one
+/// column, byte i = value k + i) as f16 pairs lo = (q0, q1), hi = (q2, q3),
+/// exactly: XOR 0x80 makes the bytes offset binary u = q + 128, PRMT puts
+/// each byte under the exponent byte 0x64 (f16 1024 + u), one f16x2
 /// subtract of 1152 leaves q. (Not for bf16: 128 + u needs 9 bits.)
-RKC_DEVICE void s8_rows_to_f16_pairs(u32 r0, u32 r1, u32 (&h)[4]) {
-  const u32 a = r0 ^ 0x80808080u, b = r1 ^ 0x80808080u;
-  const u32 lo = __byte_perm(a, b, 0x5140); // a0 b0 a1 b1
-  const u32 hi = __byte_perm(a, b, 0x7362); // a2 b2 a3 b3
-  const u32 x[4] = {__byte_perm(lo, 0x64646464u, 0x4140), __byte_perm(lo, 0x64646464u, 0x4342),
-                    __byte_perm(hi, 0x64646464u, 0x4140), __byte_perm(hi, 0x64646464u, 0x4342)};
-#pragma unroll
-  for (int c = 0; c < 4; ++c)
-    asm("sub.rn.f16x2 %0, %1, %2;" : "=r"(h[c]) : "r"(x[c]), "r"(0x64806480u));
+RKC_DEVICE void s8x4_to_f16_pairs(u32 w, u32 &lo, u32 &hi) {
+  const u32 u = w ^ 0x80808080u;
+  const u32 x0 = __byte_perm(u, 0x64646464u, 0x4140); // u0 64 u1 64
+  const u32 x1 = __byte_perm(u, 0x64646464u, 0x4342); // u2 64 u3 64
+  asm("sub.rn.f16x2 %0, %1, %2;" : "=r"(lo) : "r"(x0), "r"(0x64806480u));
+  asm("sub.rn.f16x2 %0, %1, %2;" : "=r"(hi) : "r"(x1), "r"(0x64806480u));
 }
 
 /// The 16-bit pair pattern of `magic + z` in both halves (z a small

@@ -1102,29 +1102,29 @@ func.func @gemv_m16_cluster8_fits(%x: tensor<16x14336xf16>, %q: tensor<14336x409
   %o = rk.gemv %x, %q, %s : (tensor<16x14336xf16>, tensor<14336x4096xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, tensor<112x4096xf16>) -> tensor<16x4096xf16>
   return %o : tensor<16x4096xf16>
 }
-// int8, N not a multiple of 128, bf16 activations (CUDA cores): 2-byte
-// accesses (65 tiles) so that clusters of 2 fill the SMs.
-// expected-remark@below {{plan: cols = 2: 2-byte accesses of packed columns, 1 x 2 accumulators}}
-// expected-remark@below {{plan: unroll = 16: 2 x 32 bytes of packed weight in flight per thread, 64 KiB per SM with 32 warps and one CTA per SM}}
-// expected-remark@below {{plan: K split 64 ways: 32 warps x cluster 2 over 65 column tiles (130 CTAs, 4160 warps for ~132 SMs)}}
-// expected-remark@below {{plan: activations staged in shared memory: 1 rows x 2048 values of K per CTA (24576 bytes with the partial sums)}}
+// int8, N not a multiple of 128, bf16 activations (CUDA cores): 8-byte
+// accesses of two k4 words (65 tiles) so that clusters of 2 fill the SMs.
+// expected-remark@below {{plan: cols = 2: 8-byte accesses of packed columns, 1 x 2 accumulators}}
+// expected-remark@below {{plan: unroll = 8: 2 x 64 bytes of packed weight in flight per thread, 64 KiB per SM with 16 warps and one CTA per SM}}
+// expected-remark@below {{plan: K split 32 ways: 16 warps x cluster 2 over 65 column tiles (130 CTAs, 2080 warps for ~132 SMs)}}
+// expected-remark@below {{plan: activations staged in shared memory: 1 rows x 2048 values of K per CTA (16384 bytes with the partial sums)}}
 // expected-remark@below {{plan: partials combined across the cluster of 2 through distributed shared memory}}
-func.func @gemv_w8_odd_n(%x: tensor<1x4096xbf16>, %q: tensor<4096x4160xi8, #rk.quant<bits = 8, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = none>>, %s: tensor<32x4160xf16>) -> tensor<1x4160xbf16> {
+func.func @gemv_w8_odd_n(%x: tensor<1x4096xbf16>, %q: tensor<4096x4160xi8, #rk.quant<bits = 8, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k4>>, %s: tensor<32x4160xf16>) -> tensor<1x4160xbf16> {
 // COLS-LABEL: func.func @gemv_w8_odd_n
-// COLS-SAME: tier.layout = #tier.ksplit_layout<rows = 1, cols = 2, warps = 32, cluster = 2, unroll = 16>
-  %o = rk.gemv %x, %q, %s : (tensor<1x4096xbf16>, tensor<4096x4160xi8, #rk.quant<bits = 8, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = none>>, tensor<32x4160xf16>) -> tensor<1x4160xbf16>
+// COLS-SAME: tier.layout = #tier.ksplit_layout<rows = 1, cols = 2, warps = 16, cluster = 2, unroll = 8>
+  %o = rk.gemv %x, %q, %s : (tensor<1x4096xbf16>, tensor<4096x4160xi8, #rk.quant<bits = 8, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k4>>, tensor<32x4160xf16>) -> tensor<1x4160xbf16>
   return %o : tensor<1x4160xbf16>
 }
 // The same with f16 activations: 130 groups of 32 columns, no more than
 // the SMs, so int8 runs on tensor cores even at M = 1.
-// expected-remark@below {{plan: mma: int8 x f16 products on tensor cores (m16n8k16, f32 accumulation); a lane loads 4 columns of 4 rows of each block of 16 per group of 32, a warp 1 x 32 columns; M <= 8: the weights are the A operand (16 columns per product, the rows of M in its 8 columns)}}
-// expected-remark@below {{plan: unroll = 4: 2 x 64 bytes of packed weight in flight per thread (double-buffered blocks of 4 x 16 packed rows)}}
+// expected-remark@below {{plan: mma: int8 x f16 products on tensor cores (m16n8k16, f32 accumulation); a lane loads 16 bytes = 4 columns of one packed row per group of 32, a warp 1 x 32 columns; M <= 8: the weights are the A operand (16 columns per product, the rows of M in its 8 columns)}}
+// expected-remark@below {{plan: unroll = 4: 2 x 64 bytes of packed weight in flight per thread (double-buffered blocks of 4 x 4 packed rows)}}
 // expected-remark@below {{plan: K split 16 ways: 16 of the 16 warps x cluster 1; CTA tiles of 32 columns (130 CTAs, 2080 warps for ~132 SMs)}}
 // expected-remark@below {{plan: activations staged in shared memory: 1 rows x 4096 values of K per CTA (10240 bytes with the partial sums)}}
-func.func @gemv_w8_odd_n_mma(%x: tensor<1x4096xf16>, %q: tensor<4096x4160xi8, #rk.quant<bits = 8, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = none>>, %s: tensor<32x4160xf16>) -> tensor<1x4160xf16> {
+func.func @gemv_w8_odd_n_mma(%x: tensor<1x4096xf16>, %q: tensor<4096x4160xi8, #rk.quant<bits = 8, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k4>>, %s: tensor<32x4160xf16>) -> tensor<1x4160xf16> {
 // COLS-LABEL: func.func @gemv_w8_odd_n_mma
 // COLS-SAME: tier.layout = #tier.ksplit_layout<rows = 1, cols = 1, warps = 16, cluster = 1, unroll = 4, mma = true>
-  %o = rk.gemv %x, %q, %s : (tensor<1x4096xf16>, tensor<4096x4160xi8, #rk.quant<bits = 8, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = none>>, tensor<32x4160xf16>) -> tensor<1x4160xf16>
+  %o = rk.gemv %x, %q, %s : (tensor<1x4096xf16>, tensor<4096x4160xi8, #rk.quant<bits = 8, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k4>>, tensor<32x4160xf16>) -> tensor<1x4160xf16>
   return %o : tensor<1x4160xf16>
 }
 // expected-remark@below {{plan: cols = 4: 16-byte accesses of packed columns, 1 x 4 accumulators}}
@@ -1137,28 +1137,29 @@ func.func @gemv_large_n(%x: tensor<1x4096xbf16>, %q: tensor<4096x128256xi4, #rk.
   %o = rk.gemv %x, %q, %s : (tensor<1x4096xbf16>, tensor<4096x128256xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = bf16, symmetric = true, packing = k8>>, tensor<32x128256xbf16>) -> tensor<1x128256xbf16>
   return %o : tensor<1x128256xbf16>
 }
-// expected-remark@below {{plan: cols = 2: 2-byte accesses of packed columns, 16 x 2 accumulators}}
-// expected-remark@below {{plan: unroll = 16: 2 x 32 bytes of packed weight in flight per thread (double-buffered)}}
+// expected-remark@below {{plan: cols = 2: 8-byte accesses of packed columns, 16 x 2 accumulators}}
+// expected-remark@below {{plan: unroll = 16: 2 x 128 bytes of packed weight in flight per thread (double-buffered)}}
 // expected-remark@below {{plan: K split 64 ways: 4 warps x cluster 16 over 64 column tiles (1024 CTAs, 4096 warps for ~132 SMs)}}
 // expected-remark@below {{plan: activations staged in shared memory: 16 rows x 896 values of K per CTA (81920 bytes with the partial sums)}}
 // expected-remark@below {{plan: partials combined across the cluster of 16 through distributed shared memory}}
-func.func @gemv_w8_m16(%x: tensor<16x14336xbf16>, %q: tensor<14336x4096xi8, #rk.quant<bits = 8, group_size = 0, axis = 0, scale = f16, symmetric = true, packing = none>>, %s: tensor<1x4096xf16>) -> tensor<16x4096xbf16> {
+func.func @gemv_w8_m16(%x: tensor<16x14336xbf16>, %q: tensor<14336x4096xi8, #rk.quant<bits = 8, group_size = 0, axis = 0, scale = f16, symmetric = true, packing = k4>>, %s: tensor<1x4096xf16>) -> tensor<16x4096xbf16> {
 // COLS-LABEL: func.func @gemv_w8_m16
 // COLS-SAME: tier.layout = #tier.ksplit_layout<rows = 16, cols = 2, warps = 4, cluster = 16, unroll = 16>
-  %o = rk.gemv %x, %q, %s : (tensor<16x14336xbf16>, tensor<14336x4096xi8, #rk.quant<bits = 8, group_size = 0, axis = 0, scale = f16, symmetric = true, packing = none>>, tensor<1x4096xf16>) -> tensor<16x4096xbf16>
+  %o = rk.gemv %x, %q, %s : (tensor<16x14336xbf16>, tensor<14336x4096xi8, #rk.quant<bits = 8, group_size = 0, axis = 0, scale = f16, symmetric = true, packing = k4>>, tensor<1x4096xf16>) -> tensor<16x4096xbf16>
   return %o : tensor<16x4096xbf16>
 }
 
-// The same with f16 activations: int8 on tensor cores (blocks of 16 rows).
-// expected-remark@below {{plan: mma: int8 x f16 products on tensor cores (m16n8k16, f32 accumulation); a lane loads 4 columns of 4 rows of each block of 16 per group of 32, a warp 1 x 32 columns}}
-// expected-remark@below {{plan: unroll = 8: 2 x 128 bytes of packed weight in flight per thread (double-buffered blocks of 8 x 16 packed rows)}}
+// The same with f16 activations: int8 on tensor cores (blocks of 4 k4
+// rows, 16 values of K).
+// expected-remark@below {{plan: mma: int8 x f16 products on tensor cores (m16n8k16, f32 accumulation); a lane loads 16 bytes = 4 columns of one packed row per group of 32, a warp 1 x 32 columns}}
+// expected-remark@below {{plan: unroll = 8: 2 x 128 bytes of packed weight in flight per thread (double-buffered blocks of 8 x 4 packed rows)}}
 // expected-remark@below {{plan: K split 8 ways: 1 of the 4 warps x cluster 8; CTA tiles of 128 columns (256 CTAs, 1024 warps for ~132 SMs)}}
 // expected-remark@below {{plan: activations staged in shared memory: 16 rows x 1792 values of K per CTA (73728 bytes with the partial sums)}}
 // expected-remark@below {{plan: partials combined across the cluster of 8 through distributed shared memory}}
-func.func @gemv_w8_m16_mma(%x: tensor<16x14336xf16>, %q: tensor<14336x4096xi8, #rk.quant<bits = 8, group_size = 0, axis = 0, scale = f16, symmetric = true, packing = none>>, %s: tensor<1x4096xf16>) -> tensor<16x4096xf16> {
+func.func @gemv_w8_m16_mma(%x: tensor<16x14336xf16>, %q: tensor<14336x4096xi8, #rk.quant<bits = 8, group_size = 0, axis = 0, scale = f16, symmetric = true, packing = k4>>, %s: tensor<1x4096xf16>) -> tensor<16x4096xf16> {
 // COLS-LABEL: func.func @gemv_w8_m16_mma
 // COLS-SAME: tier.layout = #tier.ksplit_layout<rows = 16, cols = 1, warps = 4, cluster = 8, unroll = 8, mma = true, kwarps = 1>
-  %o = rk.gemv %x, %q, %s : (tensor<16x14336xf16>, tensor<14336x4096xi8, #rk.quant<bits = 8, group_size = 0, axis = 0, scale = f16, symmetric = true, packing = none>>, tensor<1x4096xf16>) -> tensor<16x4096xf16>
+  %o = rk.gemv %x, %q, %s : (tensor<16x14336xf16>, tensor<14336x4096xi8, #rk.quant<bits = 8, group_size = 0, axis = 0, scale = f16, symmetric = true, packing = k4>>, tensor<1x4096xf16>) -> tensor<16x4096xf16>
   return %o : tensor<16x4096xf16>
 }
 // expected-remark@below {{plan: cols = 4: 16-byte accesses of packed columns}}
@@ -1220,18 +1221,17 @@ func.func @gemv_mma_m4_wide(%x: tensor<4x4096xf16>, %q: tensor<4096x128256xi4, #
   return %o : tensor<4x128256xf16>
 }
 
-// int8, M = 1, 2^25+ weights: 2 groups of 32 columns per warp, a lane's 8
-// columns contiguous (one 8-byte access per row), blocks of 2; the K split
-// of 32 is 16 warps x a cluster of 2 (a CTA has at most 16 warps).
-// expected-remark@below {{plan: mma: int8 x f16 products on tensor cores (m16n8k16, f32 accumulation); a lane loads 8 contiguous columns of 4 rows of each block of 16, one 8-byte access per row, a warp 2 x 32 columns; M <= 8: the weights are the A operand (16 columns per product, the rows of M in its 8 columns)}}
-// expected-remark@below {{plan: unroll = 2: 2 x 64 bytes of packed weight in flight per thread (double-buffered blocks of 2 x 16 packed rows)}}
-// expected-remark@below {{plan: K split 32 ways: 16 of the 16 warps x cluster 2; CTA tiles of 64 columns (128 CTAs, 2048 warps for ~132 SMs)}}
-// expected-remark@below {{plan: activations staged in shared memory: 1 rows x 7168 values of K per CTA (22528 bytes with the partial sums)}}
-// expected-remark@below {{plan: partials combined across the cluster of 2 through distributed shared memory}}
-func.func @gemv_w8_long_k_mma(%x: tensor<1x14336xf16>, %q: tensor<14336x4096xi8, #rk.quant<bits = 8, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = none>>, %s: tensor<112x4096xf16>) -> tensor<1x4096xf16> {
+// int8, M = 1, K = 14336 (issue #8's W8A16 shape): k4 words, a warp reads
+// 128 contiguous bytes of each packed row of its 32 columns; 128 groups of
+// 32 columns x 16 warps splitting K, one CTA per SM, blocks of 8.
+// expected-remark@below {{plan: mma: int8 x f16 products on tensor cores (m16n8k16, f32 accumulation); a lane loads 16 bytes = 4 columns of one packed row per group of 32, a warp 1 x 32 columns; M <= 8: the weights are the A operand (16 columns per product, the rows of M in its 8 columns)}}
+// expected-remark@below {{plan: unroll = 8: 2 x 128 bytes of packed weight in flight per thread (double-buffered blocks of 8 x 4 packed rows)}}
+// expected-remark@below {{plan: K split 16 ways: 16 of the 16 warps x cluster 1; CTA tiles of 32 columns (128 CTAs, 2048 warps for ~132 SMs)}}
+// expected-remark@below {{plan: activations staged in shared memory: 1 rows x 14336 values of K per CTA (30720 bytes with the partial sums)}}
+func.func @gemv_w8_long_k_mma(%x: tensor<1x14336xf16>, %q: tensor<14336x4096xi8, #rk.quant<bits = 8, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k4>>, %s: tensor<112x4096xf16>) -> tensor<1x4096xf16> {
 // COLS-LABEL: func.func @gemv_w8_long_k_mma
-// COLS-SAME: tier.layout = #tier.ksplit_layout<rows = 1, cols = 2, warps = 16, cluster = 2, unroll = 2, mma = true>
-  %o = rk.gemv %x, %q, %s : (tensor<1x14336xf16>, tensor<14336x4096xi8, #rk.quant<bits = 8, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = none>>, tensor<112x4096xf16>) -> tensor<1x4096xf16>
+// COLS-SAME: tier.layout = #tier.ksplit_layout<rows = 1, cols = 1, warps = 16, cluster = 1, unroll = 8, mma = true>
+  %o = rk.gemv %x, %q, %s : (tensor<1x14336xf16>, tensor<14336x4096xi8, #rk.quant<bits = 8, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k4>>, tensor<112x4096xf16>) -> tensor<1x4096xf16>
   return %o : tensor<1x4096xf16>
 }
 
@@ -1423,9 +1423,27 @@ func.func @two_ops(%x: tensor<1x4096xf16>, %q: tensor<4096x4096xi4, #rk.quant<bi
 
 // -----
 
+// int8 weights are k4-packed (four values of K per 32-bit word).
+func.func @int8_unpacked(%x: tensor<1x256xf16>, %q: tensor<256x64xi8, #rk.quant<bits = 8, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = none>>, %s: tensor<2x64xf16>) -> tensor<1x64xf16> {
+  // expected-error@below {{8-bit weights are lowered with packing = k4 (four values of K per 32-bit word; docs/quantization.md)}}
+  %o = rk.gemv %x, %q, %s : (tensor<1x256xf16>, tensor<256x64xi8, #rk.quant<bits = 8, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = none>>, tensor<2x64xf16>) -> tensor<1x64xf16>
+  return %o : tensor<1x64xf16>
+}
+
+// -----
+
+// K of k4-packed int8 weights is a multiple of 4.
+func.func @int8_k_not_4(%x: tensor<1x258xf16>, %q: tensor<258x64xi8, #rk.quant<bits = 8, group_size = 0, axis = 0, scale = f16, symmetric = true, packing = k4>>, %s: tensor<1x64xf16>) -> tensor<1x64xf16> {
+  // expected-error@below {{K = 258 must be a multiple of 4 for k4-packed 8-bit values}}
+  %o = rk.gemv %x, %q, %s : (tensor<1x258xf16>, tensor<258x64xi8, #rk.quant<bits = 8, group_size = 0, axis = 0, scale = f16, symmetric = true, packing = k4>>, tensor<1x64xf16>) -> tensor<1x64xf16>
+  return %o : tensor<1x64xf16>
+}
+
+// -----
+
 // 8-bit quantization is symmetric.
-func.func @asym8(%x: tensor<1x256xf16>, %q: tensor<256x64xi8, #rk.quant<bits = 8, group_size = 128, axis = 0, scale = f16, symmetric = false, packing = none>>, %s: tensor<2x64xf16>, %z: tensor<2x64xf16>) -> tensor<1x64xf16> {
+func.func @asym8(%x: tensor<1x256xf16>, %q: tensor<256x64xi8, #rk.quant<bits = 8, group_size = 128, axis = 0, scale = f16, symmetric = false, packing = k4>>, %s: tensor<2x64xf16>, %z: tensor<2x64xf16>) -> tensor<1x64xf16> {
   // expected-error@below {{8-bit quantization is symmetric only (asymmetric zero points are supported for 4 bits)}}
-  %o = rk.gemv %x, %q, %s zeros %z : (tensor<1x256xf16>, tensor<256x64xi8, #rk.quant<bits = 8, group_size = 128, axis = 0, scale = f16, symmetric = false, packing = none>>, tensor<2x64xf16>, tensor<2x64xf16>) -> tensor<1x64xf16>
+  %o = rk.gemv %x, %q, %s zeros %z : (tensor<1x256xf16>, tensor<256x64xi8, #rk.quant<bits = 8, group_size = 128, axis = 0, scale = f16, symmetric = false, packing = k4>>, tensor<2x64xf16>, tensor<2x64xf16>) -> tensor<1x64xf16>
   return %o : tensor<1x64xf16>
 }

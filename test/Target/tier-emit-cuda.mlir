@@ -489,21 +489,28 @@ module {
 
 // -----
 
-// int8, M = 1, two groups of 4 columns per lane with the weights as the A
-// operand: the lane's 8 columns are contiguous, one 8-byte access per row;
-// the partial sums map back through ksplit_reduce_mma<..., true>.
+// int8 (k4 words), M = 1, two groups of 4 columns per lane with the
+// weights as the A operand: each lane loads 16 bytes (4 columns x 4 values
+// of K) of packed row t of a block per group, a warp's 8 lanes of a quad
+// row 128 contiguous bytes per group; the words become f16 pairs (4t, 4t +
+// 1), (4t + 2, 4t + 3) and the activations are read as the pairs 2t and 2t
+// + 1 of the block; the partial sums map back through
+// ksplit_reduce_mma<..., true>.
 // CHECK-LABEL: // kernel rkc_gemv_mma_int8: cols=2,warps=16,cluster=2,unroll=2,mma=1
+// CHECK: constexpr int KPR = 4; // values of K per packed row
+// CHECK: constexpr int RB = 4;
 // CHECK: constexpr int JS = 4;
 // CHECK-NEXT: const int nb = wcol + 4 * COLS * g;
-// CHECK: if (nb < N && s < sets)
-// CHECK-NEXT: rkc::WeightLoad<4 * COLS>::load(a1 + (long long)(kw_begin + RB * s + 2 * t + (x & 1) + 8 * (x >> 1)) * N + nb, v);
-// CHECK: for (int j = 0; j < COLS; ++j) blk.w[u][j][x] = v[j];
+// CHECK: rkc::WeightLoad<16>::load(a1 + (long long)(kw_begin + RB * s + t) * N + nb + JS * j, blk.w[u][j]);
+// CHECK: const rkc::u32 *act_g = act_s + g * (SPAN / 2) + 2 * t; // packed row t of block 0
 // CHECK: rkc::u32 ag = 0u, bg = 0u; // B: row g of M
+// CHECK-NEXT: if (g < MR) { ag = act_g[8 * s]; bg = act_g[8 * s + 1]; }
+// CHECK: for (int c = 0; c < 4; ++c) rkc::s8x4_to_f16_pairs(blk.w[u][j][c], lo[c], hi[c]);
 // CHECK: rkc::mma_16816<false>(d, lo[2 * q], lo[2 * q + 1], hi[2 * q], hi[2 * q + 1], ag, bg);
 // CHECK: rkc::ksplit_reduce_mma<MR, COLS, WARPS, KWARPS, C, V, true>(
 module {
-  func.func @gemv_mma_int8(%arg0: tensor<1x2048xf16>, %arg1: tensor<2048x1024xi8, #rk.quant<bits = 8, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = none>>, %arg2: tensor<16x1024xf16>, %arg3: tensor<1x1024xf16> {rk.name = "out0", tier.output}) attributes {tier.arch = "sm_90a", tier.layout = #tier.ksplit_layout<rows = 1, cols = 2, warps = 16, cluster = 2, unroll = 2, mma = true>} {
-    %0 = tier.kdot %arg0, %arg1, %arg2 : tensor<1x2048xf16>, tensor<2048x1024xi8, #rk.quant<bits = 8, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = none>>, tensor<16x1024xf16> -> <32 x f32>
+  func.func @gemv_mma_int8(%arg0: tensor<1x2048xf16>, %arg1: tensor<2048x1024xi8, #rk.quant<bits = 8, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k4>>, %arg2: tensor<16x1024xf16>, %arg3: tensor<1x1024xf16> {rk.name = "out0", tier.output}) attributes {tier.arch = "sm_90a", tier.layout = #tier.ksplit_layout<rows = 1, cols = 2, warps = 16, cluster = 2, unroll = 2, mma = true>} {
+    %0 = tier.kdot %arg0, %arg1, %arg2 : tensor<1x2048xf16>, tensor<2048x1024xi8, #rk.quant<bits = 8, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k4>>, tensor<16x1024xf16> -> <32 x f32>
     %1 = tier.ksplit_reduce %0 : <32 x f32> -> <2 x f32>
     tier.store_tile %1, %arg3 : <2 x f32>, tensor<1x1024xf16>
     return

@@ -314,10 +314,10 @@ func.func @dequantize_per_token(%q: tensor<16x128xi8, #rk.quant<bits = 8, group_
 // CHECK:         rk.dequantize %{{.*}} : (tensor<256x64xi8, #rk.quant<bits = 8, group_size = 128, axis = 0
 // CHECK-NOT:     rk.reduce
 func.func @dequantize_not_per_row(%q: tensor<4x256xi8, #rk.quant<bits = 8, group_size = 128, axis = 1, scale = f16, symmetric = true, packing = none>>, %s: tensor<4x2xf16>,
-                                  %w: tensor<256x64xi8, #rk.quant<bits = 8, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = none>>, %ws: tensor<2x64xf16>)
+                                  %w: tensor<256x64xi8, #rk.quant<bits = 8, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k4>>, %ws: tensor<2x64xf16>)
     -> (tensor<4x256xf16>, tensor<256x64xf16>) {
   %y = rk.dequantize %q, %s : (tensor<4x256xi8, #rk.quant<bits = 8, group_size = 128, axis = 1, scale = f16, symmetric = true, packing = none>>, tensor<4x2xf16>) -> tensor<4x256xf16>
-  %v = rk.dequantize %w, %ws : (tensor<256x64xi8, #rk.quant<bits = 8, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = none>>, tensor<2x64xf16>) -> tensor<256x64xf16>
+  %v = rk.dequantize %w, %ws : (tensor<256x64xi8, #rk.quant<bits = 8, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k4>>, tensor<2x64xf16>) -> tensor<256x64xf16>
   return %y, %v : tensor<4x256xf16>, tensor<256x64xf16>
 }
 

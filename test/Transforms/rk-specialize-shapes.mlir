@@ -140,9 +140,9 @@ func.func @dequant(%q: tensor<?x?xi4, #rk.quant<bits = 4, group_size = 128, axis
 // QUANT-SAME:    tensor<32x1024xf16> {rk.name = "s"}) -> tensor<4096x1024xf16>
 
 //--- quant_whole.mlir
-func.func @dequant(%q: tensor<?x?xi8, #rk.quant<bits = 8, group_size = 0, axis = 0, scale = f16, symmetric = true, packing = none>> {rk.name = "q"},
+func.func @dequant(%q: tensor<?x?xi8, #rk.quant<bits = 8, group_size = 0, axis = 0, scale = f16, symmetric = true, packing = k4>> {rk.name = "q"},
                    %s: tensor<?x?xf16> {rk.name = "s"}) -> tensor<?x?xf16> {
-  %w = rk.dequantize %q, %s : (tensor<?x?xi8, #rk.quant<bits = 8, group_size = 0, axis = 0, scale = f16, symmetric = true, packing = none>>, tensor<?x?xf16>) -> tensor<?x?xf16>
+  %w = rk.dequantize %q, %s : (tensor<?x?xi8, #rk.quant<bits = 8, group_size = 0, axis = 0, scale = f16, symmetric = true, packing = k4>>, tensor<?x?xf16>) -> tensor<?x?xf16>
   return %w : tensor<?x?xf16>
 }
 

@@ -1,6 +1,7 @@
 """PyTorch reference of rkc's quantized formats (docs/quantization.md), on
 any device: the quantizer that rkc.quantize must match bit for bit, the
-int4 packing, dequantization, and a float64 GEMV reference.
+packings of the weights (int4 k8, int8 k4), dequantization, and a float64
+GEMV reference.
 
 Shared by the GPU tests (test_quant_ops.py), the CPU tests (which check
 this reference against a scalar numpy transcription of the rules) and
@@ -81,31 +82,39 @@ def quantize(w, bits=4, group_size=128, symmetric=True, scale_dtype=torch.float1
     return q.reshape(K, N).to(torch.int32), s, z
 
 
+PER_WORD = {4: 8, 8: 4}     # values of K per 32-bit word: int4 k8, int8 k4
+
+
 def pack(q, bits):
-    """The storage of unpacked values q [K, N] (int): int4 -> int32
-    [K / 8, N], nibble i of word (kp, n) = q[8 kp + i, n] & 0xF; int8 ->
-    int8 [K, N]."""
-    if bits == 8:
-        return q.to(torch.int8).contiguous()
+    """The storage of unpacked weights q [K, N] (int; axis 0): int4 (k8) ->
+    int32 [K / 8, N], nibble i (bits 4i..4i+3) of word (kp, n) =
+    q[8 kp + i, n] & 0xF; int8 (k4) -> int32 [K / 4, N], byte i (bits
+    8i..8i+7) of word (kp, n) = q[4 kp + i, n] & 0xFF (two's complement).
+    Per-token int8 is stored unpacked: q.to(torch.int8)."""
+    per = PER_WORD[bits]
+    width = 32 // per
     K, N = q.shape
-    u = (q.to(torch.int64) & 0xF).reshape(K // 8, 8, N)
-    shifts = (4 * torch.arange(8, device=q.device, dtype=torch.int64)).reshape(1, 8, 1)
+    if K % per:
+        raise ValueError("int%d packs %d values of K per 32-bit word: K = %d" % (bits, per, K))
+    u = (q.to(torch.int64) & ((1 << width) - 1)).reshape(K // per, per, N)
+    shifts = (width * torch.arange(per, device=q.device, dtype=torch.int64)).reshape(1, per, 1)
     w = (u << shifts).sum(1)
     w = torch.where(w >= 2 ** 31, w - 2 ** 32, w)
     return w.to(torch.int32).contiguous()
 
 
 def unpack(packed, bits, symmetric=True):
-    """The inverse of pack: int32 [K, N] values (signed nibbles when
-    symmetric, 0..15 when not)."""
-    if bits == 8:
-        return packed.to(torch.int32)
+    """The inverse of pack: int32 [K, N] values (two's complement when
+    symmetric; int4 asymmetric: 0..15)."""
+    per = PER_WORD[bits]
+    width = 32 // per
     Kp, N = packed.shape
-    shifts = (4 * torch.arange(8, device=packed.device, dtype=torch.int32)).reshape(1, 8, 1)
-    n = (packed.to(torch.int32).unsqueeze(1) >> shifts) & 0xF
+    shifts = (width * torch.arange(per, device=packed.device, dtype=torch.int32)).reshape(1, per, 1)
+    v = (packed.to(torch.int32).unsqueeze(1) >> shifts) & ((1 << width) - 1)
     if symmetric:
-        n = torch.where(n >= 8, n - 16, n)
-    return n.reshape(Kp * 8, N)
+        half = 1 << (width - 1)
+        v = torch.where(v >= half, v - 2 * half, v)
+    return v.reshape(Kp * per, N)
 
 
 def dequantize_f32(q, scales, zeros, group_size, axis=0):

@@ -6,7 +6,8 @@ dequantized weights.
 
 Formats, rounding and bounds: docs/quantization.md; the reference:
 quant_reference.py. Every output is poisoned before the launch (NaN floats,
--128 int8, 0x5A5A5A5A int32) and must be fully written. GEMV errors, with
+-128 per-token int8, 0x80808080 int8 k4 words (each byte -128), 0x5A5A5A5A
+int4 k8 words) and must be fully written. GEMV errors, with
 ref the float64 reference and out the f16/bf16 result, allow each element
 the rounding of the result to its dtype (half an ulp), then require
 max(e) / max|ref| <= 2e-3 and e <= 2e-3 |ref| + 2e-3 max|ref| per element.
@@ -130,16 +131,30 @@ def _precompile_quant(request):
         request, QCase, lambda op, shape, dt, params: quant.precompile(op, shape, DT[dt], **dict(params)))
 
 
+# int32 words: int4 k8 0x5A5A5A5A; int8 k4 0x80808080 (as int32), each byte
+# -128, outside the quantizer's [-127, 127].
 POISON = {torch.int8: -128, torch.int32: 0x5A5A5A5A}
+POISON_K4 = 0x80808080 - 2 ** 32
+
+
+def _case_bits(request):
+    """The `bits` of a parametrized test (a QCase's or a `bits` parameter)."""
+    params = getattr(getattr(request.node, "callspec", None), "params", {})
+    return getattr(params.get("case"), "bits", params.get("bits"))
 
 
 @pytest.fixture(autouse=True)
-def poison(monkeypatch):
-    """Outputs start as NaN (floats), -128 (int8: outside [-127, 127]) or
-    0x5A5A5A5A (int32 words)."""
+def poison(monkeypatch, request):
+    """Outputs start as NaN (floats), -128 (int8: outside [-127, 127]),
+    0x80808080 (int32 words of an int8 test: k4, each byte -128) or
+    0x5A5A5A5A (other int32 words: int4 k8)."""
+    fill = dict(POISON)
+    if _case_bits(request) == 8:
+        fill[torch.int32] = POISON_K4
+
     def empty(shape, dtype, device):
         t = torch.empty(shape, dtype=dtype, device=device)
-        t.fill_(float("nan") if dtype.is_floating_point else POISON.get(dtype, -7777))
+        t.fill_(float("nan") if dtype.is_floating_point else fill.get(dtype, -7777))
         return t
     monkeypatch.setattr(rkc.ops, "_empty", empty)
 
@@ -436,6 +451,27 @@ def test_gemv_mma_int8(G, K, N, M, sched, gen):
         check_gemv(rkc.gemv(x, qt), R.gemv(x, W), "f16", "rkc.gemv " + k.plan)
 
 
+# int8 k4 with K a multiple of 4 but not of 8 or 16 (a partial block of
+# packed rows), and K = 4: one word per column.
+INT8_ODD_K = [(4, 72, 1), (12, 40, 5), (132, 1000, 1), (4100, 264, 16)]
+
+
+@pytest.mark.parametrize("bits", [8], ids=["w8"])        # `bits`: the k4 poison (fixture)
+@pytest.mark.parametrize("K,N,M", INT8_ODD_K, ids=["K%d-N%d-M%d" % c for c in INT8_ODD_K])
+def test_int8_k4_odd_k(K, N, M, bits, gen):
+    w = weights(K, N, "f16", gen, bits, 0)
+    qt = lowered(lambda: rkc.quantize(w, bits=bits, group_size=0))
+    q, s, _ = R.quantize(w, bits, 0, True, "f16")
+    assert qt.packed.dtype == torch.int32 and qt.packed.shape == (K // 4, N)
+    check_equal(qt.scales, s, "scales")
+    check_equal(qt.packed, R.pack(q, bits), "packed")
+    check_equal(lowered(lambda: rkc.dequantize(qt, torch.float32)),
+                R.dequantize_f32(q, s, None, 0), "dequantize f32")
+    W = R.dequantize_f32(q, s, None, 0)
+    x = randn((M, K), "f16", gen)
+    check_gemv(lowered(lambda: rkc.gemv(x, qt)), R.gemv(x, W), "f16", "K = %d" % K)
+
+
 @pytest.mark.parametrize("K,N,M", [(65536, 264, 16), (98304, 72, 9)])
 def test_gemv_long_k(K, N, M, gen):
     """K long enough that a CTA's staged activations need a cluster of 16
@@ -493,6 +529,8 @@ def test_errors(gen):
         (lambda: rkc.quantize(w, bits=8, symmetric=False), ValueError, "int4 only"),
         (lambda: rkc.quantize(randn((100, 8), "f16", gen), group_size=0), ValueError,
          "not a multiple of 8"),
+        (lambda: rkc.quantize(randn((102, 8), "f16", gen), bits=8, group_size=0), ValueError,
+         "int8 packs 4 values of K per 32-bit word: K = 102 .* not a multiple of 4"),
         (lambda: rkc.quantize(w.to(torch.int32)), TypeError, "float32, bfloat16 or float16"),
         (lambda: rkc.quantize(w.cpu()), ValueError, "must be a CUDA tensor"),
         (lambda: rkc.gemv(randn((17, K), "f16", gen), q4), ValueError, "at most 16"),

@@ -69,6 +69,11 @@ def test_quant_attr_is_the_examples():
                     "symmetric = true, packing = k8>")
     for name in ("gemv_w4a16", "quantize_int4", "dequantize_int4"):
         assert attr in example(name)
+    # int8 weights (axis 0): four values of K per 32-bit word; per-token int8
+    # (axis 1): one value per byte.
+    assert _spec.quant_attr(8, 128, 0, "f16", True) == (
+        "#rk.quant<bits = 8, group_size = 128, axis = 0, scale = f16, symmetric = true, "
+        "packing = k4>")
     assert _spec.quant_attr(8, 0, 1, "bf16", True) == (
         "#rk.quant<bits = 8, group_size = 0, axis = 1, scale = bf16, symmetric = true, "
         "packing = none>")
@@ -115,6 +120,8 @@ def test_spec_signature(op, bits, sym, bias, axis, names):
     assert [a.rank for a in args] == [1 if n == "bias" else 2 for n in names]
     attr = _spec.quant_attr(bits, 64, axis, "bf16", sym)
     assert text.count(attr) == (2 if op != "quantize" else 3)
+    packing = "k8" if bits == 4 else ("k4" if axis == 0 else "none")
+    assert text.count("packing = ") == text.count("packing = %s>" % packing) > 0
     line = {"gemv": "rk.gemv %x, %q, %s", "dequantize": "rk.dequantize %q, %s",
             "quantize": "rk.quantize %" + names[0]}[op]
     assert line in text
@@ -321,10 +328,10 @@ def test_reference_follows_the_rules(bits, sym, wdt, sdt):
     if sym and bits == 4:
         assert q[:8, 2].tolist() == [7, 0, 2, 2, -2, 0, 4, -7]
     assert q[:, 0].abs().sum() == 0 if sym else (q[:, 0] == z[0, 0].long()).all()
-    # Round trip through the packed storage.
+    # Round trip through the packed storage (int4 k8, int8 k4: int32 words).
     p = R.pack(q, bits)
-    assert p.dtype == (torch.int32 if bits == 4 else torch.int8)
-    assert p.shape == ((K // 8, N) if bits == 4 else (K, N))
+    assert p.dtype == torch.int32
+    assert p.shape == ((K // 8, N) if bits == 4 else (K // 4, N))
     assert torch.equal(R.unpack(p, bits, sym), q)
 
 
@@ -338,6 +345,33 @@ def test_reference_packing_bits():
     assert int(p[0, 0]) & 0xFFFFFFFF == 0xF7654321
     assert int(p[1, 0]) & 0xFFFFFFFF == 0x10000080
     assert torch.equal(R.unpack(p, 4, True), q)
+
+
+@needs_torch
+def test_reference_packing_bits_int8():
+    """int8 k4: word (kp, n) holds q[4 kp + i, n] as a two's-complement byte
+    in bits 8i..8i+7: little-endian, the int8 [K, N] tensor with each
+    column's 4 consecutive values of K made adjacent bytes."""
+    q = torch.tensor([[1, 5], [-1, 6], [127, 7], [-127, 8],
+                      [-128, 0], [0, -2], [2, -3], [3, -4]], dtype=torch.int32)
+    p = R.pack(q, 8)
+    assert p.dtype == torch.int32 and p.shape == (2, 2)
+    assert [int(v) & 0xFFFFFFFF for v in p.flatten()] == [0x817FFF01, 0x08070605,
+                                                           0x03020080, 0xFCFDFE00]
+    assert torch.equal(R.unpack(p, 8), q)
+    # The same words as the int8 tensor's bytes regrouped (the conversion
+    # QuantizedTensor's error message suggests).
+    g = torch.Generator().manual_seed(5)
+    for K, N in ((4, 1), (8, 3), (64, 24), (128, 1000)):
+        q = torch.randint(-127, 128, (K, N), generator=g, dtype=torch.int32)
+        p = R.pack(q, 8)
+        assert p.shape == (K // 4, N)
+        if struct.pack("=i", 1) == struct.pack("<i", 1):   # little-endian host
+            v = q.to(torch.int8).reshape(K // 4, 4, N).transpose(1, 2).reshape(K // 4, 4 * N)
+            assert torch.equal(p, v.view(torch.int32))
+        assert torch.equal(R.unpack(p, 8), q)
+    with pytest.raises(ValueError, match="int8 packs 4 values of K"):
+        R.pack(torch.zeros(6, 2, dtype=torch.int32), 8)
 
 
 @needs_torch
@@ -382,8 +416,7 @@ def test_gemv_error_metric():
 def _qt_parts(bits=4, K=64, N=24, G=32, sym=True, sdt=None):
     sdt = sdt or torch.float16
     ng = 1 if G == 0 else K // G
-    packed = (torch.zeros(K // 8, N, dtype=torch.int32) if bits == 4
-              else torch.zeros(K, N, dtype=torch.int8))
+    packed = torch.zeros(K // (8 if bits == 4 else 4), N, dtype=torch.int32)   # k8 / k4
     s = torch.ones(ng, N, dtype=sdt)
     z = None if sym else torch.zeros(ng, N, dtype=sdt)
     return packed, s, z
@@ -400,9 +433,15 @@ def test_quantized_tensor():
     assert "int4" in repr(q) and "asymmetric" in repr(q)
     with pytest.raises(AttributeError):
         q.packed = p
+    assert "int4 k8" in repr(q)
     p8, s8, _ = _qt_parts(8, G=0)
-    q8 = rkc.QuantizedTensor(p8, s8, bits=8, group_size=0)   # shape from packed
-    assert q8.shape == (64, 24) and q8.symmetric
+    assert p8.shape == (16, 24) and p8.dtype == torch.int32
+    q8 = rkc.QuantizedTensor(p8, s8, bits=8, group_size=0)   # shape from packed: (4 * 16, 24)
+    assert q8.shape == (64, 24) and q8.symmetric and q8.packed is p8
+    assert q8.nbytes == 64 * 24 + 24 * 2
+    assert "int8 k4" in repr(q8) and "shape=(64, 24)" in repr(q8)
+    q8s = rkc.QuantizedTensor(p8, s8, bits=8, group_size=0, shape=(64, 24))
+    assert q8s.shape == (64, 24) and q8s._fmt == q8._fmt
     # Strided or misaligned parts are copied into contiguous, aligned tensors.
     big = torch.zeros(8, 48, dtype=torch.int32)
     qs = rkc.QuantizedTensor(big[:, ::2], s, bits=4, group_size=32, shape=(64, 24))
@@ -416,6 +455,11 @@ def test_quantized_tensor():
                             torch.ones(3, 5, 2, dtype=torch.bfloat16), bits=8, group_size=64,
                             axis=-1)
     assert t.axis == -1 and t.shape == (3, 5, 128) and t.nbytes == 3 * 5 * 128 + 3 * 5 * 2 * 2
+    assert "int8," in repr(t) and "k4" not in repr(t)   # per-token int8: one value per byte
+    # A 2-D per-token int8 tensor keeps its shape (no k4 inference).
+    t2 = rkc.QuantizedTensor(torch.zeros(16, 24, dtype=torch.int8),
+                             torch.ones(16, 1, dtype=torch.float16), bits=8, group_size=0, axis=-1)
+    assert t2.shape == (16, 24) and t2.packed.dtype == torch.int8
 
 
 def _qt_errors():
@@ -430,7 +474,25 @@ def _qt_errors():
         ("packed-dtype", lambda: Q(p.to(torch.int64), s, z, bits=4, group_size=32, shape=(64, 24)),
          ValueError, "packed must be torch.int32"),
         ("int8-dtype", lambda: Q(p8.to(torch.uint8), s8, bits=8, group_size=32, shape=(64, 24)),
-         ValueError, "packed must be torch.int8"),
+         ValueError, r"packed must be torch.int32 of shape \(16, 24\) for int8 \(four 8-bit "
+         r"values of K per word, packing k4\)"),
+        # The former int8 weight storage (int8 [K, N]) is rejected, with the
+        # conversion to k4 words in the message; with and without shape.
+        ("int8-unpacked", lambda: Q(torch.zeros(64, 24, dtype=torch.int8), s8, bits=8,
+                                    group_size=32, shape=(64, 24)), ValueError,
+         r"packed must be torch.int32 of shape \(16, 24\) for int8 .*packing k4.*got "
+         r"torch.int8 of shape \(64, 24\)"),
+        ("int8-unpacked-no-shape", lambda: Q(torch.zeros(64, 24, dtype=torch.int8), s8, bits=8,
+                                             group_size=32), ValueError,
+         r"q.reshape\(16, 4, 24\).transpose\(1, 2\).reshape\(16, 96\).view\(torch.int32\)"),
+        ("int8-K-not-4", lambda: Q(torch.zeros(15, 24, dtype=torch.int32), s8, bits=8,
+                                   group_size=0, shape=(62, 24)), ValueError,
+         "int8 packs 4 values of K per 32-bit word: K = 62 is not a multiple of 4"),
+        ("int8-K-not-4-no-shape", lambda: Q(torch.zeros(62, 24, dtype=torch.int8), s8, bits=8,
+                                            group_size=0), ValueError,
+         "int8 packs 4 values of K per 32-bit word: K = 62 is not a multiple of 4"),
+        ("int8-packed-shape", lambda: Q(p8, s8, bits=8, group_size=32, shape=(128, 24)),
+         ValueError, r"packed must be torch.int32 of shape \(32, 24\)"),
         ("scales-shape", lambda: Q(p, s[:1], z, bits=4, group_size=32, shape=(64, 24)),
          ValueError, r"scales must have shape \(2, 24\)"),
         ("scales-dtype", lambda: Q(p, s.double(), z, bits=4, group_size=32, shape=(64, 24)),
@@ -457,10 +519,10 @@ def _qt_errors():
 
 
 @needs_torch
-@pytest.mark.parametrize("i", range(17), ids=lambda i: "qt-error-%d" % i)
+@pytest.mark.parametrize("i", range(22), ids=lambda i: "qt-error-%d" % i)
 def test_quantized_tensor_errors(i):
     errors = _qt_errors()
-    assert len(errors) == 17
+    assert len(errors) == 22
     name, fn, exc, pattern = errors[i]
     with pytest.raises(exc, match=pattern):
         fn()
@@ -512,7 +574,8 @@ def test_quantize_dequantize_launch(launches, bits, sym):
     assert isinstance(q, rkc.QuantizedTensor)
     assert (q.bits, q.group_size, q.symmetric, q.shape, q.axis) == (bits, 64, sym, (K, N), 0)
     assert q.scale_dtype == torch.bfloat16                    # default: w's dtype
-    assert q.packed.shape == ((K // 8, N) if bits == 4 else (K, N))
+    assert q.packed.shape == ((K // 8, N) if bits == 4 else (K // 4, N))
+    assert q.packed.dtype == torch.int32                      # k8 / k4 words
     assert q.scales.shape == (4, N) and (q.zeros is None) == sym
     l = launches[-1]
     k = l["kernel"]
@@ -656,6 +719,9 @@ def _errors():
          "asymmetric quantization is int4 only"),
         ("K-not-8", lambda: rkc.quantize(torch.randn(100, 8).half(), group_size=0), ValueError,
          "K = 100 .* not a multiple of 8"),
+        ("K-not-4", lambda: rkc.quantize(torch.randn(102, 8).half(), bits=8, group_size=0),
+         ValueError, r"int8 packs 4 values of K per 32-bit word: K = 102 \(dim 0 of w\) is not "
+         "a multiple of 4"),
         ("w-int", lambda: rkc.quantize(w.to(torch.int32)), TypeError,
          "rkc.quantize: w must be float32, bfloat16 or float16"),
         ("w-f64", lambda: rkc.quantize(w.double()), TypeError, "float64"),
@@ -705,6 +771,51 @@ def test_errors(launches):
         with pytest.raises(exc, match=pattern):
             fn()
         assert not launches, name
+
+
+@needs_torch
+def test_quantize_allocates_k4_words(monkeypatch):
+    """rkc.quantize's outputs (without librkc: the compile and the launch
+    stubbed): int8 weights are int32 [K / 4, N] words (k4) and their spec
+    says packing = k4; int4 int32 [K / 8, N]; per-token int8 stays int8 of
+    the input's shape. K not a multiple of 4 is rejected before compiling."""
+    ops._t()
+    compiled, launched = [], []
+
+    class FakeKernel(object):
+        def __init__(self, key):
+            self.outputs = (None,) * (2 if key[3] else 3)
+
+    def compile_(*key, **kw):
+        compiled.append(key)
+        return FakeKernel(key)
+
+    monkeypatch.setattr(ops, "_check_tensor", lambda op, what, t: None)
+    monkeypatch.setattr(ops, "_arch", lambda dev: "sm_90a")
+    monkeypatch.setattr(quant, "_compile", compile_)
+    monkeypatch.setattr(quant, "_run", lambda k, tensors, dev, key: launched.append(tensors))
+    K, N = 256, 128
+    w = torch.randn(K, N).half()
+    cases = [(8, 0, (K // 4, N), torch.int32, "k4"), (4, 0, (K // 8, N), torch.int32, "k8"),
+             (8, -1, (K, N), torch.int8, "none")]
+    for bits, axis, pshape, pdtype, packing in cases:
+        q = rkc.quantize(w, bits=bits, group_size=64, axis=axis)
+        assert q.packed.shape == pshape and q.packed.dtype == pdtype, (bits, axis)
+        assert q.shape == (K, N) and q.axis == axis
+        assert launched[-1][1] is q.packed
+        key = compiled[-1]
+        text = _spec.quant_spec_text(*key[:7])
+        assert text.count("packing = ") == text.count("packing = %s>" % packing) > 0, text
+    n = len(compiled)
+    with pytest.raises(ValueError, match=r"rkc.quantize: int8 packs 4 values of K per 32-bit "
+                                         r"word: K = 102 \(dim 0 of w\) is not a multiple of 4"):
+        rkc.quantize(torch.randn(102, 8).half(), bits=8, group_size=0)
+    assert len(compiled) == n
+    # K = 4 (one word per column) and per-token rows of any length.
+    q = rkc.quantize(torch.randn(4, 3).half(), bits=8, group_size=0)
+    assert q.packed.shape == (1, 3) and q.packed.dtype == torch.int32
+    q = rkc.quantize(torch.randn(5, 3).half(), bits=8, group_size=0, axis=-1)
+    assert q.packed.shape == (5, 3) and q.packed.dtype == torch.int8
 
 
 @needs_torch

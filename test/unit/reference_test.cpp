@@ -63,10 +63,10 @@ func.func @g(%x: tensor<?x?x!rk.dtype> {rk.name = "x"},
 })";
 
 static const char *kDequantInt8 = R"(
-func.func @d(%q: tensor<?x?xi8, #rk.quant<bits = 8, group_size = 0, axis = 0, scale = bf16, symmetric = true, packing = none>> {rk.name = "q"},
+func.func @d(%q: tensor<?x?xi8, #rk.quant<bits = 8, group_size = 0, axis = 0, scale = bf16, symmetric = true, packing = k4>> {rk.name = "q"},
     %s: tensor<?x?xbf16> {rk.name = "scales"}) -> tensor<?x?x!rk.dtype> {
   %w = rk.dequantize %q, %s
-      : (tensor<?x?xi8, #rk.quant<bits = 8, group_size = 0, axis = 0, scale = bf16, symmetric = true, packing = none>>,
+      : (tensor<?x?xi8, #rk.quant<bits = 8, group_size = 0, axis = 0, scale = bf16, symmetric = true, packing = k4>>,
          tensor<?x?xbf16>) -> tensor<?x?x!rk.dtype>
   return %w : tensor<?x?x!rk.dtype>
 })";

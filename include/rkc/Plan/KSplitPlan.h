@@ -27,18 +27,18 @@ struct KSplitProblem {
   int64_t rows = 1;      ///< activation rows M (gemv), else 1
   int64_t k = 1;         ///< reduced (quantized) dimension K
   int64_t n = 1;         ///< columns N
-  int bits = 4;          ///< 4 (k8 packing) or 8
+  int bits = 4;          ///< 4 (k8 packing) or 8 (k4 packing)
   int64_t group = 0;     ///< group size along K (0: one group)
   int actBytes = 2;      ///< bytes per activation / float element
   bool bf16 = false;     ///< the 16-bit activations are bf16 (not f16)
   bool symmetric = true;
 
-  /// K values per packed row: 8 for int4 (k8 words), 1 for int8.
-  int64_t kPerRow() const { return bits == 4 ? 8 : 1; }
+  /// K values per packed row: 8 for int4 (k8 words), 4 for int8 (k4 words).
+  int64_t kPerRow() const { return bits == 4 ? 8 : 4; }
   /// Packed rows of the weight.
   int64_t packedRows() const { return k / kPerRow(); }
-  /// Bytes of one column element of a packed row (4: a word, 1: a byte).
-  int64_t wordBytes() const { return bits == 4 ? 4 : 1; }
+  /// Bytes of one column element of a packed row (a 32-bit word).
+  int64_t wordBytes() const { return 4; }
   /// Packed rows per group.
   int64_t groupRows() const { return (group ? group : k) / kPerRow(); }
   int64_t groups() const { return group ? k / group : 1; }
@@ -61,11 +61,9 @@ struct KSplitPlan {
                          ///< others take further columns (mma only)
 
   /// Packed rows per unit of `unroll`: one on CUDA cores; on tensor cores
-  /// the block of one m16n8k16 (int4: 4 packed rows of 8 values, one per
-  /// lane of a quad; int8: 16 rows).
-  int64_t rowsPerUnit(const KSplitProblem &p) const {
-    return mma ? (p.bits == 4 ? 4 : 16) : 1;
-  }
+  /// the block of 4 packed rows, one per lane of a quad (int4: 32 values
+  /// of K, two m16n8k16 per column; int8: 16 values, one).
+  int64_t rowsPerUnit(const KSplitProblem &) const { return mma ? 4 : 1; }
   /// Threads per CTA.
   int64_t threads() const { return warps * 32; }
   /// Warps of a CTA splitting K, and the column groups of the CTA.

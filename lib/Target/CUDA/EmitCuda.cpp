@@ -1470,8 +1470,8 @@ LogicalResult KernelEmitter::emitKSplit(rkc::KernelInfo &info, tier::KSplitLayou
     ka.elemBytes = std::max<int>(1, t.getElementTypeBitWidth() / 8);
     std::string st;
     if (auto quant = quantOf(a)) {
-      st = quant.getBits() == 4 ? "rkc::u32" : "signed char";
-      ka.alignBytes = (int)(pl.mma ? (prob.bits == 4 ? 16 : 4) : pl.cols * prob.wordBytes());
+      st = "rkc::u32"; // k8 / k4 words
+      ka.alignBytes = (int)(pl.mma ? 16 : pl.cols * prob.wordBytes());
       ka.contiguous = true;
     } else {
       auto s = storageType(t.getElementType(), func);
@@ -1653,16 +1653,17 @@ LogicalResult KernelEmitter::emitKDot(tier::KDotOp op, tier::KSplitLayoutAttr ks
   unsigned zi = zeros ? cast<BlockArgument>(op.getZeros()).getArgNumber() : 0;
   int64_t k = op.getAct().getType().getDimSize(1);
   int64_t group = quant.getGroupSize() == k ? 0 : quant.getGroupSize();
-  int64_t kpr = int4 ? 8 : 1;
+  int64_t kpr = int4 ? 8 : 4; // k8 / k4 words
+  if (k % kpr != 0)
+    return op.emitOpError() << "int" << quant.getBits() << " weights need K a multiple of "
+                            << kpr << ", got " << k;
   int64_t gr = (group ? group : k) / kpr;
   int64_t u = ks.getUnroll();
   int64_t grain = group ? gr : u;
-  int64_t sv = 8;
-  while (sv > 1 && k % sv != 0)
-    sv /= 2;
-  if (int4 && sv != kpr) // k8 packing: K is a multiple of 8
-    return op.emitOpError() << "int4 weights need K a multiple of 8, got " << k;
-  int64_t loadBytes = ks.getCols() * (int4 ? 4 : 1);
+  // Staging accesses of 8 values when K and every CTA range (whole GRAINs)
+  // hold whole ones, else one packed row's 4 (int8).
+  int64_t sv = (k % 8 == 0 && (grain * kpr) % 8 == 0) ? 8 : 4;
+  int64_t loadBytes = ks.getCols() * 4;
   int64_t words = (loadBytes + 3) / 4;
   // Groups one block of U packed rows touches, when blocks are group
   // aligned (the scales of a block are then fetched with its weights);
@@ -1782,17 +1783,15 @@ LogicalResult KernelEmitter::emitKDot(tier::KDotOp op, tier::KSplitLayoutAttr ks
          "            p[m * COLS + c] = fmaf(a[i], qv[c][i], p[m * COLS + c]);\n"
          "      }\n";
   } else {
-    b << "      float qv[COLS];\n";
-    if (ks.getCols() >= 4)
-      b << "      #pragma unroll\n      for (int j = 0; j < COLS / 4; ++j)\n"
-           "        rkc::s8x4_to_f32(blk.w[u][j], *reinterpret_cast<float(*)[4]>(qv + 4 * j));\n";
-    else
-      b << "      {\n        float q4[4];\n        rkc::s8x4_to_f32(blk.w[u][0], q4);\n"
-           "        for (int c = 0; c < COLS; ++c) qv[c] = q4[c];\n      }\n";
-    b << "      #pragma unroll\n      for (int m = 0; m < MR; ++m) {\n"
-         "        const float a = as[m * SPAN];\n"
+    // k4: column c's word holds 4 values of K (exact floats by PRMT).
+    b << "      float qv[COLS][4];\n"
+         "      #pragma unroll\n      for (int c = 0; c < COLS; ++c) rkc::s8x4_to_f32(blk.w[u][c], qv[c]);\n"
+         "      #pragma unroll\n      for (int m = 0; m < MR; ++m) {\n"
+         "        const float4 x = *reinterpret_cast<const float4 *>(as + m * SPAN);\n"
+         "        const float a[4] = {x.x, x.y, x.z, x.w};\n"
          "        #pragma unroll\n        for (int c = 0; c < COLS; ++c)\n"
-         "          p[m * COLS + c] = fmaf(a, qv[c], p[m * COLS + c]);\n"
+         "          #pragma unroll\n          for (int i = 0; i < 4; ++i)\n"
+         "            p[m * COLS + c] = fmaf(a[i], qv[c][i], p[m * COLS + c]);\n"
          "      }\n";
   }
   // Scale folding at the end of each group (and of the warp's range).
@@ -1858,14 +1857,16 @@ LogicalResult KernelEmitter::emitKDotMma(tier::KDotOp op, tier::KSplitLayoutAttr
   unsigned zi = zeros ? cast<BlockArgument>(op.getZeros()).getArgNumber() : 0;
   int64_t k = op.getAct().getType().getDimSize(1);
   int64_t group = quant.getGroupSize() == k ? 0 : quant.getGroupSize();
-  // int4: blocks of 4 packed rows (32 values of K, one row per lane of a
-  // quad); int8: blocks of 16 rows (lane t holds rows 2t, 2t+1, 2t+8, 2t+9).
+  // Blocks of 4 packed rows, one per lane t of a quad: int4 32 values of
+  // K (two m16n8k16 per column), int8 16 (one; the word's 4 values of K
+  // stand for the product's k = 2t, 2t + 1, 2t + 8, 2t + 9, and the
+  // activations are paired to match).
   bool int8 = quant.getBits() == 8;
   if (int8 && bf16)
     return op.emitOpError("int8 weights on tensor cores need f16 activations "
                           "(int8 + 128 is not exact in bf16)");
-  int64_t kpr = int8 ? 1 : 8;
-  int64_t rb = int8 ? 16 : 4;
+  int64_t kpr = int8 ? 4 : 8;
+  int64_t rb = 4;
   int64_t gr = (group ? group : k) / kpr;
   int64_t u = ks.getUnroll();
   int64_t grain = group ? gr : rb * u;
@@ -1902,8 +1903,8 @@ LogicalResult KernelEmitter::emitKDotMma(tier::KDotOp op, tier::KSplitLayoutAttr
        "  const int kwarp = warp % KWARPS; // this warp's part of the CTA's K range\n"
        "  const int wcol = tile * TILE_COLS + (warp / KWARPS) * 32 * COLS;\n";
   // The lane's 4 x COLS weight columns: with the weights as the A operand
-  // they are contiguous (group j at nb + 4 j: one access per row for int8,
-  // the warp's rows in segments of 32 x COLS bytes); as B, group j is the
+  // they are contiguous (group j at nb + 4 j: the warp's packed rows in
+  // segments of 128 x COLS bytes); as B, group j is the
   // j-th 32 columns of the warp (nb + 32 j), whose D fragments hold output
   // columns ns + 32 j .. + 7.
   if (wa)
@@ -1933,41 +1934,17 @@ LogicalResult KernelEmitter::emitKDotMma(tier::KDotOp op, tier::KSplitLayoutAttr
   if (zeros)
     b << formatv("    rkc::RawCols<{0}, 4> zp[NGI][COLS];\n", zeroTy);
   b << "  };\n  Block ba, bb;\n";
-  // int4: 16 bytes = 4 columns of packed row RB s + t; int8: 4 bytes = 4
-  // columns of each of rows RB s + {2t, 2t + 1, 2t + 8, 2t + 9}.
-  std::string load =
-      int8 ? formatv("          #pragma unroll\n"
-                     "          for (int x = 0; x < 4; ++x)\n"
-                     "            rkc::WeightLoad<4>::load(a{0} + (long long)(kw_begin + RB * s + 2 * t + (x & 1) + 8 * (x >> 1)) * N + nb + JS * j,\n"
-                     "                                     *reinterpret_cast<rkc::u32(*)[1]>(&blk.w[u][j][x]));\n",
-                     wi)
-                 .str()
-           : formatv("          rkc::WeightLoad<16>::load(a{0} + (long long)(kw_begin + RB * s + t) * N + nb + JS * j, blk.w[u][j]);\n",
-                     wi)
-                 .str();
-  int64_t cols = ks.getCols();
-  b << "  auto load_rows = [&](int it, Block &blk) {\n"
-       "    #pragma unroll\n    for (int u = 0; u < U; ++u) {\n"
-       "      const int s = it * U + u;\n";
-  if (int8 && wa && cols > 1 && op.getWeight().getType().getDimSize(1) % (4 * cols) == 0)
-    // The lane's 4 x COLS contiguous bytes of each of its 4 rows: one
-    // access (N a multiple of it: the lane's block is in or out whole).
-    b << formatv("      #pragma unroll\n      for (int x = 0; x < 4; ++x) {{\n"
-                 "        rkc::u32 v[COLS];\n"
-                 "        if (nb < N && s < sets)\n"
-                 "          rkc::WeightLoad<4 * COLS>::load(a{0} + (long long)(kw_begin + RB * s + 2 * t + (x & 1) + 8 * (x >> 1)) * N + nb, v);\n"
-                 "        else\n"
-                 "          for (int j = 0; j < COLS; ++j) v[j] = 0u;\n"
-                 "        #pragma unroll\n        for (int j = 0; j < COLS; ++j) blk.w[u][j][x] = v[j];\n"
-                 "      }\n    }\n",
-                 wi);
-  else
-    b << "      #pragma unroll\n      for (int j = 0; j < COLS; ++j) {\n"
-         "        if (nb + JS * j < N && s < sets) {\n"
-      << load
-      << "        } else {\n"
-         "          for (int x = 0; x < 4; ++x) blk.w[u][j][x] = 0u;\n"
-         "        }\n      }\n    }\n";
+  // 16 bytes = 4 columns of packed row RB s + t.
+  b << formatv("  auto load_rows = [&](int it, Block &blk) {{\n"
+               "    #pragma unroll\n    for (int u = 0; u < U; ++u) {{\n"
+               "      const int s = it * U + u;\n"
+               "      #pragma unroll\n      for (int j = 0; j < COLS; ++j) {{\n"
+               "        if (nb + JS * j < N && s < sets) {{\n"
+               "          rkc::WeightLoad<16>::load(a{0} + (long long)(kw_begin + RB * s + t) * N + nb + JS * j, blk.w[u][j]);\n"
+               "        } else {{\n"
+               "          for (int x = 0; x < 4; ++x) blk.w[u][j][x] = 0u;\n"
+               "        }\n      }\n    }\n",
+               wi);
   if (ngi) {
     b << formatv("    #pragma unroll\n    for (int gi = 0; gi < NGI; ++gi) {{\n"
                  "      const int grp = min((kw_begin + RB * it * U) / GR + gi, NG - 1);\n"
@@ -1983,7 +1960,8 @@ LogicalResult KernelEmitter::emitKDotMma(tier::KDotOp op, tier::KSplitLayoutAttr
   b << kKSplitPrefetch << kDependencyWait;
   // Stage the activations of the CTA's K range with cp.async (every copy
   // in flight at once; a loop of loads and stores waits for each), in k
-  // order: for int4 pair_k8 reorders them as the fragments are read.
+  // order: for int4 pair_k8 reorders them as the fragments are read, int8
+  // takes its pairs in order.
   b << formatv("  for (int i = tid; i < MR * (SPAN / 8); i += THREADS) {{\n"
                "    const int m = i / (SPAN / 8), j = i % (SPAN / 8);\n"
                "    const int kk = kw_begin * KPR + j * 8;\n"
@@ -1994,7 +1972,7 @@ LogicalResult KernelEmitter::emitKDotMma(tier::KDotOp op, tier::KSplitLayoutAttr
                ai);
   // This lane's activations (row g, its pairs of each block) start at
   // act_g: one base for the whole loop instead of an index per block.
-  b << (int8 ? "  const rkc::u32 *act_g = act_s + g * (SPAN / 2) + t; // pair 2t of block 0\n"
+  b << (int8 ? "  const rkc::u32 *act_g = act_s + g * (SPAN / 2) + 2 * t; // packed row t of block 0\n"
              : "  const rkc::u32 *act_g = act_s + g * (SPAN / 2) + 4 * t; // packed row t of block 0\n");
   b << "  auto compute_rows = [&](int it, const Block &blk) {\n"
        "    #pragma unroll\n    for (int u = 0; u < U; ++u) {\n"
@@ -2003,12 +1981,13 @@ LogicalResult KernelEmitter::emitKDotMma(tier::KDotOp op, tier::KSplitLayoutAttr
   if (!staticFold)
     b << "      const int kwb = kw_begin + RB * s;\n";
   if (int8)
-    // A fragments in k order: pairs (2t, 2t + 1) and (2t + 8, 2t + 9).
+    // The fragments' pairs k = (2t, 2t + 1), (2t + 8, 2t + 9): values (4t,
+    // 4t + 1), (4t + 2, 4t + 3) of the block, as the lane's words hold them.
     b << (wa ? "      rkc::u32 ag = 0u, bg = 0u; // B: row g of M\n"
-               "      if (g < MR) { ag = act_g[8 * s]; bg = act_g[8 * s + 4]; }\n"
+               "      if (g < MR) { ag = act_g[8 * s]; bg = act_g[8 * s + 1]; }\n"
              : "      rkc::u32 ag = 0u, ag8 = 0u, bg = 0u, bg8 = 0u;\n"
-               "      if (g < MR) { ag = act_g[8 * s]; bg = act_g[8 * s + 4]; }\n"
-               "      if (g + 8 < MR) { ag8 = act_g[8 * (SPAN / 2) + 8 * s]; bg8 = act_g[8 * (SPAN / 2) + 8 * s + 4]; }\n");
+               "      if (g < MR) { ag = act_g[8 * s]; bg = act_g[8 * s + 1]; }\n"
+               "      if (g + 8 < MR) { ag8 = act_g[8 * (SPAN / 2) + 8 * s]; bg8 = act_g[8 * (SPAN / 2) + 8 * s + 1]; }\n");
   else
     b << (wa ? "      uint4 a0 = make_uint4(0u, 0u, 0u, 0u); // B: row g of M\n"
                "      if (g < MR) a0 = rkc::pair_k8(*reinterpret_cast<const uint4 *>(act_g + 16 * s));\n"
@@ -2029,9 +2008,8 @@ LogicalResult KernelEmitter::emitKDotMma(tier::KDotOp op, tier::KSplitLayoutAttr
     b << "      const int gi = NGI == 1 ? 0 : (RB * u) / GR;\n";
   if (int8) {
     b << "      #pragma unroll\n      for (int j = 0; j < COLS; ++j) {\n"
-         "        rkc::u32 lo[4], hi[4]; // columns c: rows (2t, 2t + 1), (2t + 8, 2t + 9)\n"
-         "        rkc::s8_rows_to_f16_pairs(blk.w[u][j][0], blk.w[u][j][1], lo);\n"
-         "        rkc::s8_rows_to_f16_pairs(blk.w[u][j][2], blk.w[u][j][3], hi);\n"
+         "        rkc::u32 lo[4], hi[4]; // column c's values (4t, 4t + 1), (4t + 2, 4t + 3)\n"
+         "        #pragma unroll\n        for (int c = 0; c < 4; ++c) rkc::s8x4_to_f16_pairs(blk.w[u][j][c], lo[c], hi[c]);\n"
       << (wa ? "        #pragma unroll\n        for (int q = 0; q < 2; ++q) {\n"
                "          float (&d)[4] = *reinterpret_cast<float(*)[4]>(cg + 8 * j + 4 * q);\n"
              : "        #pragma unroll\n        for (int c = 0; c < 4; ++c) {\n"
@@ -2137,7 +2115,7 @@ LogicalResult KernelEmitter::emitDequantizeTile(tier::DequantizeTileOp op,
   unsigned qi = cast<BlockArgument>(op.getQuantized()).getArgNumber();
   unsigned si = cast<BlockArgument>(op.getScales()).getArgNumber();
   unsigned oi = cast<BlockArgument>(op.getDest()).getArgNumber();
-  int64_t loadBytes = ks.getCols() * (int4 ? 4 : 1);
+  int64_t loadBytes = ks.getCols() * 4;
   auto &b = bodyOs;
   b << formatv("  // tier.dequantize_tile: {0}-bit, {1}\n", quant.getBits(),
                quant.getSymmetric() ? "symmetric" : "zero points");
@@ -2150,31 +2128,21 @@ LogicalResult KernelEmitter::emitDequantizeTile(tier::DequantizeTileOp op,
        "    rkc::u32 w[WPL];\n";
   b << formatv("    rkc::WeightLoad<LOAD_BYTES>::load(a{0} + (long long)kw * N + n0, w);\n", qi);
   b << "    {\n" << loadScales(*scaleTy, si, zi, zeroTy, "kw / GR");
-  if (int4) {
-    b << "      float rows[8][COLS];\n"
-         "      #pragma unroll\n      for (int c = 0; c < COLS; ++c) {\n"
-         "        float q[8];\n";
-    if (quant.getSymmetric())
-      b << "        rkc::s4x8_to_f32(w[c], q);\n";
-    else
-      b << "        rkc::u4x8_to_f32(w[c], q);\n";
-    b << "        #pragma unroll\n        for (int i = 0; i < 8; ++i) rows[i][c] = sc[c] * (q[i]"
-      << (zi ? " - zp[c]" : "") << ");\n      }\n";
-    b << formatv("      #pragma unroll\n      for (int i = 0; i < 8; ++i)\n"
-                 "        rkc::store_vec<{0}, COLS>(a{1} + (long long)(kw * 8 + i) * s{1} + n0, rows[i]);\n",
-                 *outTy, oi);
-  } else {
-    b << "      float q[COLS], row[COLS];\n";
-    if (ks.getCols() >= 4)
-      b << "      #pragma unroll\n      for (int j = 0; j < COLS / 4; ++j)\n"
-           "        rkc::s8x4_to_f32(w[j], *reinterpret_cast<float(*)[4]>(q + 4 * j));\n";
-    else
-      b << "      {\n        float q4[4];\n        rkc::s8x4_to_f32(w[0], q4);\n"
-           "        for (int c = 0; c < COLS; ++c) q[c] = q4[c];\n      }\n";
-    b << "      #pragma unroll\n      for (int c = 0; c < COLS; ++c) row[c] = sc[c] * q[c];\n";
-    b << formatv("      rkc::store_vec<{0}, COLS>(a{1} + (long long)kw * s{1} + n0, row);\n",
-                 *outTy, oi);
-  }
+  // Each word holds KPR values of K of one column: KPR output rows.
+  b << "      float rows[KPR][COLS];\n"
+       "      #pragma unroll\n      for (int c = 0; c < COLS; ++c) {\n"
+       "        float q[KPR];\n";
+  if (!int4)
+    b << "        rkc::s8x4_to_f32(w[c], q);\n";
+  else if (quant.getSymmetric())
+    b << "        rkc::s4x8_to_f32(w[c], q);\n";
+  else
+    b << "        rkc::u4x8_to_f32(w[c], q);\n";
+  b << "        #pragma unroll\n        for (int i = 0; i < KPR; ++i) rows[i][c] = sc[c] * (q[i]"
+    << (zi ? " - zp[c]" : "") << ");\n      }\n";
+  b << formatv("      #pragma unroll\n      for (int i = 0; i < KPR; ++i)\n"
+               "        rkc::store_vec<{0}, COLS>(a{1} + (long long)(kw * KPR + i) * s{1} + n0, rows[i]);\n",
+               *outTy, oi);
   b << "    }\n  }\n";
   return success();
 }
@@ -2242,22 +2210,14 @@ LogicalResult KernelEmitter::emitQuantizeTile(tier::QuantizeTileOp op,
   std::string qexpr = formatv("sc[c] == 0.0f ? zp[c] : rkc::quant_round(rintf(x[c] / sc[c]) + zp[c], {0}, {1})",
                               lo, hi)
                           .str();
-  if (int4) {
-    b << formatv("  for (int kw = 0; kw < GR; ++kw) {{\n    float q[COLS][8];\n"
-                 "    #pragma unroll\n    for (int i = 0; i < 8; ++i) {{\n      float x[COLS];\n"
-                 "      rkc::load_vec<{0}, COLS>(a{1} + (k0 + kw * 8 + i) * s{1} + n0, x);\n"
-                 "      #pragma unroll\n      for (int c = 0; c < COLS; ++c) q[c][i] = {2};\n"
-                 "    }\n    rkc::u32 words[COLS];\n"
-                 "    #pragma unroll\n    for (int c = 0; c < COLS; ++c) words[c] = rkc::pack_u4x8(q[c]);\n"
-                 "    rkc::store_words<COLS>(a{3} + (k0 / 8 + kw) * N + n0, words);\n  }\n",
-                 *inTy, xi, qexpr, qi);
-  } else {
-    b << formatv("  for (int k = 0; k < GK; ++k) {{\n    float x[COLS], q[COLS];\n"
-                 "    rkc::load_vec<{0}, COLS>(a{1} + (k0 + k) * s{1} + n0, x);\n"
-                 "    #pragma unroll\n    for (int c = 0; c < COLS; ++c) q[c] = {2};\n"
-                 "    rkc::store_s8_cols<COLS>(a{3} + (k0 + k) * N + n0, q);\n  }\n",
-                 *inTy, xi, qexpr, qi);
-  }
+  b << formatv("  for (int kw = 0; kw < GR; ++kw) {{\n    float q[COLS][KPR];\n"
+               "    #pragma unroll\n    for (int i = 0; i < KPR; ++i) {{\n      float x[COLS];\n"
+               "      rkc::load_vec<{0}, COLS>(a{1} + (k0 + kw * KPR + i) * s{1} + n0, x);\n"
+               "      #pragma unroll\n      for (int c = 0; c < COLS; ++c) q[c][i] = {2};\n"
+               "    }\n    rkc::u32 words[COLS];\n"
+               "    #pragma unroll\n    for (int c = 0; c < COLS; ++c) words[c] = rkc::{4}(q[c]);\n"
+               "    rkc::store_words<COLS>(a{3} + (k0 / KPR + kw) * N + n0, words);\n  }\n",
+               *inTy, xi, qexpr, qi, int4 ? "pack_u4x8" : "pack_s8x4");
   return success();
 }
 

@@ -304,12 +304,17 @@ func.func private @quant_group(tensor<8x8xi8, #rk.quant<bits = 8, group_size = -
 // -----
 
 // expected-error @+1 {{#rk.quant scale type must be f16, bf16 or f32, got 'i32'}}
-func.func private @quant_scale(tensor<8x8xi8, #rk.quant<bits = 8, group_size = 8, axis = 0, scale = i32, symmetric = true, packing = none>>)
+func.func private @quant_scale(tensor<8x8xi8, #rk.quant<bits = 8, group_size = 8, axis = 0, scale = i32, symmetric = true, packing = k4>>)
 
 // -----
 
 // expected-error @+1 {{#rk.quant packing 'k8' holds eight 4-bit values per 32-bit word and needs bits = 4}}
 func.func private @quant_k8(tensor<8x8xi8, #rk.quant<bits = 8, group_size = 8, axis = 0, scale = f16, symmetric = true, packing = k8>>)
+
+// -----
+
+// expected-error @+1 {{#rk.quant packing 'k4' holds four 8-bit values per 32-bit word and needs bits = 8}}
+func.func private @quant_k4(tensor<8x8xi4, #rk.quant<bits = 4, group_size = 8, axis = 0, scale = f16, symmetric = true, packing = k4>>)
 
 // -----
 
@@ -356,7 +361,7 @@ func.func @quantize_axis(%w: tensor<256x8xf16>) -> (tensor<256x8xi8, #q>, tensor
 
 // -----
 
-#q = #rk.quant<bits = 8, group_size = 100, axis = 0, scale = f16, symmetric = true, packing = none>
+#q = #rk.quant<bits = 8, group_size = 100, axis = 0, scale = f16, symmetric = true, packing = k4>
 func.func @quantize_group_divides(%w: tensor<256x8xf16>) -> (tensor<256x8xi8, #q>, tensor<2x8xf16>) {
   // expected-error @+1 {{'rk.quantize' op group_size 100 does not divide dimension #0 (256) of the quantized result}}
   %q, %s = rk.quantize %w : (tensor<256x8xf16>) -> (tensor<256x8xi8, #q>, tensor<2x8xf16>)

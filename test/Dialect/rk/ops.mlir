@@ -186,14 +186,14 @@ func.func @gemv_zeros(
 }
 
 // CHECK-LABEL: func.func @gemv_zeros_bias
-// CHECK:         rk.gemv %{{.*}}, %{{.*}}, %{{.*}} zeros %{{.*}} bias %{{.*}} : (tensor<1x1024xf16>, tensor<1024x256xi8, #rk.quant<bits = 8, group_size = 0, axis = 0, scale = f16, symmetric = false, packing = none>>, tensor<1x256xf16>, tensor<1x256xi8>, tensor<256xf16>) -> tensor<1x256xf16>
+// CHECK:         rk.gemv %{{.*}}, %{{.*}}, %{{.*}} zeros %{{.*}} bias %{{.*}} : (tensor<1x1024xf16>, tensor<1024x256xi8, #rk.quant<bits = 8, group_size = 0, axis = 0, scale = f16, symmetric = false, packing = k4>>, tensor<1x256xf16>, tensor<1x256xi8>, tensor<256xf16>) -> tensor<1x256xf16>
 func.func @gemv_zeros_bias(
     %a: tensor<1x1024xf16>,
-    %q: tensor<1024x256xi8, #rk.quant<bits = 8, group_size = 0, axis = 0, scale = f16, symmetric = false, packing = none>>,
+    %q: tensor<1024x256xi8, #rk.quant<bits = 8, group_size = 0, axis = 0, scale = f16, symmetric = false, packing = k4>>,
     %s: tensor<1x256xf16>, %z: tensor<1x256xi8>, %b: tensor<256xf16>) -> tensor<1x256xf16> {
   %o = rk.gemv %a, %q, %s zeros %z bias %b
       : (tensor<1x1024xf16>,
-         tensor<1024x256xi8, #rk.quant<bits = 8, group_size = 0, axis = 0, scale = f16, symmetric = false, packing = none>>,
+         tensor<1024x256xi8, #rk.quant<bits = 8, group_size = 0, axis = 0, scale = f16, symmetric = false, packing = k4>>,
          tensor<1x256xf16>, tensor<1x256xi8>, tensor<256xf16>) -> tensor<1x256xf16>
   return %o : tensor<1x256xf16>
 }

@@ -2,11 +2,11 @@
 // out[m, n] = sum_k x[m, k] * dequant(q)[k, n], fp32 accumulation.
 func.func @gemv_w8a16_g128(
     %x: tensor<?x?x!rk.dtype> {rk.name = "x"},
-    %q: tensor<?x?xi8, #rk.quant<bits = 8, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = none>> {rk.name = "q"},
+    %q: tensor<?x?xi8, #rk.quant<bits = 8, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k4>> {rk.name = "q"},
     %s: tensor<?x?xf16> {rk.name = "scales"}) -> tensor<?x?x!rk.dtype> {
   %o = rk.gemv %x, %q, %s
       : (tensor<?x?x!rk.dtype>,
-         tensor<?x?xi8, #rk.quant<bits = 8, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = none>>,
+         tensor<?x?xi8, #rk.quant<bits = 8, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k4>>,
          tensor<?x?xf16>) -> tensor<?x?x!rk.dtype>
   return %o : tensor<?x?x!rk.dtype>
 }
