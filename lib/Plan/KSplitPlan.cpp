@@ -313,7 +313,11 @@ static void planMmaSplit(KSplitPlan &pl, const KSplitProblem &p, const Target &t
   // registers) only beyond 64 blocks: at 32 the wide-N shapes lost 20-25 %
   // (4096 x 14336: 14.6 -> 18.0), beyond 64 all ten shapes of an A/B won
   // (14336 x 14336 M = 8 53.7 -> 42.1; docs/planner.md, column rule 3).
-  if (mmaWeightsAsA(p.rows) && pl.cols == 1 && blocks >= (p.rows == 1 ? 32 : 65))
+  // int8 (k4 blocks of 16 values of K, half int4's) from 32 blocks at any
+  // M <= 8: W8A16 M = 4 4096 x 6144 13.8 -> 11.0 us, M = 8 4096 x 14336
+  // 28.1 -> 21.9 (session 18).
+  if (mmaWeightsAsA(p.rows) && pl.cols == 1 &&
+      blocks >= (p.rows == 1 || p.bits == 8 ? 32 : 65))
     pl.unroll = 8;
   // 2-4 rows whose CTAs hold column warps (4 of 8 warps split K, the
   // others take a second column group) and whose warps still get >= 32
@@ -432,12 +436,11 @@ Expected<KSplitPlan> planKSplit(const KSplitProblem &p, const Target &t,
   // int8 (f16 activations only: 128 + q is not exact in bf16): one
   // m16n8k16 per 16 values of K replaces M FMAs, a PRMT and an FADD per
   // weight by ~1.25 instructions per weight (the bytes of a k4 word under
-  // the f16 exponent of 1024 by PRMT, one f16x2 subtract). Measured faster from
-  // M = 2 (14336 x 4096: 27.7 vs 34.8 us), and at M = 1 when the 32-column
-  // groups are no more than the SMs (N = 4096: 27.3 vs 30.0 and 10.0 vs
-  // 10.9 us; 4096 x 14336: 26.6 vs 23.4, so wide N stays on CUDA cores).
-  bool worthIt = p.rows >= 2 || (p.bits == 8 && ceilDiv(p.n, 32) <= t.planSms()) ||
-                 (p.bits == 4 && ceilDiv(p.n, 32) <= 4 * t.planSms());
+  // the f16 exponent of 1024 by PRMT, one f16x2 subtract). Measured faster
+  // from M = 2, and at M = 1 with int4's rule (k4 words, session 18: 4096 x
+  // 14336 21.8 vs 23.0 us, 2048 x 8192 8.6 vs 9.7; even at 8192 x 28672 and
+  // 28672 x 8192; CUDA cores at 4096 x 128256, 177.1 vs 180.3).
+  bool worthIt = p.rows >= 2 || ceilDiv(p.n, 32) <= 4 * t.planSms();
   bool mmaOk = worthIt && mmaUnsupported(p, t).empty();
   pl.mma = ovr.mma >= 0 ? ovr.mma != 0 : mmaOk;
   // A warp of the tensor-core kernel covers one group of 32 columns: with

@@ -1221,6 +1221,31 @@ func.func @gemv_mma_m4_wide(%x: tensor<4x4096xf16>, %q: tensor<4096x128256xi4, #
   return %o : tensor<4x128256xf16>
 }
 
+// int8 at M = 1 with 448 groups of 32 columns (at most 4 per SM): tensor
+// cores, as int4 (k4 words; session 18: 21.8 vs 23.0 us on CUDA cores).
+// expected-remark@below {{plan: mma: int8 x f16 products on tensor cores (m16n8k16, f32 accumulation); a lane loads 16 bytes = 4 columns of one packed row per group of 32, a warp 1 x 32 columns; M <= 8: the weights are the A operand (16 columns per product, the rows of M in its 8 columns)}}
+// expected-remark@below {{plan: unroll = 8: 2 x 128 bytes of packed weight in flight per thread (double-buffered blocks of 8 x 4 packed rows)}}
+// expected-remark@below {{plan: K split 4 ways: 4 of the 8 warps x cluster 1; CTA tiles of 64 columns (224 CTAs, 1792 warps for ~132 SMs)}}
+// expected-remark@below {{plan: activations staged in shared memory: 1 rows x 4096 values of K per CTA (9216 bytes with the partial sums)}}
+func.func @gemv_w8_wide_m1(%x: tensor<1x4096xf16>, %q: tensor<4096x14336xi8, #rk.quant<bits = 8, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k4>>, %s: tensor<32x14336xf16>) -> tensor<1x14336xf16> {
+// COLS-LABEL: func.func @gemv_w8_wide_m1
+// COLS-SAME: tier.layout = #tier.ksplit_layout<rows = 1, cols = 1, warps = 8, cluster = 1, unroll = 8, mma = true, kwarps = 4>
+  %o = rk.gemv %x, %q, %s : (tensor<1x4096xf16>, tensor<4096x14336xi8, #rk.quant<bits = 8, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k4>>, tensor<32x14336xf16>) -> tensor<1x14336xf16>
+  return %o : tensor<1x14336xf16>
+}
+// int8, M = 4: 32 blocks of 16 values of K a warp take blocks of 8 (int4
+// from 65; 13.8 -> 11.0 us at this shape).
+// expected-remark@below {{plan: mma: int8 x f16 products on tensor cores (m16n8k16, f32 accumulation); a lane loads 16 bytes = 4 columns of one packed row per group of 32, a warp 1 x 32 columns; M <= 8: the weights are the A operand (16 columns per product, the rows of M in its 8 columns)}}
+// expected-remark@below {{plan: unroll = 8: 2 x 128 bytes of packed weight in flight per thread (double-buffered blocks of 8 x 4 packed rows)}}
+// expected-remark@below {{plan: K split 8 ways: 8 of the 8 warps x cluster 1; CTA tiles of 32 columns (192 CTAs, 1536 warps for ~132 SMs)}}
+// expected-remark@below {{plan: activations staged in shared memory: 4 rows x 4096 values of K per CTA (36864 bytes with the partial sums)}}
+func.func @gemv_w8_m4_blocks8(%x: tensor<4x4096xf16>, %q: tensor<4096x6144xi8, #rk.quant<bits = 8, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k4>>, %s: tensor<32x6144xf16>) -> tensor<4x6144xf16> {
+// COLS-LABEL: func.func @gemv_w8_m4_blocks8
+// COLS-SAME: tier.layout = #tier.ksplit_layout<rows = 4, cols = 1, warps = 8, cluster = 1, unroll = 8, mma = true>
+  %o = rk.gemv %x, %q, %s : (tensor<4x4096xf16>, tensor<4096x6144xi8, #rk.quant<bits = 8, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k4>>, tensor<32x6144xf16>) -> tensor<4x6144xf16>
+  return %o : tensor<4x6144xf16>
+}
+
 // int8, M = 1, K = 14336 (issue #8's W8A16 shape): k4 words, a warp reads
 // 128 contiguous bytes of each packed row of its 32 columns; 128 groups of
 // 32 columns x 16 warps splitting K, one CTA per SM, blocks of 8.
