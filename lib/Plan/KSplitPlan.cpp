@@ -273,7 +273,7 @@ static void planMmaSplit(KSplitPlan &pl, const KSplitProblem &p, const Target &t
   // CTAs for the SMs; no combine inside a CTA) with long blocks (unroll 8),
   // measured best at M = 16, K = 14336 (26.4 us against 32.8 with 8 warps
   // and unroll 4).
-  bool clusterOnly = kwarps == 1 && pl.cluster >= 8;
+  bool clusterOnly = kwarps == 1 && pl.cluster >= 8; // (not const: see below)
   if (clusterOnly)
     pl.warps = 4;
   if (ovr.threads > 0)
@@ -281,6 +281,35 @@ static void planMmaSplit(KSplitPlan &pl, const KSplitProblem &p, const Target &t
   pl.kwarps = ovr.kwarps > 0 ? ovr.kwarps : (kwarps < pl.warps ? kwarps : 0);
   if (pl.warps % pl.kWarps() != 0)
     pl.kwarps = 0; // threads overridden: every warp splits K
+  // M > 8 (weights as B) with few column groups and long K: one CTA of 16
+  // warps per SM in clusters of 2 (which always fit the GPCs), cw column
+  // groups a CTA so that the grid is about the SMs and 16 / cw warps
+  // splitting K, its activations staged once (up to ~200 KiB). The rules
+  // above give clusters of 4-8 CTAs of 4-8 warps there, which the GPCs
+  // place unevenly (ncu: 0-3 CTAs an SM, SMs active 71 % of the time).
+  // Measured (W4A16 M = 16, N = 4096, session 18): K = 8192 17.3 -> 12.6
+  // us, 11008 20.4 -> 15.8; the heuristic already chose it at 6144; at
+  // 14336 its activations do not fit.
+  if (!mmaWeightsAsA(p.rows) && t.hasClusters() && p.k >= 6144 && ovr.threads <= 0 &&
+      ovr.kwarps <= 0 && ovr.cluster <= 0) {
+    int64_t cw = 1;
+    while (cw < 4 && ceilDiv(groups, cw) * 2 > t.planSms())
+      cw *= 2;
+    int64_t ctas = ceilDiv(groups, cw) * 2;
+    KSplitPlan one = pl;
+    one.warps = 16;
+    one.kwarps = 16 / cw;
+    one.cluster = 2;
+    one.unroll = 4;
+    if (ctas <= t.planSms() && ctas * 4 >= t.planSms() * 3 &&
+        shapeOf(one, p).smemBytes <= t.maxSmemPerCta) {
+      note(formatv("one CTA of 16 warps per SM: {0} column group(s) x {1} warps splitting K "
+                   "in clusters of 2 ({2} CTAs; clusters of 4+ are placed unevenly)",
+                   cw, 16 / cw, ctas));
+      pl = one;
+      clusterOnly = false;
+    }
+  }
   // Very long K: the cluster grows past the portable size (up to the
   // target's) while a CTA's shared memory would not fit at all.
   while (shapeOf(pl, p).smemBytes > t.maxSmemPerCta && pl.cluster < t.maxCluster &&

@@ -1221,6 +1221,21 @@ func.func @gemv_mma_m4_wide(%x: tensor<4x4096xf16>, %q: tensor<4096x128256xi4, #
   return %o : tensor<4x128256xf16>
 }
 
+// M = 16, 128 groups of 32 columns, K = 11008: one CTA of 16 warps per SM
+// (2 column groups x 8 warps splitting K) in clusters of 2 instead of
+// clusters of 8 CTAs of 4 warps (20.4 -> 15.7 us on the H100).
+// expected-remark@below {{plan: one CTA of 16 warps per SM: 2 column group(s) x 8 warps splitting K in clusters of 2 (128 CTAs; clusters of 4+ are placed unevenly)}}
+// expected-remark@below {{plan: mma: int4 x 16-bit products on tensor cores (m16n8k16, f32 accumulation); a lane loads 16 bytes = 4 columns of one packed row per group of 32, a warp 1 x 32 columns}}
+// expected-remark@below {{plan: unroll = 4: 2 x 64 bytes of packed weight in flight per thread (double-buffered blocks of 4 x 4 packed rows)}}
+// expected-remark@below {{plan: K split 16 ways: 8 of the 16 warps x cluster 2; CTA tiles of 64 columns (128 CTAs, 2048 warps for ~132 SMs)}}
+// expected-remark@below {{plan: activations staged in shared memory: 16 rows x 5504 values of K per CTA (212992 bytes with the partial sums)}}
+// expected-remark@below {{plan: partials combined across the cluster of 2 through distributed shared memory}}
+func.func @gemv_m16_cluster2_wide_cta(%x: tensor<16x11008xf16>, %q: tensor<11008x4096xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, %s: tensor<86x4096xf16>) -> tensor<16x4096xf16> {
+// COLS-LABEL: func.func @gemv_m16_cluster2_wide_cta
+// COLS-SAME: tier.layout = #tier.ksplit_layout<rows = 16, cols = 1, warps = 16, cluster = 2, unroll = 4, mma = true, kwarps = 8>
+  %o = rk.gemv %x, %q, %s : (tensor<16x11008xf16>, tensor<11008x4096xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, tensor<86x4096xf16>) -> tensor<16x4096xf16>
+  return %o : tensor<16x4096xf16>
+}
 // int8 at M = 1 with 448 groups of 32 columns (at most 4 per SM): tensor
 // cores, as int4 (k4 words; session 18: 21.8 vs 23.0 us on CUDA cores).
 // expected-remark@below {{plan: mma: int8 x f16 products on tensor cores (m16n8k16, f32 accumulation); a lane loads 16 bytes = 4 columns of one packed row per group of 32, a warp 1 x 32 columns; M <= 8: the weights are the A operand (16 columns per product, the rows of M in its 8 columns)}}
