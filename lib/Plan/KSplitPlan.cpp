@@ -74,10 +74,12 @@ KSplitShape shapeOf(const KSplitPlan &pl, const KSplitProblem &p) {
     s.outValues = ceilDiv(p.rows * pl.tileCols(), pl.threads() * pl.cluster);
     // Activations as f32 (CUDA cores) or 16-bit values (tensor cores),
     // and for int4 on CUDA cores the sum of each packed row's 8 (fold_u4).
-    s.smemBytes = p.rows * s.ctaRows * p.kPerRow() * (pl.mma ? 2 : 4) +
-                  (p.bits == 4 && !pl.mma ? p.rows * s.ctaRows * 4 : 0) +
-                  pl.warps * p.rows * pl.cols * 32 * 4 +
-                  (pl.cluster > 1 ? pl.cluster * s.outValues * pl.threads() * 4 : 0);
+    int64_t staged = p.rows * s.ctaRows * p.kPerRow() * (pl.mma ? 2 : 4) +
+                     (p.bits == 4 && !pl.mma ? p.rows * s.ctaRows * 4 : 0);
+    int64_t partials = pl.warps * p.rows * pl.cols * 32 * 4 +
+                       (pl.cluster > 1 ? pl.cluster * s.outValues * pl.threads() * 4 : 0);
+    s.aliased = pl.mma && staged + partials > kSharedAliasAbove;
+    s.smemBytes = s.aliased ? std::max(staged, partials) : staged + partials;
     break;
   }
   case ColumnOp::Dequantize:
@@ -182,8 +184,10 @@ std::string checkPlan(const KSplitPlan &pl, const KSplitProblem &p, const Target
 static void noteStaging(const KSplitPlan &pl, const KSplitProblem &p, const KSplitShape &s,
                         llvm::function_ref<void(const Twine &)> note) {
   note(formatv("activations staged in shared memory: {0} rows x {1} values of "
-               "K per CTA ({2} bytes with the partial sums)",
-               p.rows, s.ctaRows * p.kPerRow(), s.smemBytes));
+               "K per CTA ({2} bytes {3})",
+               p.rows, s.ctaRows * p.kPerRow(), s.smemBytes,
+               s.aliased ? "reused by the partial sums once the products are done"
+                         : "with the partial sums"));
   if (pl.cluster > 1)
     note(formatv("partials combined across the cluster of {0} through "
                  "distributed shared memory",
@@ -290,6 +294,7 @@ static void planMmaSplit(KSplitPlan &pl, const KSplitProblem &p, const Target &t
   // Measured (W4A16 M = 16, N = 4096, session 18): K = 8192 17.3 -> 12.6
   // us, 11008 20.4 -> 15.8; the heuristic already chose it at 6144; at
   // 14336 its activations do not fit.
+  bool oneCta = false;
   if (!mmaWeightsAsA(p.rows) && t.hasClusters() && p.k >= 6144 && ovr.threads <= 0 &&
       ovr.kwarps <= 0 && ovr.cluster <= 0) {
     int64_t cw = 1;
@@ -308,12 +313,17 @@ static void planMmaSplit(KSplitPlan &pl, const KSplitProblem &p, const Target &t
                    cw, 16 / cw, ctas));
       pl = one;
       clusterOnly = false;
+      oneCta = true;
     }
   }
   // Very long K: the cluster grows past the portable size (up to the
-  // target's) while a CTA's shared memory would not fit at all.
-  while (shapeOf(pl, p).smemBytes > t.maxSmemPerCta && pl.cluster < t.maxCluster &&
-         pl.cluster * 2 <= parts)
+  // target's) while a CTA's shared memory would not fit at all (aliased
+  // partial sums only in the one-CTA plan above: elsewhere unmeasured).
+  auto overflows = [&](const KSplitPlan &q) {
+    KSplitShape qs = shapeOf(q, p);
+    return qs.smemBytes > t.maxSmemPerCta || (qs.aliased && !oneCta);
+  };
+  while (overflows(pl) && pl.cluster < t.maxCluster && pl.cluster * 2 <= parts)
     pl.cluster *= 2;
   // Balance (M = 1): more CTAs than SMs but few per SM leave some SMs with
   // one CTA more than the average (172 CTAs: 40 SMs with 2, 92 with 1); a
@@ -345,9 +355,13 @@ static void planMmaSplit(KSplitPlan &pl, const KSplitProblem &p, const Target &t
   // int8 (k4 blocks of 16 values of K, half int4's) from 32 blocks at any
   // M <= 8: W8A16 M = 4 4096 x 6144 13.8 -> 11.0 us, M = 8 4096 x 14336
   // 28.1 -> 21.9 (session 18).
-  if (mmaWeightsAsA(p.rows) && pl.cols == 1 &&
-      blocks >= (p.rows == 1 || p.bits == 8 ? 32 : 65))
+  bool int8Blocks8 = false; // blocks of 8 by the int8 threshold alone
+  if (mmaWeightsAsA(p.rows) && pl.cols == 1 && blocks >= (p.rows == 1 ? 32 : 65)) {
     pl.unroll = 8;
+  } else if (mmaWeightsAsA(p.rows) && pl.cols == 1 && p.bits == 8 && blocks >= 32) {
+    pl.unroll = 8;
+    int8Blocks8 = true;
+  }
   // 2-4 rows whose CTAs hold column warps (4 of 8 warps split K, the
   // others take a second column group) and whose warps still get >= 32
   // blocks: CTAs of the 4 K-splitting warps alone, with blocks of 8 (the
@@ -359,7 +373,8 @@ static void planMmaSplit(KSplitPlan &pl, const KSplitProblem &p, const Target &t
   // (their dequantization shifts each nibble) it lost 18-22 % at three of
   // five shapes (docs/planner.md, rule 3).
   if (p.rows >= 2 && p.rows <= 4 && !p.bf16 && pl.cols == 1 && pl.kWarps() >= 4 &&
-      pl.kWarps() < pl.warps && blocks >= 32 && pl.unroll < 8 && ovr.threads <= 0 &&
+      pl.kWarps() < pl.warps && blocks >= 32 && (pl.unroll < 8 || int8Blocks8) &&
+      ovr.threads <= 0 &&
       ovr.kwarps <= 0 && ovr.unroll <= 0) {
     pl.warps = pl.kWarps();
     pl.kwarps = 0;
@@ -392,7 +407,7 @@ static void planMmaSplit(KSplitPlan &pl, const KSplitProblem &p, const Target &t
       half.unroll = std::min<int64_t>(8, pl.unroll * 2);
     }
     int64_t now = waves(pl), then = waves(half);
-    if (then < now && checkPlan(half, p, t).empty()) {
+    if (then < now && checkPlan(half, p, t).empty() && !shapeOf(half, p).aliased) {
       note(formatv("cluster {0} -> {1}: {2} CTAs in clusters of {0} would take {3} waves of "
                    "the CTAs that fit (a cluster's CTAs share a GPC); {4} warps x cluster "
                    "{1} take {5}",

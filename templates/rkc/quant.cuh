@@ -158,7 +158,11 @@ RKC_DEVICE u32 pack_s8x4(const float (&q)[4]) {
 ///         memory after it. The kernel must call cluster_arrive_relaxed()
 ///         at its start (the matching wait here makes sure every CTA of the
 ///         cluster runs before its shared memory is written).
-template <int TILE, int WARPS, int CLUSTER, int V, int PARTS = WARPS>
+///   ALIAS: `buf` and `recv` lie in memory the CTAs of the cluster read
+///         until they reach this function (aliased activations): a full
+///         cluster barrier here instead, and no cluster_arrive_relaxed()
+///         at the kernel's start.
+template <int TILE, int WARPS, int CLUSTER, int V, int PARTS = WARPS, bool ALIAS = false>
 RKC_DEVICE void ksplit_sum(const float *buf, float *recv, float (&out)[V]) {
   constexpr int THREADS = WARPS * 32;
   const int tid = static_cast<int>(threadIdx.x);
@@ -177,7 +181,10 @@ RKC_DEVICE void ksplit_sum(const float *buf, float *recv, float (&out)[V]) {
     }
   } else {
     const int rank = static_cast<int>(cluster_ctarank());
-    cluster_wait(); // every CTA of the cluster has started
+    if constexpr (ALIAS)
+      cluster_sync(); // every CTA of the cluster is done with its activations
+    else
+      cluster_wait(); // every CTA of the cluster has started
 #pragma unroll
     for (int j = 0; j < V; ++j) {
 #pragma unroll
@@ -229,11 +236,17 @@ RKC_DEVICE void ksplit_reduce(const float (&p)[R], float *buf, float *recv,
 ///    column 4 COLS g + 4 j + 2 q + (i / 2) (the D fragment of a product
 ///    over columns 2q and 2q + 1 of the lane's group j of four, its groups
 ///    contiguous; the rows of M as its 8 columns).
-template <int MR, int COLS, int WARPS, int KWARPS, int CLUSTER, int V, bool WA = false>
+/// ALIAS: `buf` (and `recv`) reuse the staged activations' shared memory
+/// (KSplitShape::aliased): a barrier before the partial sums are written,
+/// and ksplit_sum's cluster barrier after every CTA's products.
+template <int MR, int COLS, int WARPS, int KWARPS, int CLUSTER, int V, bool WA = false,
+          bool ALIAS = false>
 RKC_DEVICE void ksplit_reduce_mma(const float (&p)[16 * COLS], float *buf, float *recv,
                                   float (&out)[V]) {
   constexpr int TC = 32 * COLS * (WARPS / KWARPS);
   constexpr int TILE = MR * TC;
+  if constexpr (ALIAS)
+    __syncthreads(); // every warp of the CTA is done with the activations
   constexpr int PER = WA ? 8 : 16; // values per group
   const int tid = static_cast<int>(threadIdx.x);
   const int lane = tid & 31, warp = tid >> 5;
@@ -250,7 +263,7 @@ RKC_DEVICE void ksplit_reduce_mma(const float (&p)[16 * COLS], float *buf, float
       if (row < MR)
         part[row * TC + col] = p[PER * j + e];
     }
-  ksplit_sum<TILE, WARPS, CLUSTER, V, KWARPS>(buf, recv, out);
+  ksplit_sum<TILE, WARPS, CLUSTER, V, KWARPS, ALIAS>(buf, recv, out);
 }
 
 // ---------------------------------------------------------------------------

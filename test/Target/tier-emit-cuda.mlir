@@ -489,6 +489,27 @@ module {
 
 // -----
 
+// M = 16, K = 14336, one CTA of 16 warps per SM in clusters of 2: the
+// staged activations (224 KiB) and the partial sums would not fit
+// together, so the partial sums and the cluster's receive buffer reuse
+// the activations' memory: no cluster arrive at the start (the barrier
+// comes after every CTA's products, in ksplit_reduce_mma<..., true>).
+// CHECK-LABEL: // kernel rkc_gemv_mma_aliased: cols=1,warps=16,cluster=2,unroll=4,mma=1,kwarps=8
+// CHECK-NOT: cluster_arrive_relaxed
+// CHECK: float *red_s = reinterpret_cast<float *>(act_s);
+// CHECK-NEXT: float *recv_s = red_s + KWARPS * MR * TILE_COLS;
+// CHECK: rkc::ksplit_reduce_mma<MR, COLS, WARPS, KWARPS, C, V, false, true>(
+module {
+  func.func @gemv_mma_aliased(%arg0: tensor<16x14336xf16>, %arg1: tensor<14336x4096xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, %arg2: tensor<112x4096xf16>, %arg3: tensor<16x4096xf16> {rk.name = "out0", tier.output}) attributes {tier.arch = "sm_90a", tier.layout = #tier.ksplit_layout<rows = 16, cols = 1, warps = 16, cluster = 2, unroll = 4, mma = true, kwarps = 8>} {
+    %0 = tier.kdot %arg0, %arg1, %arg2 : tensor<16x14336xf16>, tensor<14336x4096xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, tensor<112x4096xf16> -> <16 x f32>
+    %1 = tier.ksplit_reduce %0 : <16 x f32> -> <1 x f32>
+    tier.store_tile %1, %arg3 : <1 x f32>, tensor<16x4096xf16>
+    return
+  }
+}
+
+// -----
+
 // int8 (k4 words), M = 1, two groups of 4 columns per lane with the
 // weights as the A operand: each lane loads 16 bytes (4 columns x 4 values
 // of K) of packed row t of a block per group, a warp's 8 lanes of a quad

@@ -85,7 +85,15 @@ struct KSplitShape {
   int64_t ctaRows = 0;     ///< packed rows of the largest CTA range (gemv)
   int64_t smemBytes = 0;   ///< dynamic shared memory per CTA
   int64_t outValues = 1;   ///< tile values per thread after the K reduction
+  /// Tensor-core GEMV whose staged activations and partial sums together
+  /// exceed kSharedAliasAbove: the partial sums (and the cluster's receive
+  /// buffer) reuse the activations' shared memory once every warp of the
+  /// cluster is done with them (one more barrier; rkc::ksplit_reduce_mma).
+  bool aliased = false;
 };
+/// The most shared memory a CTA can have on any supported GPU (227 KiB,
+/// sm_90): plans needing more alias their partial sums (KSplitShape).
+constexpr int64_t kSharedAliasAbove = 227 * 1024;
 KSplitShape shapeOf(const KSplitPlan &plan, const KSplitProblem &p);
 
 /// The reason `plan` is invalid for `p` on `t`, or an empty string.

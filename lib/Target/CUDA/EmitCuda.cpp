@@ -1527,7 +1527,9 @@ LogicalResult KernelEmitter::emitKSplit(rkc::KernelInfo &info, tier::KSplitLayou
     os << "  const int tile = blockIdx.x / C;\n";
   else
     os << "  const int tile = blockIdx.x % TILES;\n";
-  if (prob.op == ::rkc::plan::ColumnOp::Gemv && pl.cluster > 1)
+  // (Aliased partial sums: the cluster's one barrier comes after the
+  // products instead, in ksplit_reduce_mma.)
+  if (prob.op == ::rkc::plan::ColumnOp::Gemv && pl.cluster > 1 && !shape.aliased)
     os << "  rkc::cluster_arrive_relaxed(); // matched in ksplit_reduce\n";
   os << "  const int n0 = tile * TILE_COLS + lane * COLS;\n"
         "  const bool col_ok = n0 < N;\n  (void)rank; (void)col_ok;\n";
@@ -1550,10 +1552,14 @@ LogicalResult KernelEmitter::emitKSplit(rkc::KernelInfo &info, tier::KSplitLayou
     if (auto r = dyn_cast<tier::KSplitReduceOp>(op)) {
       std::string n = fresh("f");
       names[r] = n;
-      if (ks.getMma())
+      if (ks.getMma()) {
+        bool wa = ::rkc::plan::mmaWeightsAsA(ks.getRows());
         bodyOs << formatv("  float {0}[V];\n  rkc::ksplit_reduce_mma<MR, COLS, WARPS, KWARPS, C, V{2}>("
                           "{1}, red_s, recv_s, {0});\n",
-                          n, names.lookup(r.getPartial()), ::rkc::plan::mmaWeightsAsA(ks.getRows()) ? ", true" : "");
+                          n, names.lookup(r.getPartial()),
+                          shape.aliased ? (wa ? ", true, true" : ", false, true")
+                                        : (wa ? ", true" : ""));
+      }
       else
         bodyOs << formatv("  float {0}[V];\n  rkc::ksplit_reduce<MR * COLS, COLS, WARPS, C, V>("
                           "{1}, red_s, recv_s, {0});\n",
@@ -1882,7 +1888,8 @@ LogicalResult KernelEmitter::emitKDotMma(tier::KDotOp op, tier::KSplitLayoutAttr
   // 4g + 2q + 1 as rows g and g + 8) and the rows of M B's 8 columns.
   bool wa = ::rkc::plan::mmaWeightsAsA(ks.getRows());
   ::rkc::plan::KSplitPlan pl = planOf(ks);
-  int64_t ctaRows = ::rkc::plan::shapeOf(pl, columnProblem(op, ks)).ctaRows;
+  ::rkc::plan::KSplitShape shape = ::rkc::plan::shapeOf(pl, columnProblem(op, ks));
+  int64_t ctaRows = shape.ctaRows;
   std::string n = fresh("f");
   names[op.getResult()] = n;
   auto &b = bodyOs;
@@ -1917,8 +1924,10 @@ LogicalResult KernelEmitter::emitKDotMma(tier::KDotOp op, tier::KSplitLayoutAttr
   b << kKSplitCtaRange;
   b << "  extern __shared__ __align__(16) unsigned char rkc_smem[];\n"
        "  rkc::u32 *act_s = reinterpret_cast<rkc::u32 *>(rkc_smem); // [MR][SPAN / 2] pairs\n"
-       "  float *red_s = reinterpret_cast<float *>(act_s + MR * (SPAN / 2));\n"
-       "  float *recv_s = red_s + KWARPS * MR * TILE_COLS;\n  (void)recv_s;\n"
+    << (shape.aliased ? "  // The partial sums reuse the activations' memory (ksplit_reduce_mma's barriers).\n"
+                        "  float *red_s = reinterpret_cast<float *>(act_s);\n"
+                      : "  float *red_s = reinterpret_cast<float *>(act_s + MR * (SPAN / 2));\n")
+    << "  float *recv_s = red_s + KWARPS * MR * TILE_COLS;\n  (void)recv_s;\n"
        "  const int sets = (kw_end - kw_begin) / RB; // blocks of RB packed rows\n"
        "  const int its = (sets + U - 1) / U;\n"
        "  const int it_begin = kwarp * its / KWARPS, it_end = (kwarp + 1) * its / KWARPS;\n"
