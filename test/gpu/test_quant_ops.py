@@ -391,6 +391,11 @@ MMA_SCHEDULES = [
     # packed rows; scales loaded at the fold), M = 1 and M = 4 on 4 warps.
     (True, 96, 3072, 1000, 1, "f16", "vector=1,threads=256,cluster=1,unroll=8,mma=1"),
     (False, 96, 3072, 1000, 4, "bf16", "vector=1,threads=128,cluster=1,unroll=8,mma=1"),
+    # One CTA of 16 warps per SM in clusters of 2 whose 224 KiB of staged
+    # activations the partial sums reuse (KSplitShape::aliased), N a
+    # multiple of the 64-column tile or not (4160 = 65 tiles), odd M.
+    (True, 128, 14336, 4096, 16, "f16", "vector=1,threads=512,cluster=2,unroll=4,mma=1,kwarps=8"),
+    (False, 128, 14336, 4160, 13, "bf16", "vector=1,threads=512,cluster=2,unroll=4,mma=1,kwarps=8"),
 ]
 
 
@@ -428,6 +433,10 @@ MMA_INT8 = [
     (32, 1024, 1000, 2, "vector=1,threads=128,cluster=4,unroll=1,mma=1"),
     (0, 256, 8, 16, "vector=1,threads=64,cluster=1,unroll=4,mma=1,kwarps=1"),
     (128, 4096, 4096, 1, "vector=1,threads=512,cluster=1,unroll=8,mma=1"),
+    # The heuristic's one-CTA-per-SM plans: aliased partial sums (K =
+    # 14336, M = 16) and not (12288 x 2048 at M = 12: all 16 warps split K).
+    (128, 14336, 4096, 16, None),
+    (64, 12288, 2048, 12, None),
 ]
 
 
