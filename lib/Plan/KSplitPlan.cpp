@@ -269,10 +269,18 @@ static void planMmaSplit(KSplitPlan &pl, const KSplitProblem &p, const Target &t
   // groups about fill the SMs: 8 warps with twice the blocks instead (K =
   // 2048, N = 4096: M = 1 / 2 / 4 / 16 3.19 -> 2.83, 3.28 -> 2.74, 3.26 ->
   // 2.81, 5.04 -> 4.06 us). With fewer groups (N = 2048: 64) 16 warps stay
-  // ahead (2.29 vs 2.51).
-  if (p.bits == 4 && pl.warps == 16 && kwarps == 16 && groups * 4 >= t.planSms() * 3 &&
-      ceilDiv(p.packedRows(), kwarps * pl.cluster) / rb < 8)
-    pl.warps = kwarps = 8;
+  // ahead (2.29 vs 2.51). With exactly 8 blocks (K = 4096) too, the weights
+  // as A then in blocks of 8 (M = 1 / 2 / 4 5.8 -> 5.1, 5.7 -> 5.0, 5.7 ->
+  // 4.8 us; with blocks of 4 6.9-7.2; K = 8192 keeps 16 warps: 8 lost
+  // 6-26 %; session 18).
+  bool eightOfEight = false; // 8 warps of 16 blocks of 4 packed rows
+  if (p.bits == 4 && pl.warps == 16 && kwarps == 16 && groups * 4 >= t.planSms() * 3) {
+    int64_t b16 = ceilDiv(p.packedRows(), kwarps * pl.cluster) / rb;
+    if (b16 <= 8) {
+      pl.warps = kwarps = 8;
+      eightOfEight = b16 == 8 && mmaWeightsAsA(p.rows);
+    }
+  }
   // A cluster of 8 or more that splits K alone: CTAs of 4 warps (twice the
   // CTAs for the SMs; no combine inside a CTA) with long blocks (unroll 8),
   // measured best at M = 16, K = 14336 (26.4 us against 32.8 with 8 warps
@@ -316,6 +324,32 @@ static void planMmaSplit(KSplitPlan &pl, const KSplitProblem &p, const Target &t
       oneCta = true;
     }
   }
+  // Very wide N (32-column groups >= 16 per SM, an LM head's vocabulary):
+  // no K split, no cluster, CTAs of 16 column groups in blocks of 4; the
+  // rules above give clusters of 2 of 8 warps. Measured at 4096 x 128256
+  // (session 18): W4A16 M = 4 108.6 -> 99.4 us, M = 16 133.3 -> 112.0,
+  // W8A16 185.1 -> 179.4, 215.8 -> 197.7 (16 CTAs of one per SM: 1.90
+  // waves); at N = 151936 (2.25 waves) it lost 3-12 %, so only when the
+  // last wave is at least 90 % full; at 1000 or 2048 groups (N = 32000,
+  // 65536) the rules above were as fast or faster.
+  bool wide = false;
+  if (groups >= 16 * t.planSms() && !oneCta && ovr.threads <= 0 && ovr.kwarps <= 0 &&
+      ovr.cluster <= 0) {
+    KSplitPlan w = pl;
+    w.cluster = 1;
+    w.warps = 16;
+    w.kwarps = 1;
+    KSplitShape ws = shapeOf(w, p);
+    double waves = (double)ws.ctas / t.planSms(); // one CTA of 16 warps per SM
+    if (ws.smemBytes <= t.maxSmemPerCta && !ws.aliased && waves / std::ceil(waves) >= 0.9) {
+      note(formatv("N wide ({0} groups of 32 columns, {1} per SM): no K split, CTAs of 16 "
+                   "column groups",
+                   groups, groups / t.planSms()));
+      pl = w;
+      wide = true;
+      clusterOnly = false;
+    }
+  }
   // Very long K: the cluster grows past the portable size (up to the
   // target's) while a CTA's shared memory would not fit at all (aliased
   // partial sums only in the one-CTA plan above: elsewhere unmeasured).
@@ -356,7 +390,11 @@ static void planMmaSplit(KSplitPlan &pl, const KSplitProblem &p, const Target &t
   // M <= 8: W8A16 M = 4 4096 x 6144 13.8 -> 11.0 us, M = 8 4096 x 14336
   // 28.1 -> 21.9 (session 18).
   bool int8Blocks8 = false; // blocks of 8 by the int8 threshold alone
-  if (mmaWeightsAsA(p.rows) && pl.cols == 1 && blocks >= (p.rows == 1 ? 32 : 65)) {
+  if (wide) {
+    pl.unroll = 4;
+  } else if (eightOfEight) {
+    pl.unroll = 8;
+  } else if (mmaWeightsAsA(p.rows) && pl.cols == 1 && blocks >= (p.rows == 1 ? 32 : 65)) {
     pl.unroll = 8;
   } else if (mmaWeightsAsA(p.rows) && pl.cols == 1 && p.bits == 8 && blocks >= 32) {
     pl.unroll = 8;

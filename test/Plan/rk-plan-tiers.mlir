@@ -1028,14 +1028,15 @@ func.func @dynamic(%x: tensor<?x64xf32>) -> tensor<?xf32> {
 // groups of 32 columns per SM runs on tensor cores, the weights as the A
 // operand (the CUDA-core plans of these shapes: columns_cuda_cores.mlir);
 // the cluster grows when the staged activations of a CTA's K range would
-// need more than 64 KiB (16 rows x 14336 below).
+// need more than 64 KiB (16 rows x 14336 below). 4096 x 4096: 16 warps
+// would get 8 blocks each; 8 warps of 16 in blocks of 8 instead.
 // expected-remark@below {{plan: mma: int4 x 16-bit products on tensor cores (m16n8k16, f32 accumulation); a lane loads 16 bytes = 4 columns of one packed row per group of 32, a warp 1 x 32 columns; M <= 8: the weights are the A operand (16 columns per product, the rows of M in its 8 columns)}}
-// expected-remark@below {{plan: unroll = 4: 2 x 64 bytes of packed weight in flight per thread (double-buffered blocks of 4 x 4 packed rows)}}
-// expected-remark@below {{plan: K split 16 ways: 16 of the 16 warps x cluster 1; CTA tiles of 32 columns (128 CTAs, 2048 warps for ~132 SMs)}}
-// expected-remark@below {{plan: activations staged in shared memory: 1 rows x 4096 values of K per CTA (10240 bytes with the partial sums)}}
+// expected-remark@below {{plan: unroll = 8: 2 x 128 bytes of packed weight in flight per thread (double-buffered blocks of 8 x 4 packed rows)}}
+// expected-remark@below {{plan: K split 8 ways: 8 of the 8 warps x cluster 1; CTA tiles of 32 columns (128 CTAs, 1024 warps for ~132 SMs)}}
+// expected-remark@below {{plan: activations staged in shared memory: 1 rows x 4096 values of K per CTA (9216 bytes with the partial sums)}}
 func.func @gemv_small_n(%x: tensor<1x4096xf16>, %q: tensor<4096x4096xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, %s: tensor<32x4096xf16>) -> tensor<1x4096xf16> {
 // COLS-LABEL: func.func @gemv_small_n
-// COLS-SAME: tier.layout = #tier.ksplit_layout<rows = 1, cols = 1, warps = 16, cluster = 1, unroll = 4, mma = true>
+// COLS-SAME: tier.layout = #tier.ksplit_layout<rows = 1, cols = 1, warps = 8, cluster = 1, unroll = 8, mma = true>
   %o = rk.gemv %x, %q, %s : (tensor<1x4096xf16>, tensor<4096x4096xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, tensor<32x4096xf16>) -> tensor<1x4096xf16>
   return %o : tensor<1x4096xf16>
 }
@@ -1208,17 +1209,17 @@ func.func @gemv_mma_m4_f16(%x: tensor<4x4096xf16>, %q: tensor<4096x14336xi4, #rk
   return %o : tensor<4x14336xf16>
 }
 
-// M = 4, N = 128256: 4008 groups want no K split, but CTAs that each
-// stream all of K would leave a fraction of a wave at the end; a cluster of
-// 2 halves them.
+// M = 4, N = 128256: 4008 groups want no K split; with 16 or more groups
+// per SM, no cluster either: CTAs of 16 column groups, one per SM, in 1.90
+// waves (108.6 -> 99.4 us against clusters of 2 of 8 warps).
 // expected-remark@below {{plan: mma: int4 x 16-bit products on tensor cores (m16n8k16, f32 accumulation); a lane loads 16 bytes = 4 columns of one packed row per group of 32, a warp 1 x 32 columns; M <= 8: the weights are the A operand (16 columns per product, the rows of M in its 8 columns)}}
+// expected-remark@below {{plan: N wide (4008 groups of 32 columns, 30 per SM): no K split, CTAs of 16 column groups}}
 // expected-remark@below {{plan: unroll = 4: 2 x 64 bytes of packed weight in flight per thread (double-buffered blocks of 4 x 4 packed rows)}}
-// expected-remark@below {{plan: K split 2 ways: 1 of the 8 warps x cluster 2; CTA tiles of 256 columns (1002 CTAs, 8016 warps for ~132 SMs)}}
-// expected-remark@below {{plan: activations staged in shared memory: 4 rows x 2048 values of K per CTA (24576 bytes with the partial sums)}}
-// expected-remark@below {{plan: partials combined across the cluster of 2 through distributed shared memory}}
+// expected-remark@below {{plan: K split 1 ways: 1 of the 16 warps x cluster 1; CTA tiles of 512 columns (251 CTAs, 4016 warps for ~132 SMs)}}
+// expected-remark@below {{plan: activations staged in shared memory: 4 rows x 4096 values of K per CTA (40960 bytes with the partial sums)}}
 func.func @gemv_mma_m4_wide(%x: tensor<4x4096xf16>, %q: tensor<4096x128256xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, %s: tensor<32x128256xf16>) -> tensor<4x128256xf16> {
 // COLS-LABEL: func.func @gemv_mma_m4_wide
-// COLS-SAME: tier.layout = #tier.ksplit_layout<rows = 4, cols = 1, warps = 8, cluster = 2, unroll = 4, mma = true, kwarps = 1>
+// COLS-SAME: tier.layout = #tier.ksplit_layout<rows = 4, cols = 1, warps = 16, cluster = 1, unroll = 4, mma = true, kwarps = 1>
   %o = rk.gemv %x, %q, %s : (tensor<4x4096xf16>, tensor<4096x128256xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, tensor<32x128256xf16>) -> tensor<4x128256xf16>
   return %o : tensor<4x128256xf16>
 }
@@ -1237,6 +1238,19 @@ func.func @gemv_m16_cluster2_wide_cta(%x: tensor<16x11008xf16>, %q: tensor<11008
 // COLS-SAME: tier.layout = #tier.ksplit_layout<rows = 16, cols = 1, warps = 16, cluster = 2, unroll = 4, mma = true, kwarps = 8>
   %o = rk.gemv %x, %q, %s : (tensor<16x11008xf16>, tensor<11008x4096xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, tensor<86x4096xf16>) -> tensor<16x4096xf16>
   return %o : tensor<16x4096xf16>
+}
+// N = 151936: 16 column groups a CTA would take 2.25 waves of one CTA per
+// SM, so the clusters of 2 of 8 warps stay (the wide plan lost 12 %).
+// expected-remark@below {{plan: mma: int4 x 16-bit products on tensor cores (m16n8k16, f32 accumulation); a lane loads 16 bytes = 4 columns of one packed row per group of 32, a warp 1 x 32 columns; M <= 8: the weights are the A operand (16 columns per product, the rows of M in its 8 columns)}}
+// expected-remark@below {{plan: unroll = 4: 2 x 64 bytes of packed weight in flight per thread (double-buffered blocks of 4 x 4 packed rows)}}
+// expected-remark@below {{plan: K split 2 ways: 1 of the 8 warps x cluster 2; CTA tiles of 256 columns (1188 CTAs, 9504 warps for ~132 SMs)}}
+// expected-remark@below {{plan: activations staged in shared memory: 4 rows x 2048 values of K per CTA (24576 bytes with the partial sums)}}
+// expected-remark@below {{plan: partials combined across the cluster of 2 through distributed shared memory}}
+func.func @gemv_mma_m4_wide_tail(%x: tensor<4x4096xf16>, %q: tensor<4096x151936xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, %s: tensor<32x151936xf16>) -> tensor<4x151936xf16> {
+// COLS-LABEL: func.func @gemv_mma_m4_wide_tail
+// COLS-SAME: tier.layout = #tier.ksplit_layout<rows = 4, cols = 1, warps = 8, cluster = 2, unroll = 4, mma = true, kwarps = 1>
+  %o = rk.gemv %x, %q, %s : (tensor<4x4096xf16>, tensor<4096x151936xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, tensor<32x151936xf16>) -> tensor<4x151936xf16>
+  return %o : tensor<4x151936xf16>
 }
 // int8 at M = 1 with 448 groups of 32 columns (at most 4 per SM): tensor
 // cores, as int4 (k4 words; session 18: 21.8 vs 23.0 us on CUDA cores).
