@@ -285,7 +285,7 @@ static void planMmaSplit(KSplitPlan &pl, const KSplitProblem &p, const Target &t
   // CTAs for the SMs; no combine inside a CTA) with long blocks (unroll 8),
   // measured best at M = 16, K = 14336 (26.4 us against 32.8 with 8 warps
   // and unroll 4).
-  bool clusterOnly = kwarps == 1 && pl.cluster >= 8; // (not const: see below)
+  bool clusterOnly = kwarps == 1 && pl.cluster >= 8;
   if (clusterOnly)
     pl.warps = 4;
   if (ovr.threads > 0)
