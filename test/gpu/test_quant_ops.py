@@ -344,6 +344,44 @@ def test_gemv(case, gen):
     check_gemv(rkc.gemv(x, qt, bias=b), R.gemv(x, W, b), case.dtype, "second call")
 
 
+# The heuristic plans of the planner's regimes, at shapes no other test
+# uses (odd M and N): K = 4096 with N about the SMs' 32-column groups (8
+# warps of 16 blocks), M > 8 with long K and few groups (one CTA of 16
+# warps per SM, with aliased partial sums at 14336), very wide N (no K
+# split when the last wave is full: 128000; not: 100000), int8 from M = 1
+# on tensor cores and bf16 int8 on CUDA cores, a group of 96.
+# (bits, sym, G, K, N, M, activation dtype)
+PLAN_REGIMES = [
+    (4, True, 128, 4096, 4100, 1, "f16"),
+    (4, False, 64, 4096, 3968, 4, "bf16"),
+    (4, True, 128, 4096, 4096, 8, "f16"),
+    (4, True, 128, 8192, 4000, 7, "f16"),
+    (4, True, 128, 12288, 3584, 16, "f16"),
+    (8, True, 128, 14336, 4104, 13, "f16"),
+    (4, False, 32, 6144, 2056, 10, "bf16"),
+    (4, False, 128, 14336, 2048, 12, "f16"),
+    (4, True, 96, 9216, 4096, 16, "bf16"),
+    (4, True, 0, 4096, 128000, 3, "f16"),
+    (8, True, 64, 4096, 128000, 9, "f16"),
+    (8, True, 32, 2048, 100000, 2, "f16"),
+    (8, True, 128, 4096, 6144, 5, "f16"),
+    (8, True, 0, 5120, 13824, 1, "f16"),
+    (8, True, 128, 3072, 8200, 1, "bf16"),
+    (8, True, 128, 16384, 1000, 16, "f16"),
+]
+
+
+@pytest.mark.parametrize("bits,sym,G,K,N,M,dt", PLAN_REGIMES,
+                         ids=["w%d%s-g%d-%dx%d-m%d-%s" % (c[0], "" if c[1] else "asym", c[2],
+                                                          c[3], c[4], c[5], c[6])
+                              for c in PLAN_REGIMES])
+def test_gemv_plan_regimes(bits, sym, G, K, N, M, dt, gen):
+    qt, W = quantized(K, N, bits, sym, G, "f16", gen)
+    x = randn((M, K), dt, gen)
+    out = lowered(lambda: rkc.gemv(x, qt))
+    check_gemv(out, R.gemv(x, W), dt)
+
+
 @pytest.mark.parametrize("bits,sym", FMTS, ids=[fmt_name(b, s) for b, s in FMTS])
 def test_gemv_layouts(bits, sym, gen):
     """1-D, N-D, strided and misaligned activations; a float32 bias; rkc.linear."""
