@@ -66,6 +66,10 @@ def Rk_QuantAttr : AttrDef<Rk_Dialect, "Quant"> {
     `,` `packing` `=` $packing `>`
   }];
   let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// Values per 32-bit word along `axis`: 8 (k8), 4 (k4), else 1.
+    int64_t valuesPerWord() const;
+  }];
 }
 
 #endif // RK_ATTRS_TD

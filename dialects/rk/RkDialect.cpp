@@ -109,6 +109,17 @@ LogicalResult RkDialect::verifyRegionArgAttribute(Operation *op,
   return success();
 }
 
+int64_t QuantAttr::valuesPerWord() const {
+  switch (getPacking()) {
+  case QuantPacking::k8:
+    return 8;
+  case QuantPacking::k4:
+    return 4;
+  default:
+    return 1;
+  }
+}
+
 LogicalResult QuantAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                 unsigned bits, int64_t groupSize, unsigned axis,
                                 Type scaleType, bool symmetric,

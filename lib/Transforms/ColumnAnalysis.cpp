@@ -81,7 +81,7 @@ static FailureOr<rk::QuantAttr> quantOf(Operation *op, Value q) {
     return op->emitError("8-bit quantization is symmetric only (asymmetric "
                          "zero points are supported for 4 bits)");
   int64_t k = t.getDimSize(0);
-  int64_t kpr = quant.getBits() == 4 ? 8 : 4; // values of K per 32-bit word
+  int64_t kpr = quant.valuesPerWord();
   const char *packing = quant.getBits() == 4 ? "k8-packed 4-bit" : "k4-packed 8-bit";
   if (k % kpr != 0)
     return op->emitError() << "K = " << k << " must be a multiple of " << kpr << " for "

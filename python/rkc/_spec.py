@@ -201,6 +201,10 @@ def parse_signature(text):
 # dequantize_int4.mlir (docs/quantization.md describes the formats).
 
 QUANT_OPS = ("quantize", "dequantize", "gemv")
+# The packing of quantized weights (axis 0) and its values of K per 32-bit
+# word: int4 k8, int8 k4 (per-token int8 is not packed).
+WEIGHT_PACKING = {4: "k8", 8: "k4"}
+K_PER_WORD = {4: 8, 8: 4}
 QUANT_SCALES = ("f16", "bf16", "f32")
 
 
@@ -213,7 +217,7 @@ def quant_attr(bits, group_size, axis=0, scale="f16", symmetric=True):
         raise ValueError("bits must be 4 or 8, got %r" % (bits,))
     if scale not in QUANT_SCALES:
         raise ValueError("the scale type must be one of %s, got %r" % (", ".join(QUANT_SCALES), scale))
-    packing = "k8" if bits == 4 else ("k4" if int(axis) == 0 else "none")
+    packing = WEIGHT_PACKING[bits] if bits == 4 or int(axis) == 0 else "none"
     return ("#rk.quant<bits = %d, group_size = %d, axis = %d, scale = %s, symmetric = %s, "
             "packing = %s>" % (bits, int(group_size), int(axis), scale,
                                "true" if symmetric else "false", packing))

@@ -208,14 +208,9 @@ def _shape_str(s):
     return "(%s)" % ", ".join(str(int(d)) for d in s) if len(s) != 1 else "(%d,)" % s[0]
 
 
-# K values per 32-bit word of the weight formats (axis 0): int4 k8, int8 k4.
-_K_PER_WORD = {4: 8, 8: 4}
-_PACKING = {4: "k8", 8: "k4"}
-
-
 def _check_weight_k(op, bits, K, what=""):
     """K of quantized weights must fill whole 32-bit words."""
-    kw = _K_PER_WORD[bits]
+    kw = _spec.K_PER_WORD[bits]
     if K % kw:
         raise ValueError("rkc.%s: int%d packs %d values of K per 32-bit word: K = %d%s is not a "
                          "multiple of %d" % (op, bits, kw, K, what, kw))
@@ -297,7 +292,7 @@ class QuantizedTensor(object):
             group_size = _group(op, bits, group_size, K, "K")
             ng = 1 if group_size == 0 else K // group_size
             sshape = (ng, N)
-            pshape, pdtype = (K // _K_PER_WORD[bits], N), torch.int32
+            pshape, pdtype = (K // _spec.K_PER_WORD[bits], N), torch.int32
         else:
             if bits != 8 or not symmetric:
                 raise ValueError("rkc.%s: per-token quantization (axis=-1) is int8 symmetric only"
@@ -379,7 +374,7 @@ class QuantizedTensor(object):
     def __repr__(self):
         return ("QuantizedTensor(int%d%s, shape=%s, axis=%d, group_size=%d, %s, scales=%s, "
                 "device=%s)" % (self._bits,
-                                " " + _PACKING[self._bits] if self._axis == 0 else "", self._shape,
+                                " " + _spec.WEIGHT_PACKING[self._bits] if self._axis == 0 else "", self._shape,
                                 self.axis, self._group_size,
                                 "symmetric" if self.symmetric else "asymmetric",
                                 str(self._scales.dtype).replace("torch.", ""), self.device))
@@ -465,7 +460,7 @@ def quantize(w, bits=4, group_size=128, symmetric=True, scale_dtype=None, axis=0
         rows, cols = K, N
         ng = 1 if G == 0 else K // G
         sshape = (ng, N)
-        pshape, pdtype = (K // _K_PER_WORD[bits], N), torch.int32
+        pshape, pdtype = (K // _spec.K_PER_WORD[bits], N), torch.int32
     else:
         if bits != 8 or not symmetric:
             raise ValueError("rkc.quantize: per-token quantization (axis=-1) is int8 symmetric "

@@ -40,25 +40,7 @@ template <> struct WeightLoad<4> {
   }
 };
 
-template <> struct WeightLoad<2> {
-  enum : int { WORDS = 1 };
-  RKC_DEVICE static void load(const void *p, u32 (&w)[1]) {
-    unsigned short h;
-    asm("ld.global.nc.L1::no_allocate.u16 %0, [%1];" : "=h"(h) : "l"(p));
-    w[0] = h;
-  }
-};
-template <> struct WeightLoad<1> {
-  enum : int { WORDS = 1 };
-  RKC_DEVICE static void load(const void *p, u32 (&w)[1]) {
-    unsigned short h;
-    asm("ld.global.nc.L1::no_allocate.u8 %0, [%1];" : "=h"(h) : "l"(p));
-    w[0] = h & 0xFFu;
-  }
-};
-
-
-/// Stores COLS k8 words (one access for 1, 2 or 4 words; `p` aligned).
+/// Stores COLS k8 / k4 words (one access for 1, 2 or 4 words; `p` aligned).
 template <int COLS>
 RKC_DEVICE void store_words(u32 *p, const u32 (&w)[COLS]) {
   if constexpr (COLS == 4) {
@@ -126,21 +108,15 @@ RKC_DEVICE float quant_round(float x, float lo, float hi) {
   return fminf(fmaxf(rintf(x), lo), hi);
 }
 
-/// Packs 8 integers in [-8, 15] (k order) into a k8 word.
-RKC_DEVICE u32 pack_u4x8(const float (&q)[8]) {
+/// Packs 32 / BITS integers (k order) into a word, value i in bits
+/// [BITS i, BITS (i + 1)): a k8 word of values in [-8, 15] (BITS 4) or a k4
+/// word of values in [-128, 127] (BITS 8).
+template <int BITS> RKC_DEVICE u32 pack_word(const float (&q)[32 / BITS]) {
+  constexpr u32 MASK = (1u << BITS) - 1u;
   u32 w = 0;
 #pragma unroll
-  for (int i = 0; i < 8; ++i)
-    w |= (static_cast<u32>(static_cast<int>(q[i])) & 0xFu) << (4 * i);
-  return w;
-}
-
-/// Four integers in [-128, 127] as a k4 word (q[i] in byte i).
-RKC_DEVICE u32 pack_s8x4(const float (&q)[4]) {
-  u32 w = 0;
-#pragma unroll
-  for (int i = 0; i < 4; ++i)
-    w |= (static_cast<u32>(static_cast<int>(q[i])) & 0xFFu) << (8 * i);
+  for (int i = 0; i < 32 / BITS; ++i)
+    w |= (static_cast<u32>(static_cast<int>(q[i])) & MASK) << (BITS * i);
   return w;
 }
 

@@ -547,7 +547,7 @@ module {
 // CHECK: hi[c] = fmaxf(hi[c], fabsf(x[c]));
 // CHECK: sc[c] = rkc::to_f32(rkc::from_f32<rkc::f16>(hi[c] * 0.142857149f));
 // CHECK: rkc::quant_round(rintf(x[c] / sc[c]) + zp[c], -7.0f, 7.0f)
-// CHECK: words[c] = rkc::pack_u4x8(q[c]);
+// CHECK: words[c] = rkc::pack_word<4>(q[c]);
 // CHECK: rkc::store_words<COLS>(
 module {
   func.func @quantize(%arg0: tensor<4096x4096xf16>, %arg1: tensor<4096x4096xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>> {rk.name = "out0", tier.output}, %arg2: tensor<32x4096xf16> {rk.name = "out1", tier.output}) attributes {tier.arch = "sm_90a", tier.layout = #tier.ksplit_layout<rows = 1, cols = 4, warps = 4, cluster = 1, unroll = 1>} {

@@ -1470,6 +1470,11 @@ LogicalResult KernelEmitter::emitKSplit(rkc::KernelInfo &info, tier::KSplitLayou
     ka.elemBytes = std::max<int>(1, t.getElementTypeBitWidth() / 8);
     std::string st;
     if (auto quant = quantOf(a)) {
+      if (quant.valuesPerWord() * quant.getBits() != 32)
+        return func.emitError() << "column kernels read " << quant.getBits()
+                                << "-bit values packed in 32-bit words along K (packing = "
+                                << (quant.getBits() == 4 ? "k8" : "k4") << "), got packing = "
+                                << rk::stringifyQuantPacking(quant.getPacking());
       st = "rkc::u32"; // k8 / k4 words
       ka.alignBytes = (int)(pl.mma ? 16 : pl.cols * prob.wordBytes());
       ka.contiguous = true;
@@ -1659,7 +1664,7 @@ LogicalResult KernelEmitter::emitKDot(tier::KDotOp op, tier::KSplitLayoutAttr ks
   unsigned zi = zeros ? cast<BlockArgument>(op.getZeros()).getArgNumber() : 0;
   int64_t k = op.getAct().getType().getDimSize(1);
   int64_t group = quant.getGroupSize() == k ? 0 : quant.getGroupSize();
-  int64_t kpr = int4 ? 8 : 4; // k8 / k4 words
+  int64_t kpr = quant.valuesPerWord();
   if (k % kpr != 0)
     return op.emitOpError() << "int" << quant.getBits() << " weights need K a multiple of "
                             << kpr << ", got " << k;
@@ -1871,7 +1876,7 @@ LogicalResult KernelEmitter::emitKDotMma(tier::KDotOp op, tier::KSplitLayoutAttr
   if (int8 && bf16)
     return op.emitOpError("int8 weights on tensor cores need f16 activations "
                           "(int8 + 128 is not exact in bf16)");
-  int64_t kpr = int8 ? 4 : 8;
+  int64_t kpr = quant.valuesPerWord();
   int64_t rb = 4;
   int64_t gr = (group ? group : k) / kpr;
   int64_t u = ks.getUnroll();
@@ -2224,9 +2229,9 @@ LogicalResult KernelEmitter::emitQuantizeTile(tier::QuantizeTileOp op,
                "      rkc::load_vec<{0}, COLS>(a{1} + (k0 + kw * KPR + i) * s{1} + n0, x);\n"
                "      #pragma unroll\n      for (int c = 0; c < COLS; ++c) q[c][i] = {2};\n"
                "    }\n    rkc::u32 words[COLS];\n"
-               "    #pragma unroll\n    for (int c = 0; c < COLS; ++c) words[c] = rkc::{4}(q[c]);\n"
+               "    #pragma unroll\n    for (int c = 0; c < COLS; ++c) words[c] = rkc::pack_word<{4}>(q[c]);\n"
                "    rkc::store_words<COLS>(a{3} + (k0 / KPR + kw) * N + n0, words);\n  }\n",
-               *inTy, xi, qexpr, qi, int4 ? "pack_u4x8" : "pack_s8x4");
+               *inTy, xi, qexpr, qi, quant.getBits());
   return success();
 }
 

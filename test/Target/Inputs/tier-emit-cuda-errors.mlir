@@ -68,6 +68,19 @@ func.func @kdot_int4_k_not_8(%x: tensor<1x12xf16>, %q: tensor<12x64xi4, #rk.quan
 
 // -----
 
+// Hand-written tier IR: int8 weights one value per byte (column kernels
+// read k4 words).
+// expected-error@below {{column kernels read 8-bit values packed in 32-bit words along K (packing = k4), got packing = none}}
+func.func @kdot_int8_unpacked(%x: tensor<1x256xf16>, %q: tensor<256x64xi8, #rk.quant<bits = 8, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = none>>, %s: tensor<2x64xf16>, %o: tensor<1x64xf16> {rk.name = "out0", tier.output})
+    attributes {tier.arch = "sm_90a", tier.layout = #tier.ksplit_layout<rows = 1, cols = 1, warps = 1, cluster = 1, unroll = 1>} {
+  %0 = tier.kdot %x, %q, %s : tensor<1x256xf16>, tensor<256x64xi8, #rk.quant<bits = 8, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = none>>, tensor<2x64xf16> -> <1 x f32>
+  %1 = tier.ksplit_reduce %0 : <1 x f32> -> <1 x f32>
+  tier.store_tile %1, %o : <1 x f32>, tensor<1x64xf16>
+  return
+}
+
+// -----
+
 // int8 on tensor cores with bf16 activations (the planner never picks it).
 func.func @kdot_int8_mma_bf16(%x: tensor<4x256xbf16>, %q: tensor<256x64xi8, #rk.quant<bits = 8, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k4>>, %s: tensor<2x64xf16>, %o: tensor<4x64xbf16> {rk.name = "out0", tier.output})
     attributes {tier.arch = "sm_90a", tier.layout = #tier.ksplit_layout<rows = 4, cols = 1, warps = 4, cluster = 1, unroll = 2, mma = true>} {
