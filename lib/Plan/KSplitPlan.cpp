@@ -79,6 +79,10 @@ KSplitShape shapeOf(const KSplitPlan &pl, const KSplitProblem &p) {
     int64_t partials = pl.warps * p.rows * pl.cols * 32 * 4 +
                        (pl.cluster > 1 ? pl.cluster * s.outValues * pl.threads() * 4 : 0);
     s.aliased = pl.mma && staged + partials > kSharedAliasAbove;
+    // Chunked staging needs a named barrier (ids 1-15) per K part shared
+    // by several warps.
+    if (pl.mma && staged > kStageChunksAbove && (pl.kWarps() < 16 || pl.colWarps() == 1))
+      s.stageChunks = kStageChunks;
     s.smemBytes = s.aliased ? std::max(staged, partials) : staged + partials;
     break;
   }
@@ -188,6 +192,10 @@ static void noteStaging(const KSplitPlan &pl, const KSplitProblem &p, const KSpl
                p.rows, s.ctaRows * p.kPerRow(), s.smemBytes,
                s.aliased ? "reused by the partial sums once the products are done"
                          : "with the partial sums"));
+  if (s.stageChunks > 1)
+    note(formatv("activations staged in {0} parts of each warp's K range, two in "
+                 "flight, while the products run (over {1} bytes)",
+                 s.stageChunks, kStageChunksAbove));
   if (pl.cluster > 1)
     note(formatv("partials combined across the cluster of {0} through "
                  "distributed shared memory",

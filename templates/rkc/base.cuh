@@ -97,6 +97,22 @@ RKC_DEVICE float div_approx(float a, float b) { return __fdividef(a, b); }
 
 
 // ---------------------------------------------------------------------------
+// Barriers of part of a CTA.
+// ---------------------------------------------------------------------------
+
+/// Barrier `id` (1-15; 0 is __syncthreads') of THREADS threads of the CTA,
+/// whole warps, that all call it with the same id: they wait for each
+/// other, and shared-memory writes before it are visible to all of them
+/// after it. THREADS = 32: the calling warp alone (__syncwarp).
+template <int THREADS> RKC_DEVICE void named_barrier(int id) {
+  static_assert(THREADS % 32 == 0 && THREADS > 0, "rkc::named_barrier: whole warps");
+  if constexpr (THREADS == 32)
+    __syncwarp();
+  else
+    asm volatile("bar.sync %0, %1;" ::"r"(id), "n"(THREADS) : "memory");
+}
+
+// ---------------------------------------------------------------------------
 // Programmatic dependent launch (sm_90+).
 // ---------------------------------------------------------------------------
 

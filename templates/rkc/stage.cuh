@@ -97,4 +97,21 @@ RKC_DEVICE void load_frag_staged(const T *smem, int t, PackedFrag<T, VPT> &frag)
                    *reinterpret_cast<u32(*)[A::WORDS]>(frag.w + c * W / 2));
 }
 
+/// Starts copying 16-byte units [u0, u1) of ROWS rows into shared memory
+/// with cp.async, thread `t` of `nt` taking units t, t + nt, ...: row m's
+/// unit j from src + m * stride + 8 j (T 16-bit) to dst + m * ROW_WORDS +
+/// 4 j (32-bit words). One address computation per unit, the rows
+/// unrolled: no division per copy. Call cp_async_commit() and a wait (and a
+/// barrier of the threads that read them) before reading.
+template <int ROWS, int ROW_WORDS, class T>
+RKC_DEVICE void stage_rows_async(u32 *dst, const T *src, long long stride, int u0, int u1, int t,
+                                 int nt) {
+  static_assert(sizeof(T) == 2, "rkc::stage_rows_async: 16-bit values, 8 per unit");
+  for (int j = u0 + t; j < u1; j += nt) {
+#pragma unroll
+    for (int m = 0; m < ROWS; ++m)
+      cp_async_16(dst + m * ROW_WORDS + 4 * j, src + m * stride + 8 * j);
+  }
+}
+
 } // namespace rkc

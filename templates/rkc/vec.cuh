@@ -687,6 +687,13 @@ RKC_DEVICE void cp_async_wait_all() {
   asm volatile("cp.async.wait_group 0;" ::: "memory");
 }
 
+/// Waits until at most PENDING of this thread's committed cp.async groups
+/// are still in flight (the older ones have landed).
+template <int PENDING> RKC_DEVICE void cp_async_wait() {
+  static_assert(PENDING >= 0 && PENDING <= 7, "rkc::cp_async_wait: 0..7 groups");
+  asm volatile("cp.async.wait_group %0;" ::"n"(PENDING) : "memory");
+}
+
 /// Loads W elements from shared memory with one `ld.shared` access (16 bytes:
 /// ld.shared.v4.u32) and widens them. `smem_p` is W-aligned shared memory.
 template <class T, int W>

@@ -409,9 +409,12 @@ module {
 // CHECK-NEXT: rkc::PackedCols<rkc::f16, 8> sc[NGI][COLS];
 // CHECK: rkc::WeightLoad<16>::load(a1 + (long long)(kw_begin + RB * s + t) * N + nb + JS * j, blk.w[u][j]);
 // CHECK: rkc::grid_dependency_wait();
-// CHECK: rkc::cp_async_16(dst, a0 + (long long)m * s0 + kk);
-// CHECK: rkc::cp_async_wait_all();
+// CHECK: rkc::stage_rows_async<MR, SPAN / 2>(act_s, a0 + kw_begin * KPR, s0, 0,
+// CHECK-NEXT: (kw_end - kw_begin) * KPR / 8, tid, THREADS);
+// CHECK-NEXT: rkc::cp_async_commit();
+// CHECK-NEXT: rkc::cp_async_wait_all();
 // CHECK-NEXT: __syncthreads();
+// CHECK-NOT: stage_part
 // CHECK: a0 = rkc::pair_k8(
 // CHECK: for (int j = 0; j < COLS; ++j)
 // CHECK: rkc::u4x8_to_pairs<false, true>(blk.w[u][j][c], off2, h);
@@ -494,10 +497,36 @@ module {
 // together, so the partial sums and the cluster's receive buffer reuse
 // the activations' memory: no cluster arrive at the start (the barrier
 // comes after every CTA's products, in ksplit_reduce_mma<..., true>).
+// The 224 KiB are staged in 4 parts of each K-split warp's range, copied
+// by the two warps that share the range two parts ahead of their products;
+// before a part's first block they wait for its copies and meet at their
+// own barrier (1 + kwarp), and every copy has landed before the partial
+// sums overwrite the activations.
 // CHECK-LABEL: // kernel rkc_gemv_mma_aliased: cols=1,warps=16,cluster=2,unroll=4,mma=1,kwarps=8
 // CHECK-NOT: cluster_arrive_relaxed
 // CHECK: float *red_s = reinterpret_cast<float *>(act_s);
 // CHECK-NEXT: float *recv_s = red_s + KWARPS * MR * TILE_COLS;
+// CHECK: constexpr int PARTS = 4;
+// CHECK-NEXT: constexpr int GT = 32 * (WARPS / KWARPS);
+// CHECK-NEXT: const int gtid = (warp / KWARPS) * 32 + lane;
+// CHECK-NEXT: const int pairs = (it_end - it_begin + 1) / 2;
+// CHECK-NEXT: auto part_begin = [&](int c) { return min(it_end, it_begin + 2 * (c * pairs / PARTS)); };
+// CHECK-NEXT: const rkc::f16 *act0 = a0 + kw_begin * KPR;
+// CHECK: rkc::stage_rows_async<MR, SPAN / 2>(act_s, act0, s0, part_begin(c) * U * (RB * KPR / 8),
+// CHECK-NEXT: min(part_begin(c + 1) * U, sets) * (RB * KPR / 8), gtid, GT);
+// CHECK-NEXT: rkc::cp_async_commit();
+// CHECK: stage_part(0);
+// CHECK-NEXT: stage_part(1);
+// CHECK-NOT: __syncthreads
+// CHECK: for (int it = it_begin; it < it_end; it += 2) {
+// CHECK-NEXT: while (part < PARTS && part_begin(part) <= it) {
+// CHECK-NEXT: rkc::cp_async_wait<1>();
+// CHECK-NEXT: rkc::named_barrier<GT>(1 + kwarp);
+// CHECK-NEXT: stage_part(part + 2);
+// CHECK-NEXT: ++part;
+// CHECK-NEXT: }
+// CHECK-NEXT: compute_rows(it, ba);
+// CHECK: rkc::cp_async_wait_all();
 // CHECK: rkc::ksplit_reduce_mma<MR, COLS, WARPS, KWARPS, C, V, false, true>(
 module {
   func.func @gemv_mma_aliased(%arg0: tensor<16x14336xf16>, %arg1: tensor<14336x4096xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, %arg2: tensor<112x4096xf16>, %arg3: tensor<16x4096xf16> {rk.name = "out0", tier.output}) attributes {tier.arch = "sm_90a", tier.layout = #tier.ksplit_layout<rows = 16, cols = 1, warps = 16, cluster = 2, unroll = 4, mma = true, kwarps = 8>} {

@@ -498,6 +498,44 @@ def test_gemv_mma_int8(G, K, N, M, sched, gen):
         check_gemv(rkc.gemv(x, qt), R.gemv(x, W), "f16", "rkc.gemv " + k.plan)
 
 
+# Activations staged in parts of each K-split warp's range while the
+# products run (over 64 KiB staged, KSplitShape::stageChunks): parts shared
+# by 2-4 warps (a named barrier each) or one warp's own (__syncwarp), K
+# ranges whose steps do not divide into the parts, ranges of fewer steps
+# than parts (empty parts), weights as A (M <= 8) and as B, int4 and int8,
+# aliased partial sums or not. (bits, sym, G, K, N, M, dtype, schedule)
+STAGED_IN_PARTS = [
+    (4, True, 128, 4224, 1004, 16, "f16", "vector=1,threads=512,cluster=1,unroll=1,mma=1,kwarps=8"),
+    (4, False, 64, 8320, 2052, 12, "bf16", "vector=1,threads=256,cluster=1,unroll=4,mma=1"),
+    (4, True, 128, 2304, 1028, 16, "f16", "vector=1,threads=512,cluster=1,unroll=2,mma=1,kwarps=16"),
+    (4, True, 128, 14336, 4100, 8, "f16", None),
+    (4, False, 128, 11008, 4096, 16, "bf16", None),
+    (8, True, 128, 8192, 2052, 9, "f16", "vector=1,threads=512,cluster=2,unroll=4,mma=1,kwarps=4"),
+    (8, True, 128, 14336, 4096, 16, "f16", None),
+]
+
+
+@pytest.mark.parametrize("bits,sym,G,K,N,M,dt,sched", STAGED_IN_PARTS,
+                         ids=["w%d%s-g%d-%dx%d-m%d-%s-%s" % (c[0], "" if c[1] else "asym", c[2], c[3],
+                                                             c[4], c[5], c[6],
+                                                             (c[7] or "heuristic").replace(",", "-")
+                                                             .replace("=", ""))
+                              for c in STAGED_IN_PARTS])
+def test_gemv_staged_in_parts(bits, sym, G, K, N, M, dt, sched, gen):
+    qt, W = quantized(K, N, bits, sym, G, "f16", gen)
+    x = randn((M, K), dt, gen)
+    k = lowered(lambda: quant.kernel("gemv", dt, bits=bits, group_size=G, symmetric=sym,
+                                     scale="f16", M=M, K=K, N=N, schedule=sched))
+    assert "mma=1" in k.plan and "stage_part(" in k.cuda, k.plan
+    out = torch.full((M, N), float("nan"), device=DEV, dtype=DT[dt])
+    ptrs = [x.data_ptr(), qt._packed.data_ptr(), qt._scales.data_ptr()]
+    if not sym:
+        ptrs.append(qt._zeros.data_ptr())
+    k.launch(ptrs + [out.data_ptr()], stream=torch.cuda.current_stream().cuda_stream)
+    torch.cuda.synchronize()
+    check_gemv(out, R.gemv(x, W), dt, k.plan)
+
+
 # int8 k4 with K a multiple of 4 but not of 8 or 16 (a partial block of
 # packed rows), and K = 4: one word per column.
 INT8_ODD_K = [(4, 72, 1), (12, 40, 5), (132, 1000, 1), (4100, 264, 16)]

@@ -90,10 +90,20 @@ struct KSplitShape {
   /// buffer) reuse the activations' shared memory once every warp of the
   /// cluster is done with them (one more barrier; rkc::ksplit_reduce_mma).
   bool aliased = false;
+  /// Tensor-core GEMV: the parts of each K-split warp's range its column
+  /// warps stage in turn (cp.async groups, two in flight, a barrier of the
+  /// warps that share the range before each part): 1 stages the CTA's
+  /// range at once before the first product. Above kStageChunksAbove bytes
+  /// of activations, kStageChunks (docs/planner.md, column rule 5).
+  int64_t stageChunks = 1;
 };
 /// The most shared memory a CTA can have on any supported GPU (227 KiB,
 /// sm_90): plans needing more alias their partial sums (KSplitShape).
 constexpr int64_t kSharedAliasAbove = 227 * 1024;
+/// Staged activations above which a tensor-core GEMV stages them in
+/// kStageChunks parts (KSplitShape::stageChunks).
+constexpr int64_t kStageChunksAbove = 64 * 1024;
+constexpr int64_t kStageChunks = 4;
 KSplitShape shapeOf(const KSplitPlan &plan, const KSplitProblem &p);
 
 /// The reason `plan` is invalid for `p` on `t`, or an empty string.

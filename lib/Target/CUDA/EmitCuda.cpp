@@ -1360,8 +1360,9 @@ static constexpr const char *kKSplitPrefetch =
     "  if (it_begin + 1 < it_end) load_rows(it_begin + 1, bb);\n"
     "  // PDL: the weights above may be read while the previous kernel runs;\n"
     "  // the activations, bias and output only after it (docs/runtime.md).\n";
-static constexpr const char *kKSplitBlockLoop =
-    "  for (int it = it_begin; it < it_end; it += 2) {\n"
+static constexpr const char *kKSplitLoopHead =
+    "  for (int it = it_begin; it < it_end; it += 2) {\n";
+static constexpr const char *kKSplitLoopBody =
     "    compute_rows(it, ba);\n"
     "    if (it + 2 < it_end) load_rows(it + 2, ba);\n"
     "    if (it + 1 < it_end) {\n"
@@ -1838,7 +1839,7 @@ LogicalResult KernelEmitter::emitKDot(tier::KDotOp op, tier::KSplitLayoutAttr ks
   if (int4)
     b << "        #pragma unroll\n        for (int m = 0; m < MR; ++m) asum[m] = 0.0f;\n";
   b << "      }\n      }\n    }\n  };\n";
-  b << kKSplitBlockLoop;
+  b << kKSplitLoopHead << kKSplitLoopBody;
   return success();
 }
 
@@ -1972,18 +1973,33 @@ LogicalResult KernelEmitter::emitKDotMma(tier::KDotOp op, tier::KSplitLayoutAttr
   }
   b << "  };\n";
   b << kKSplitPrefetch << kDependencyWait;
-  // Stage the activations of the CTA's K range with cp.async (every copy
-  // in flight at once; a loop of loads and stores waits for each), in k
-  // order: for int4 pair_k8 reorders them as the fragments are read, int8
-  // takes its pairs in order.
-  b << formatv("  for (int i = tid; i < MR * (SPAN / 8); i += THREADS) {{\n"
-               "    const int m = i / (SPAN / 8), j = i % (SPAN / 8);\n"
-               "    const int kk = kw_begin * KPR + j * 8;\n"
-               "    rkc::u32 *dst = act_s + m * (SPAN / 2) + j * 4;\n"
-               "    if (kk < kw_end * KPR) rkc::cp_async_16(dst, a{0} + (long long)m * s{0} + kk);\n"
-               "    else *reinterpret_cast<uint4 *>(dst) = make_uint4(0u, 0u, 0u, 0u);\n"
-               "  }\n  rkc::cp_async_commit();\n  rkc::cp_async_wait_all();\n  __syncthreads();\n",
-               ai);
+  // Stage the activations of the CTA's K range with cp.async in k order
+  // (for int4 pair_k8 reorders them as the fragments are read, int8 takes
+  // its pairs in order): 16-byte units of all MR rows per address. At
+  // once before the first product, or (shape.stageChunks) in parts of each
+  // K-split warp's range that its column warps copy two ahead of the
+  // products (rkc::named_barrier per part).
+  if (shape.stageChunks > 1) {
+    b << formatv("  constexpr int PARTS = {0}; // parts of each K-split warp's range, staged in turn\n"
+                 "  constexpr int GT = 32 * (WARPS / KWARPS); // threads sharing a K range\n"
+                 "  const int gtid = (warp / KWARPS) * 32 + lane;\n"
+                 "  const int pairs = (it_end - it_begin + 1) / 2; // the loop's steps\n"
+                 "  auto part_begin = [&](int c) {{ return min(it_end, it_begin + 2 * (c * pairs / PARTS)); };\n"
+                 "  const {1} *act0 = a{2} + kw_begin * KPR;\n"
+                 "  auto stage_part = [&](int c) {{\n"
+                 "    if (c < PARTS)\n"
+                 "      rkc::stage_rows_async<MR, SPAN / 2>(act_s, act0, s{2}, part_begin(c) * U * (RB * KPR / 8),\n"
+                 "                                          min(part_begin(c + 1) * U, sets) * (RB * KPR / 8), gtid, GT);\n"
+                 "    rkc::cp_async_commit(); // one group per part, empty or not\n"
+                 "  };\n"
+                 "  stage_part(0);\n  stage_part(1);\n  int part = 0; // the next part to wait for\n",
+                 shape.stageChunks, *actTy, ai);
+  } else {
+    b << formatv("  rkc::stage_rows_async<MR, SPAN / 2>(act_s, a{0} + kw_begin * KPR, s{0}, 0,\n"
+                 "                                      (kw_end - kw_begin) * KPR / 8, tid, THREADS);\n"
+                 "  rkc::cp_async_commit();\n  rkc::cp_async_wait_all();\n  __syncthreads();\n",
+                 ai);
+  }
   // This lane's activations (row g, its pairs of each block) start at
   // act_g: one base for the whole loop instead of an index per block.
   b << (int8 ? "  const rkc::u32 *act_g = act_s + g * (SPAN / 2) + 2 * t; // packed row t of block 0\n"
@@ -2107,7 +2123,21 @@ LogicalResult KernelEmitter::emitKDotMma(tier::KDotOp op, tier::KSplitLayoutAttr
   if (!staticFold)
     b << "        #pragma unroll\n        for (int i = 0; i < 16 * COLS; ++i) cg[i] = 0.0f;\n";
   b << "      }\n      }\n    }\n  };\n";
-  b << kKSplitBlockLoop;
+  if (shape.stageChunks > 1)
+    // Before a part's first block: its copies (and this thread's older
+    // ones) landed, and those of the warps sharing the range are visible;
+    // then the part after the next starts.
+    b << kKSplitLoopHead
+      << "    while (part < PARTS && part_begin(part) <= it) {\n"
+         "      rkc::cp_async_wait<1>();\n"
+         "      rkc::named_barrier<GT>(1 + kwarp);\n"
+         "      stage_part(part + 2);\n"
+         "      ++part;\n"
+         "    }\n"
+      << kKSplitLoopBody
+      << "  rkc::cp_async_wait_all(); // the empty groups of the parts past the range\n";
+  else
+    b << kKSplitLoopHead << kKSplitLoopBody;
   return success();
 }
 
