@@ -120,6 +120,16 @@ template <int BITS> RKC_DEVICE u32 pack_word(const float (&q)[32 / BITS]) {
   return w;
 }
 
+/// Where tile element e (row e / TC, column e % TC; TC a multiple of 32) of
+/// a K part lies in ksplit_reduce_mma's partial sums: the 4-column slots
+/// of each 32 columns XOR-swizzled by the row, so that the 8 lanes of a
+/// quarter warp storing 16 bytes each (rows g, columns 8t)
+/// hit distinct banks; a row's 32 columns keep their 32 banks.
+template <int TC> RKC_DEVICE int swizzled_partial(int e) {
+  static_assert(TC % 32 == 0, "rkc::swizzled_partial: rows of whole 32-column groups");
+  return e ^ (((e / TC) & 7) << 2);
+}
+
 /// Sums the K-split partials of a CTA's warps and, with CLUSTER > 1, of
 /// the CTAs of its cluster. `buf` holds PARTS * TILE floats: part p's
 /// partial of tile element e at buf[p * TILE + e] (written by the caller,
@@ -138,7 +148,11 @@ template <int BITS> RKC_DEVICE u32 pack_word(const float (&q)[32 / BITS]) {
 ///         until they reach this function (aliased activations): a full
 ///         cluster barrier here instead, and no cluster_arrive_relaxed()
 ///         at the kernel's start.
-template <int TILE, int WARPS, int CLUSTER, int V, int PARTS = WARPS, bool ALIAS = false>
+///   SWIZZLE_TC: 0, or the tile's row length (a multiple of 32) when
+///         element e lies at swizzled_partial<SWIZZLE_TC>(e) of its part
+///         (ksplit_reduce_mma's layout).
+template <int TILE, int WARPS, int CLUSTER, int V, int PARTS = WARPS, bool ALIAS = false,
+          int SWIZZLE_TC = 0>
 RKC_DEVICE void ksplit_sum(const float *buf, float *recv, float (&out)[V]) {
   constexpr int THREADS = WARPS * 32;
   const int tid = static_cast<int>(threadIdx.x);
@@ -149,9 +163,10 @@ RKC_DEVICE void ksplit_sum(const float *buf, float *recv, float (&out)[V]) {
       const int e = j * THREADS + tid;
       float s = 0.0f;
       if (e < TILE) {
+        const int x = SWIZZLE_TC ? swizzled_partial<SWIZZLE_TC>(e) : e;
 #pragma unroll
         for (int w = 0; w < PARTS; ++w)
-          s += buf[w * TILE + e];
+          s += buf[w * TILE + x];
       }
       out[j] = s;
     }
@@ -168,9 +183,10 @@ RKC_DEVICE void ksplit_sum(const float *buf, float *recv, float (&out)[V]) {
         const int e = (j * CLUSTER + o) * THREADS + tid;
         float s = 0.0f;
         if (e < TILE) {
+          const int x = SWIZZLE_TC ? swizzled_partial<SWIZZLE_TC>(e) : e;
 #pragma unroll
           for (int w = 0; w < PARTS; ++w)
-            s += buf[w * TILE + e];
+            s += buf[w * TILE + x];
         }
         float *dst = const_cast<float *>(mapa_ptr(recv, static_cast<u32>(o)));
         dst[(rank * V + j) * THREADS + tid] = s;
@@ -212,6 +228,10 @@ RKC_DEVICE void ksplit_reduce(const float (&p)[R], float *buf, float *recv,
 ///    column 4 COLS g + 4 j + 2 q + (i / 2) (the D fragment of a product
 ///    over columns 2q and 2q + 1 of the lane's group j of four, its groups
 ///    contiguous; the rows of M as its 8 columns).
+/// The weights as B store their partial sums swizzled (swizzled_partial),
+/// 16 bytes at a time (measured 18.2 -> 17.4 us at M = 16 14336 x 4096,
+/// session 19); as A they keep plain stores, whose 4-way conflicts the
+/// swizzle did not pay for (M = 4 8192 x 8192 14.5 -> 17.7 us).
 /// ALIAS: `buf` (and `recv`) reuse the staged activations' shared memory
 /// (KSplitShape::aliased): a barrier before the partial sums are written,
 /// and ksplit_sum's cluster barrier after every CTA's products.
@@ -223,23 +243,39 @@ RKC_DEVICE void ksplit_reduce_mma(const float (&p)[16 * COLS], float *buf, float
   constexpr int TILE = MR * TC;
   if constexpr (ALIAS)
     __syncthreads(); // every warp of the CTA is done with the activations
-  constexpr int PER = WA ? 8 : 16; // values per group
   const int tid = static_cast<int>(threadIdx.x);
   const int lane = tid & 31, warp = tid >> 5;
   const int g = lane >> 2, t = lane & 3;
-  float *part = buf + (warp % KWARPS) * TILE + (warp / KWARPS) * 32 * COLS;
+  if constexpr (WA) {
+    float *part = buf + (warp % KWARPS) * TILE + (warp / KWARPS) * 32 * COLS;
 #pragma unroll
-  for (int j = 0; j < COLS; ++j)
+    for (int j = 0; j < COLS; ++j)
 #pragma unroll
-    for (int e = 0; e < PER; ++e) {
-      const int i = e & 3;
-      const int row = WA ? 2 * t + (i & 1) : g + 8 * (i >> 1);
-      const int col = WA ? 4 * COLS * g + 4 * j + 2 * (e >> 2) + (i >> 1)
-                         : 32 * j + 8 * t + 4 * (i & 1) + (e >> 2);
-      if (row < MR)
-        part[row * TC + col] = p[PER * j + e];
-    }
-  ksplit_sum<TILE, WARPS, CLUSTER, V, KWARPS, ALIAS>(buf, recv, out);
+      for (int e = 0; e < 8; ++e) {
+        const int i = e & 3;
+        const int row = 2 * t + (i & 1);
+        const int col = 4 * COLS * g + 4 * j + 2 * (e >> 2) + (i >> 1);
+        if (row < MR)
+          part[row * TC + col] = p[8 * j + e];
+      }
+  } else {
+    // 16 bytes per store: columns 32 j + 8 t + 4 (i % 2) + (0..3) of row
+    // g + 8 (i / 2), values 16 j + 4 c + i, at their swizzled place
+    // (swizzled_partial): one wavefront per quarter warp where plain
+    // 4-byte stores took 8 (the lanes of a t share a bank).
+    float *part = buf + (warp % KWARPS) * TILE;
+    const int c0 = (warp / KWARPS) * 32 * COLS; // the warp's columns in the tile
+#pragma unroll
+    for (int j = 0; j < COLS; ++j)
+#pragma unroll
+      for (int i = 0; i < 4; ++i) {
+        const int row = g + 8 * (i >> 1);
+        if (row < MR)
+          *reinterpret_cast<float4 *>(part + swizzled_partial<TC>(row * TC + c0 + 32 * j + 8 * t + 4 * (i & 1))) =
+              make_float4(p[16 * j + i], p[16 * j + 4 + i], p[16 * j + 8 + i], p[16 * j + 12 + i]);
+      }
+  }
+  ksplit_sum<TILE, WARPS, CLUSTER, V, KWARPS, ALIAS, WA ? 0 : TC>(buf, recv, out);
 }
 
 // ---------------------------------------------------------------------------

@@ -147,12 +147,17 @@ def main():
     # operand (M = 1: 4096 x 4096 and long K; M = 4: odd N, zero points,
     # bias; int8 M = 1; M = 2 over wide N: a cluster of 2; M = 1 with long
     # K ranges per warp: blocks of 8), and with them as
-    # B (M = 16); int8 on CUDA cores (4096 x 14336). Compared with the
-    # float64 reference.
+    # B (M = 16); int8 on CUDA cores (4096 x 14336); activations staged in
+    # parts while the products run (named barriers of 2 warps, aliased
+    # partial sums: M = 16 14336 x 4096; weights as A: M = 8; __syncwarp
+    # parts, 16 warps splitting K: int8 M = 12 12288 x 2048). Compared with
+    # the float64 reference.
     qcases = [(4, 128, True, 1, 4096, 4096, False), (4, 32, False, 4, 1024, 1000, True),
               (8, 128, True, 1, 4096, 14336, False), (4, 0, True, 16, 256, 72, True),
               (4, 128, True, 1, 14336, 1024, False), (8, 128, True, 1, 2048, 4096, True),
-              (4, 64, True, 2, 1024, 34816, False), (4, 128, True, 1, 8192, 8192, False)]
+              (4, 64, True, 2, 1024, 34816, False), (4, 128, True, 1, 8192, 8192, False),
+              (4, 128, True, 16, 14336, 4096, False), (4, 128, True, 8, 14336, 4100, True),
+              (8, 64, True, 12, 12288, 2048, False)]
     for bits, G, sym, Mq, K, N, bias in qcases:
         name = "gemv w%d g%d %s M=%d K=%d N=%d%s" % (bits, G, "sym" if sym else "asym", Mq, K, N,
                                                     " bias" if bias else "")
