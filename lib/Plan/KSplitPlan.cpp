@@ -76,14 +76,22 @@ KSplitShape shapeOf(const KSplitPlan &pl, const KSplitProblem &p) {
     // and for int4 on CUDA cores the sum of each packed row's 8 (fold_u4).
     int64_t staged = p.rows * s.ctaRows * p.kPerRow() * (pl.mma ? 2 : 4) +
                      (p.bits == 4 && !pl.mma ? p.rows * s.ctaRows * 4 : 0);
-    int64_t partials = pl.warps * p.rows * pl.cols * 32 * 4 +
-                       (pl.cluster > 1 ? pl.cluster * s.outValues * pl.threads() * 4 : 0);
-    s.aliased = pl.mma && staged + partials > kSharedAliasAbove;
+    int64_t tiles = pl.warps * p.rows * pl.cols * 32 * 4;
+    int64_t recv = pl.cluster > 1 ? pl.cluster * s.outValues * pl.threads() * 4 : 0;
+    s.aliased = pl.mma && staged + tiles + recv > kSharedAliasAbove;
+    s.smemBytes = s.aliased ? std::max(staged, tiles + recv) : staged + tiles + recv;
+    if (s.aliased && pl.cluster > 1) {
+      int64_t apart = (pl.cluster - 1) * s.outValues * pl.threads() * 4;
+      if (std::max(staged, tiles) + apart <= kSharedAliasAbove) {
+        s.recvApart = true;
+        s.recvOffset = std::max(staged, tiles);
+        s.smemBytes = s.recvOffset + apart;
+      }
+    }
     // Chunked staging needs a named barrier (ids 1-15) per K part shared
     // by several warps.
     if (pl.mma && staged > kStageChunksAbove && (pl.kWarps() < 16 || pl.colWarps() == 1))
       s.stageChunks = kStageChunks;
-    s.smemBytes = s.aliased ? std::max(staged, partials) : staged + partials;
     break;
   }
   case ColumnOp::Dequantize:
@@ -190,7 +198,9 @@ static void noteStaging(const KSplitPlan &pl, const KSplitProblem &p, const KSpl
   note(formatv("activations staged in shared memory: {0} rows x {1} values of "
                "K per CTA ({2} bytes {3})",
                p.rows, s.ctaRows * p.kPerRow(), s.smemBytes,
-               s.aliased ? "reused by the partial sums once the products are done"
+               s.aliased ? (s.recvApart ? "reused by the partial sums once the products are "
+                                          "done, the cluster's receive buffer beside them"
+                                        : "reused by the partial sums once the products are done")
                          : "with the partial sums"));
   if (s.stageChunks > 1)
     note(formatv("activations staged in {0} parts of each warp's K range, two in "

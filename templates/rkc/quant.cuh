@@ -151,8 +151,13 @@ template <int TC> RKC_DEVICE int swizzled_partial(int e) {
 ///   SWIZZLE_TC: 0, or the tile's row length (a multiple of 32) when
 ///         element e lies at swizzled_partial<SWIZZLE_TC>(e) of its part
 ///         (ksplit_reduce_mma's layout).
+///   RECV_APART (CLUSTER > 1): `recv` holds (CLUSTER - 1) * V * THREADS
+///         floats outside the memory `buf` aliases (the slot of source CTA
+///         c is c, or c - 1 past this CTA's rank, which keeps its own sums
+///         in registers), and the kernel calls cluster_arrive_relaxed() at
+///         its start: with ALIAS the CTAs then meet once, after the pushes.
 template <int TILE, int WARPS, int CLUSTER, int V, int PARTS = WARPS, bool ALIAS = false,
-          int SWIZZLE_TC = 0>
+          int SWIZZLE_TC = 0, bool RECV_APART = false>
 RKC_DEVICE void ksplit_sum(const float *buf, float *recv, float (&out)[V]) {
   constexpr int THREADS = WARPS * 32;
   const int tid = static_cast<int>(threadIdx.x);
@@ -172,10 +177,11 @@ RKC_DEVICE void ksplit_sum(const float *buf, float *recv, float (&out)[V]) {
     }
   } else {
     const int rank = static_cast<int>(cluster_ctarank());
-    if constexpr (ALIAS)
+    if constexpr (ALIAS && !RECV_APART)
       cluster_sync(); // every CTA of the cluster is done with its activations
     else
       cluster_wait(); // every CTA of the cluster has started
+    float own[V];
 #pragma unroll
     for (int j = 0; j < V; ++j) {
 #pragma unroll
@@ -188,8 +194,13 @@ RKC_DEVICE void ksplit_sum(const float *buf, float *recv, float (&out)[V]) {
           for (int w = 0; w < PARTS; ++w)
             s += buf[w * TILE + x];
         }
-        float *dst = const_cast<float *>(mapa_ptr(recv, static_cast<u32>(o)));
-        dst[(rank * V + j) * THREADS + tid] = s;
+        if (RECV_APART && o == rank) {
+          own[j] = s;
+        } else {
+          const int slot = RECV_APART ? rank - (rank > o) : rank;
+          float *dst = const_cast<float *>(mapa_ptr(recv, static_cast<u32>(o)));
+          dst[(slot * V + j) * THREADS + tid] = s;
+        }
       }
     }
     cluster_sync(); // release the pushes, acquire the ones into this CTA
@@ -197,8 +208,12 @@ RKC_DEVICE void ksplit_sum(const float *buf, float *recv, float (&out)[V]) {
     for (int j = 0; j < V; ++j) {
       float s = 0.0f;
 #pragma unroll
-      for (int c = 0; c < CLUSTER; ++c)
-        s += recv[(c * V + j) * THREADS + tid];
+      for (int c = 0; c < CLUSTER; ++c) {
+        if (RECV_APART && c == rank)
+          s += own[j];
+        else
+          s += recv[((RECV_APART ? c - (c > rank) : c) * V + j) * THREADS + tid];
+      }
       out[j] = s;
     }
   }
@@ -234,9 +249,10 @@ RKC_DEVICE void ksplit_reduce(const float (&p)[R], float *buf, float *recv,
 /// swizzle did not pay for (M = 4 8192 x 8192 14.5 -> 17.7 us).
 /// ALIAS: `buf` (and `recv`) reuse the staged activations' shared memory
 /// (KSplitShape::aliased): a barrier before the partial sums are written,
-/// and ksplit_sum's cluster barrier after every CTA's products.
+/// and ksplit_sum's cluster barrier after every CTA's products (unless
+/// RECV_APART: KSplitShape::recvApart, see ksplit_sum).
 template <int MR, int COLS, int WARPS, int KWARPS, int CLUSTER, int V, bool WA = false,
-          bool ALIAS = false>
+          bool ALIAS = false, bool RECV_APART = false>
 RKC_DEVICE void ksplit_reduce_mma(const float (&p)[16 * COLS], float *buf, float *recv,
                                   float (&out)[V]) {
   constexpr int TC = 32 * COLS * (WARPS / KWARPS);
@@ -275,7 +291,7 @@ RKC_DEVICE void ksplit_reduce_mma(const float (&p)[16 * COLS], float *buf, float
               make_float4(p[16 * j + i], p[16 * j + 4 + i], p[16 * j + 8 + i], p[16 * j + 12 + i]);
       }
   }
-  ksplit_sum<TILE, WARPS, CLUSTER, V, KWARPS, ALIAS, WA ? 0 : TC>(buf, recv, out);
+  ksplit_sum<TILE, WARPS, CLUSTER, V, KWARPS, ALIAS, WA ? 0 : TC, RECV_APART>(buf, recv, out);
 }
 
 // ---------------------------------------------------------------------------

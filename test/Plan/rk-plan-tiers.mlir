@@ -1158,7 +1158,7 @@ func.func @gemv_w8_m16(%x: tensor<16x14336xbf16>, %q: tensor<14336x4096xi8, #rk.
 // expected-remark@below {{plan: one CTA of 16 warps per SM: 2 column group(s) x 8 warps splitting K in clusters of 2 (128 CTAs; clusters of 4+ are placed unevenly)}}
 // expected-remark@below {{plan: unroll = 4: 2 x 64 bytes of packed weight in flight per thread (double-buffered blocks of 4 x 4 packed rows)}}
 // expected-remark@below {{plan: K split 16 ways: 8 of the 16 warps x cluster 2; CTA tiles of 64 columns (128 CTAs, 2048 warps for ~132 SMs)}}
-// expected-remark@below {{plan: activations staged in shared memory: 16 rows x 7168 values of K per CTA (229376 bytes reused by the partial sums once the products are done)}}
+// expected-remark@below {{plan: activations staged in shared memory: 16 rows x 7168 values of K per CTA (231424 bytes reused by the partial sums once the products are done, the cluster's receive buffer beside them)}}
 // expected-remark@below {{plan: activations staged in 4 parts of each warp's K range, two in flight, while the products run (over 65536 bytes)}}
 // expected-remark@below {{plan: partials combined across the cluster of 2 through distributed shared memory}}
 func.func @gemv_w8_m16_mma(%x: tensor<16x14336xf16>, %q: tensor<14336x4096xi8, #rk.quant<bits = 8, group_size = 0, axis = 0, scale = f16, symmetric = true, packing = k4>>, %s: tensor<1x4096xf16>) -> tensor<16x4096xf16> {
@@ -1344,7 +1344,7 @@ func.func @gemv_short_k(%x: tensor<1x2048xf16>, %q: tensor<2048x4096xi4, #rk.qua
 // expected-remark@below {{plan: one CTA of 16 warps per SM: 2 column group(s) x 8 warps splitting K in clusters of 2 (128 CTAs; clusters of 4+ are placed unevenly)}}
 // expected-remark@below {{plan: unroll = 4: 2 x 64 bytes of packed weight in flight per thread (double-buffered blocks of 4 x 4 packed rows)}}
 // expected-remark@below {{plan: K split 16 ways: 8 of the 16 warps x cluster 2; CTA tiles of 64 columns (128 CTAs, 2048 warps for ~132 SMs)}}
-// expected-remark@below {{plan: activations staged in shared memory: 16 rows x 7168 values of K per CTA (229376 bytes reused by the partial sums once the products are done)}}
+// expected-remark@below {{plan: activations staged in shared memory: 16 rows x 7168 values of K per CTA (231424 bytes reused by the partial sums once the products are done, the cluster's receive buffer beside them)}}
 // expected-remark@below {{plan: activations staged in 4 parts of each warp's K range, two in flight, while the products run (over 65536 bytes)}}
 // expected-remark@below {{plan: partials combined across the cluster of 2 through distributed shared memory}}
 func.func @gemv_mma_m16_long_k(%x: tensor<16x14336xf16>, %q: tensor<14336x4096xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, %s: tensor<112x4096xf16>) -> tensor<16x4096xf16> {

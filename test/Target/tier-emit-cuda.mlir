@@ -494,18 +494,19 @@ module {
 
 // M = 16, K = 14336, one CTA of 16 warps per SM in clusters of 2: the
 // staged activations (224 KiB) and the partial sums would not fit
-// together, so the partial sums and the cluster's receive buffer reuse
-// the activations' memory: no cluster arrive at the start (the barrier
-// comes after every CTA's products, in ksplit_reduce_mma<..., true>).
+// together, so the partial sums reuse the activations' memory; the
+// cluster's receive buffer (the other CTA's 512 sums, 2 KiB) still fits
+// beside them, so the CTAs meet once, after their pushes: a cluster arrive
+// at the start, ksplit_reduce_mma<..., false, true, true>.
 // The 224 KiB are staged in 4 parts of each K-split warp's range, copied
 // by the two warps that share the range two parts ahead of their products;
 // before a part's first block they wait for its copies and meet at their
 // own barrier (1 + kwarp), and every copy has landed before the partial
 // sums overwrite the activations.
 // CHECK-LABEL: // kernel rkc_gemv_mma_aliased: cols=1,warps=16,cluster=2,unroll=4,mma=1,kwarps=8
-// CHECK-NOT: cluster_arrive_relaxed
+// CHECK: rkc::cluster_arrive_relaxed();
 // CHECK: float *red_s = reinterpret_cast<float *>(act_s);
-// CHECK-NEXT: float *recv_s = red_s + KWARPS * MR * TILE_COLS;
+// CHECK-NEXT: float *recv_s = reinterpret_cast<float *>(rkc_smem + 229376); // beside them
 // CHECK: constexpr int PARTS = 4;
 // CHECK-NEXT: constexpr int GT = 32 * (WARPS / KWARPS);
 // CHECK-NEXT: const int gtid = (warp / KWARPS) * 32 + lane;
@@ -527,12 +528,33 @@ module {
 // CHECK-NEXT: }
 // CHECK-NEXT: compute_rows(it, ba);
 // CHECK: rkc::cp_async_wait_all();
-// CHECK: rkc::ksplit_reduce_mma<MR, COLS, WARPS, KWARPS, C, V, false, true>(
+// CHECK: rkc::ksplit_reduce_mma<MR, COLS, WARPS, KWARPS, C, V, false, true, true>(
 module {
   func.func @gemv_mma_aliased(%arg0: tensor<16x14336xf16>, %arg1: tensor<14336x4096xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, %arg2: tensor<112x4096xf16>, %arg3: tensor<16x4096xf16> {rk.name = "out0", tier.output}) attributes {tier.arch = "sm_90a", tier.layout = #tier.ksplit_layout<rows = 16, cols = 1, warps = 16, cluster = 2, unroll = 4, mma = true, kwarps = 8>} {
     %0 = tier.kdot %arg0, %arg1, %arg2 : tensor<16x14336xf16>, tensor<14336x4096xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, tensor<112x4096xf16> -> <16 x f32>
     %1 = tier.ksplit_reduce %0 : <16 x f32> -> <1 x f32>
     tier.store_tile %1, %arg3 : <1 x f32>, tensor<16x4096xf16>
+    return
+  }
+}
+
+// -----
+
+// Two columns a lane at the same K split: each thread ends with 2 sums,
+// and the receive buffer (4 KiB) no longer fits beside the 224 KiB of
+// activations, so it lies among the partial sums too: no cluster arrive at
+// the start, and the CTAs meet after every CTA's products as well
+// (ksplit_reduce_mma<..., false, true>).
+// CHECK-LABEL: // kernel rkc_gemv_mma_aliased_recv: cols=2,warps=16,cluster=2,unroll=4,mma=1,kwarps=8
+// CHECK-NOT: cluster_arrive_relaxed
+// CHECK: float *red_s = reinterpret_cast<float *>(act_s);
+// CHECK-NEXT: float *recv_s = red_s + KWARPS * MR * TILE_COLS;
+// CHECK: rkc::ksplit_reduce_mma<MR, COLS, WARPS, KWARPS, C, V, false, true>(
+module {
+  func.func @gemv_mma_aliased_recv(%arg0: tensor<16x14336xf16>, %arg1: tensor<14336x4096xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, %arg2: tensor<112x4096xf16>, %arg3: tensor<16x4096xf16> {rk.name = "out0", tier.output}) attributes {tier.arch = "sm_90a", tier.layout = #tier.ksplit_layout<rows = 16, cols = 2, warps = 16, cluster = 2, unroll = 4, mma = true, kwarps = 8>} {
+    %0 = tier.kdot %arg0, %arg1, %arg2 : tensor<16x14336xf16>, tensor<14336x4096xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, tensor<112x4096xf16> -> <32 x f32>
+    %1 = tier.ksplit_reduce %0 : <32 x f32> -> <2 x f32>
+    tier.store_tile %1, %arg3 : <2 x f32>, tensor<16x4096xf16>
     return
   }
 }

@@ -434,6 +434,9 @@ MMA_SCHEDULES = [
     # multiple of the 64-column tile or not (4160 = 65 tiles), odd M.
     (True, 128, 14336, 4096, 16, "f16", "vector=1,threads=512,cluster=2,unroll=4,mma=1,kwarps=8"),
     (False, 128, 14336, 4160, 13, "bf16", "vector=1,threads=512,cluster=2,unroll=4,mma=1,kwarps=8"),
+    # Those CTAs' receive buffer beside the activations (one sum a thread)
+    # above; with two columns a lane it lies among the partial sums.
+    (True, 128, 14336, 4096, 16, "f16", "vector=2,threads=512,cluster=2,unroll=4,mma=1,kwarps=8"),
 ]
 
 

@@ -100,7 +100,18 @@ int main() {
   p16.actBytes = 2;
   KSplitShape ds = shapeOf(d, p16);
   expectEq(ds.aliased, 1, "W4 M=16 14336x4096 aliased partial sums");
-  expectEq(ds.smemBytes, 16 * 7168 * 2, "W4 M=16 14336x4096 shared memory (the activations)");
+  // The cluster's receive buffer (the other CTA's 512 sums) fits beside
+  // them: one cluster barrier, after the pushes.
+  expectEq(ds.recvApart, 1, "W4 M=16 14336x4096 receive buffer apart");
+  expectEq(ds.recvOffset, 16 * 7168 * 2, "W4 M=16 14336x4096 receive buffer after the activations");
+  expectEq(ds.smemBytes, 16 * 7168 * 2 + 512 * 4, "W4 M=16 14336x4096 shared memory");
+  // Two columns a lane: 2 sums a thread, 4 KiB, do not fit beside them.
+  KSplitPlan d2 = d;
+  d2.cols = 2;
+  KSplitShape ds2 = shapeOf(d2, p16);
+  expectEq(ds2.aliased, 1, "cols 2: aliased");
+  expectEq(ds2.recvApart, 0, "cols 2: receive buffer among the partial sums");
+  expectEq(ds2.smemBytes, 16 * 7168 * 2, "cols 2: shared memory (the activations)");
   // The same plan at K = 8192 fits without aliasing.
   p16.k = 8192;
   expectEq(shapeOf(d, p16).aliased, 0, "W4 M=16 8192x4096 not aliased");

@@ -90,6 +90,12 @@ struct KSplitShape {
   /// buffer) reuse the activations' shared memory once every warp of the
   /// cluster is done with them (one more barrier; rkc::ksplit_reduce_mma).
   bool aliased = false;
+  /// Aliased partial sums whose cluster receive buffer (the sums the other
+  /// CTAs push, CLUSTER - 1 slots; a CTA keeps its own in registers) still
+  /// fits beside the activations, at `recvOffset`: the CTAs of a cluster
+  /// meet once, after their pushes, instead of also before them.
+  bool recvApart = false;
+  int64_t recvOffset = 0;
   /// Tensor-core GEMV: the parts of each K-split warp's range its column
   /// warps stage in turn (cp.async groups, two in flight, a barrier of the
   /// warps that share the range before each part): 1 stages the CTA's

@@ -1533,9 +1533,11 @@ LogicalResult KernelEmitter::emitKSplit(rkc::KernelInfo &info, tier::KSplitLayou
     os << "  const int tile = blockIdx.x / C;\n";
   else
     os << "  const int tile = blockIdx.x % TILES;\n";
-  // (Aliased partial sums: the cluster's one barrier comes after the
-  // products instead, in ksplit_reduce_mma.)
-  if (prob.op == ::rkc::plan::ColumnOp::Gemv && pl.cluster > 1 && !shape.aliased)
+  // (Aliased partial sums with the receive buffer among them: the
+  // cluster's first barrier comes after the products instead, in
+  // ksplit_reduce_mma.)
+  if (prob.op == ::rkc::plan::ColumnOp::Gemv && pl.cluster > 1 &&
+      (!shape.aliased || shape.recvApart))
     os << "  rkc::cluster_arrive_relaxed(); // matched in ksplit_reduce\n";
   os << "  const int n0 = tile * TILE_COLS + lane * COLS;\n"
         "  const bool col_ok = n0 < N;\n  (void)rank; (void)col_ok;\n";
@@ -1563,8 +1565,9 @@ LogicalResult KernelEmitter::emitKSplit(rkc::KernelInfo &info, tier::KSplitLayou
         bodyOs << formatv("  float {0}[V];\n  rkc::ksplit_reduce_mma<MR, COLS, WARPS, KWARPS, C, V{2}>("
                           "{1}, red_s, recv_s, {0});\n",
                           n, names.lookup(r.getPartial()),
-                          shape.aliased ? (wa ? ", true, true" : ", false, true")
-                                        : (wa ? ", true" : ""));
+                          shape.aliased ? (wa ? ", true, true" : ", false, true") +
+                                              std::string(shape.recvApart ? ", true" : "")
+                                        : std::string(wa ? ", true" : ""));
       }
       else
         bodyOs << formatv("  float {0}[V];\n  rkc::ksplit_reduce<MR * COLS, COLS, WARPS, C, V>("
@@ -1933,7 +1936,12 @@ LogicalResult KernelEmitter::emitKDotMma(tier::KDotOp op, tier::KSplitLayoutAttr
     << (shape.aliased ? "  // The partial sums reuse the activations' memory (ksplit_reduce_mma's barriers).\n"
                         "  float *red_s = reinterpret_cast<float *>(act_s);\n"
                       : "  float *red_s = reinterpret_cast<float *>(act_s + MR * (SPAN / 2));\n")
-    << "  float *recv_s = red_s + KWARPS * MR * TILE_COLS;\n  (void)recv_s;\n"
+    << (shape.recvApart
+            ? formatv("  float *recv_s = reinterpret_cast<float *>(rkc_smem + {0}); // beside them\n",
+                      shape.recvOffset)
+                  .str()
+            : std::string("  float *recv_s = red_s + KWARPS * MR * TILE_COLS;\n"))
+    << "  (void)recv_s;\n"
        "  const int sets = (kw_end - kw_begin) / RB; // blocks of RB packed rows\n"
        "  const int its = (sets + U - 1) / U;\n"
        "  const int it_begin = kwarp * its / KWARPS, it_end = (kwarp + 1) * its / KWARPS;\n"
