@@ -440,6 +440,18 @@ MMA_SCHEDULES = [
 ]
 
 
+def launch_and_check(k, x, qt, W, N, dt):
+    """Launches a GEMV kernel (x, packed, scales[, zeros] -> out [M, N])
+    on NaN-filled output and checks it against the float64 reference."""
+    out = torch.full((x.shape[0], N), float("nan"), device=DEV, dtype=DT[dt])
+    ptrs = [x.data_ptr(), qt._packed.data_ptr(), qt._scales.data_ptr()]
+    if qt._zeros is not None:
+        ptrs.append(qt._zeros.data_ptr())
+    k.launch(ptrs + [out.data_ptr()], stream=torch.cuda.current_stream().cuda_stream)
+    torch.cuda.synchronize()
+    check_gemv(out, R.gemv(x, W), dt, k.plan)
+
+
 @pytest.mark.parametrize("sym,G,K,N,M,dt,sched", MMA_SCHEDULES,
                          ids=["%s-g%d-%dx%d-m%d-%s-%s" % ((("sym" if c[0] else "asym"),) + c[1:6]
                                                           + (c[6].replace(",", "-")
@@ -451,13 +463,7 @@ def test_gemv_mma_schedules(sym, G, K, N, M, dt, sched, gen):
     k = lowered(lambda: quant.kernel("gemv", dt, bits=4, group_size=G, symmetric=sym,
                                      scale="f16", M=M, K=K, N=N, schedule=sched))
     assert "mma=1" in k.plan, k.plan
-    out = torch.full((M, N), float("nan"), device=DEV, dtype=DT[dt])
-    ptrs = [x.data_ptr(), qt._packed.data_ptr(), qt._scales.data_ptr()]
-    if not sym:
-        ptrs.append(qt._zeros.data_ptr())
-    k.launch(ptrs + [out.data_ptr()], stream=torch.cuda.current_stream().cuda_stream)
-    torch.cuda.synchronize()
-    check_gemv(out, R.gemv(x, W), dt, k.plan)
+    launch_and_check(k, x, qt, W, N, dt)
 
 
 # int8 weights on tensor cores (f16 activations, M >= 4 by default): the
@@ -530,13 +536,7 @@ def test_gemv_staged_in_parts(bits, sym, G, K, N, M, dt, sched, gen):
     k = lowered(lambda: quant.kernel("gemv", dt, bits=bits, group_size=G, symmetric=sym,
                                      scale="f16", M=M, K=K, N=N, schedule=sched))
     assert "mma=1" in k.plan and "stage_part(" in k.cuda, k.plan
-    out = torch.full((M, N), float("nan"), device=DEV, dtype=DT[dt])
-    ptrs = [x.data_ptr(), qt._packed.data_ptr(), qt._scales.data_ptr()]
-    if not sym:
-        ptrs.append(qt._zeros.data_ptr())
-    k.launch(ptrs + [out.data_ptr()], stream=torch.cuda.current_stream().cuda_stream)
-    torch.cuda.synchronize()
-    check_gemv(out, R.gemv(x, W), dt, k.plan)
+    launch_and_check(k, x, qt, W, N, dt)
 
 
 # int8 k4 with K a multiple of 4 but not of 8 or 16 (a partial block of
