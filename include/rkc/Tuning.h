@@ -63,7 +63,12 @@ namespace rkc {
 ///      8 scales of a column group in one access (rkc::PackedCols; session
 ///      17; rows of other kernels carried over, the M > 8 GEMV rows
 ///      re-tuned).
-inline constexpr int kCodegenRevision = 12;
+///  13: the tensor-core GEMV stages its activations with one address per
+///      16-byte unit of all rows, in parts above 64 KiB; with the weights
+///      as B it stores its partial sums swizzled, 16 bytes at a time, and
+///      aliased partial sums keep the cluster's receive buffer beside the
+///      activations where it fits (session 19).
+inline constexpr int kCodegenRevision = 13;
 
 /// One database row.
 struct TuningEntry {
