@@ -12,6 +12,9 @@ a=${1:?RKC_A}; b=${2:?RKC_B}; out=${3:?OUTDIR}; db=${4:-on}
 root=$(cd "$(dirname "$0")/../.." && pwd)
 mkdir -p "$out"
 env=(); [ "$db" = off ] && env=(RKC_DISABLE_TUNING_DB=1)
+launch() { # grid:block:smem of a --print-plan kernel line
+  sed -E 's/.* ([0-9]+) threads per CTA, grid = ([0-9]+) CTAs.*, ([0-9]+) bytes of shared memory.*/\2:\1:\3/' <<< "$1"
+}
 echo '#!/bin/bash' > "$out/run.sh"
 echo 'cd "$(dirname "$0")"' >> "$out/run.sh"
 for bits in ${AB_BITS:-4 8}; do
@@ -25,9 +28,6 @@ for bits in ${AB_BITS:-4 8}; do
       la=$(env "${env[@]}" "$a" compile "$spec" "${args[@]}" --print-plan --emit cubin -o "$out/${tag}_a.cubin" 2>&1 | grep '^kernel')
       lb=$(env "${env[@]}" "$b" compile "$spec" "${args[@]}" --print-plan --emit cubin -o "$out/${tag}_b.cubin" 2>&1 | grep '^kernel')
       [ "${la#*:}" = "${lb#*:}" ] || echo "plans differ at $tag: $la | $lb" >&2
-      launch() { # grid:block:smem of a --print-plan kernel line
-        sed -E 's/.* ([0-9]+) threads per CTA, grid = ([0-9]+) CTAs.*, ([0-9]+) bytes of shared memory.*/\2:\1:\3/' <<< "$1"
-      }
       name=$(sed -E 's/^kernel ([a-z0-9_]+):.*/\1/' <<< "$lb")
       echo "echo '$tag: ${lb#*: }'" >> "$out/run.sh"
       echo "GEMV_KERNEL=$name ./gemv_graph $bits $m $k $n A=${tag}_a.cubin:$(launch "$la") B=${tag}_b.cubin:$(launch "$lb"):exact | tail -2" >> "$out/run.sh"

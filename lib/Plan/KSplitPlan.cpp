@@ -67,7 +67,7 @@ KSplitShape shapeOf(const KSplitPlan &pl, const KSplitProblem &p) {
   int64_t kw = p.packedRows();
   switch (p.op) {
   case ColumnOp::Gemv: {
-    int64_t grain = p.group ? p.groupRows() : pl.unroll * pl.rowsPerUnit(p);
+    int64_t grain = p.group ? p.groupRows() : pl.unroll * pl.rowsPerUnit();
     int64_t units = ceilDiv(kw, grain);
     s.ctaRows = std::min(kw, ceilDiv(units, pl.cluster) * grain);
     s.ctas = s.tiles * pl.cluster;
@@ -82,10 +82,11 @@ KSplitShape shapeOf(const KSplitPlan &pl, const KSplitProblem &p) {
     s.smemBytes = s.aliased ? std::max(staged, tiles + recv) : staged + tiles + recv;
     if (s.aliased && pl.cluster > 1) {
       int64_t apart = (pl.cluster - 1) * s.outValues * pl.threads() * 4;
-      if (std::max(staged, tiles) + apart <= kSharedAliasAbove) {
+      int64_t below = std::max(staged, tiles); // activations, then partial sums
+      if (below + apart <= kSharedAliasAbove) {
         s.recvApart = true;
-        s.recvOffset = std::max(staged, tiles);
-        s.smemBytes = s.recvOffset + apart;
+        s.recvOffset = below;
+        s.smemBytes = below + apart;
       }
     }
     // Chunked staging needs a named barrier (ids 1-15) per K part shared
@@ -169,12 +170,12 @@ std::string checkPlan(const KSplitPlan &pl, const KSplitProblem &p, const Target
                      p.rows, pl.cols, kMaxAccumulators);
     // 32-bit words per unit of unroll: a tensor-core block is 4 words per
     // group of 32 columns (4 columns of one packed row).
-    int64_t unitWords = pl.mma ? 4 * pl.cols : ceilDiv(load, 4) * pl.rowsPerUnit(p);
+    int64_t unitWords = pl.mma ? 4 * pl.cols : ceilDiv(load, 4) * pl.rowsPerUnit();
     if (pl.unroll * unitWords > 32)
       return formatv("unroll x words per unroll unit ({0} x {1}) would spill (two "
                      "buffers of loads in flight, at most 64 registers)",
                      pl.unroll, unitWords);
-    int64_t grain = p.group ? p.groupRows() : pl.unroll * pl.rowsPerUnit(p);
+    int64_t grain = p.group ? p.groupRows() : pl.unroll * pl.rowsPerUnit();
     if (pl.cluster > ceilDiv(p.packedRows(), grain))
       return formatv("cluster = {0} splits K into more parts than there are "
                      "{1} ({2})",
@@ -246,7 +247,7 @@ static void planMmaSplit(KSplitPlan &pl, const KSplitProblem &p, const Target &t
   // The rules below count K in int4 packed rows (8 values, 4 bytes per
   // column), also for int8 (a block of 4 k4 rows, 16 values, has the
   // bytes of a block of 4 int4 rows; the rules were measured in K).
-  int64_t rb = pl.rowsPerUnit(p);
+  int64_t rb = pl.rowsPerUnit();
   int64_t kw = p.k / 8;
   int64_t grain = p.group ? p.group / 8 : 16;
   int64_t parts = std::max<int64_t>(1, ceilDiv(kw, grain));
@@ -584,7 +585,7 @@ Expected<KSplitPlan> planKSplit(const KSplitProblem &p, const Target &t,
                                         inFlight / 2 / load, 1)),
                                     2, 32);
     pl.unroll = std::min(pl.unroll, 32 / ceilDiv(load, 4));
-    pl.unroll = std::min(pl.unroll, std::max<int64_t>(kw / pl.rowsPerUnit(p), 1));
+    pl.unroll = std::min(pl.unroll, std::max<int64_t>(kw / pl.rowsPerUnit(), 1));
     // Many rows (M >= 8, below): 16 rows in flight.
     if (p.rows >= 8)
       pl.unroll = std::min<int64_t>(pl.unroll, 16);
@@ -600,7 +601,7 @@ Expected<KSplitPlan> planKSplit(const KSplitProblem &p, const Target &t,
     // Ways to split K so that tiles x split warps fill the GPU, but never
     // less than one unrolled block of rows per warp.
     int64_t want = ceilDiv(t.planSms() * kWarpsPerSm, tiles);
-    int64_t most = std::max<int64_t>(1, kw / (pl.unroll * pl.rowsPerUnit(p)));
+    int64_t most = std::max<int64_t>(1, kw / (pl.unroll * pl.rowsPerUnit()));
     int64_t split = std::min(pow2Ceil(want), (int64_t)llvm::bit_floor((uint64_t)most));
     // At least 4 warps per CTA when K has the rows for them (CTAs of one or
     // two warps cap an SM at 32 CTAs and waste shared memory per warp).
@@ -616,7 +617,7 @@ Expected<KSplitPlan> planKSplit(const KSplitProblem &p, const Target &t,
                                    maxWarps);
     if (ovr.threads > 0)
       pl.warps = ovr.threads / 32;
-    int64_t grain = p.group ? p.groupRows() : pl.unroll * pl.rowsPerUnit(p);
+    int64_t grain = p.group ? p.groupRows() : pl.unroll * pl.rowsPerUnit();
     int64_t parts = std::max<int64_t>(1, ceilDiv(kw, grain));
     int64_t maxC = t.hasClusters() ? std::min<int64_t>(t.portableCluster, parts) : 1;
     maxC = (int64_t)llvm::bit_floor((uint64_t)std::max<int64_t>(maxC, 1));

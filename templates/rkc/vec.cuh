@@ -681,18 +681,16 @@ RKC_DEVICE void cp_async_commit() {
   asm volatile("cp.async.commit_group;" ::: "memory");
 }
 
-/// Waits until every committed cp.async group of this thread has landed.
-/// Other threads' copies are visible only after a subsequent __syncthreads().
-RKC_DEVICE void cp_async_wait_all() {
-  asm volatile("cp.async.wait_group 0;" ::: "memory");
-}
-
 /// Waits until at most PENDING of this thread's committed cp.async groups
-/// are still in flight (the older ones have landed).
+/// are still in flight (the older ones have landed). Other threads' copies
+/// are visible only after a subsequent barrier of the threads involved.
 template <int PENDING> RKC_DEVICE void cp_async_wait() {
   static_assert(PENDING >= 0 && PENDING <= 7, "rkc::cp_async_wait: 0..7 groups");
   asm volatile("cp.async.wait_group %0;" ::"n"(PENDING) : "memory");
 }
+
+/// Waits until every committed cp.async group of this thread has landed.
+RKC_DEVICE void cp_async_wait_all() { cp_async_wait<0>(); }
 
 /// Loads W elements from shared memory with one `ld.shared` access (16 bytes:
 /// ld.shared.v4.u32) and widens them. `smem_p` is W-aligned shared memory.

@@ -63,7 +63,7 @@ struct KSplitPlan {
   /// Packed rows per unit of `unroll`: one on CUDA cores; on tensor cores
   /// the block of 4 packed rows, one per lane of a quad (int4: 32 values
   /// of K, two m16n8k16 per column; int8: 16 values, one).
-  int64_t rowsPerUnit(const KSplitProblem &) const { return mma ? 4 : 1; }
+  int64_t rowsPerUnit() const { return mma ? 4 : 1; }
   /// Threads per CTA.
   int64_t threads() const { return warps * 32; }
   /// Warps of a CTA splitting K, and the column groups of the CTA.

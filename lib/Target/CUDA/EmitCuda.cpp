@@ -1561,13 +1561,15 @@ LogicalResult KernelEmitter::emitKSplit(rkc::KernelInfo &info, tier::KSplitLayou
       std::string n = fresh("f");
       names[r] = n;
       if (ks.getMma()) {
-        bool wa = ::rkc::plan::mmaWeightsAsA(ks.getRows());
+        // Template flags WA, ALIAS, RECV_APART, trailing defaults (false) left out.
+        bool flags[] = {::rkc::plan::mmaWeightsAsA(ks.getRows()), shape.aliased, shape.recvApart};
+        int last = flags[2] ? 3 : flags[1] ? 2 : flags[0] ? 1 : 0;
+        std::string extra;
+        for (int i = 0; i < last; ++i)
+          extra += flags[i] ? ", true" : ", false";
         bodyOs << formatv("  float {0}[V];\n  rkc::ksplit_reduce_mma<MR, COLS, WARPS, KWARPS, C, V{2}>("
                           "{1}, red_s, recv_s, {0});\n",
-                          n, names.lookup(r.getPartial()),
-                          shape.aliased ? (wa ? ", true, true" : ", false, true") +
-                                              std::string(shape.recvApart ? ", true" : "")
-                                        : std::string(wa ? ", true" : ""));
+                          n, names.lookup(r.getPartial()), extra);
       }
       else
         bodyOs << formatv("  float {0}[V];\n  rkc::ksplit_reduce<MR * COLS, COLS, WARPS, C, V>("
