@@ -1,0 +1,201 @@
+// Experiment tool (not product code): time hand-edited variants of an
+// emitted row kernel (RMSNorm / LayerNorm ABI: x, [N] operands, y, one row
+// stride per argument, M) as bench/bench.py times it: one launch after an L2
+// flush (a 256 MB memset), the median of the repetitions, TB/s of x read and
+// y written once. Each variant's output is compared with the first one's.
+// Driver API only; kernels come as CUBINs (bench/experiments/nvrtc_cubin.cpp).
+//
+//   g++ -O2 -std=c++17 -I/usr/local/cuda/include bench/experiments/row_cubin_bench.cpp
+//       -L/usr/local/cuda/lib64/stubs -lcuda -o row_cubin_bench
+//   ./row_cubin_bench ELEM NVEC M N NAME=FILE.cubin:KERNEL:GRID:BLOCK:SMEM[:exact] ...
+//
+// ELEM: 2 (bf16) or 4 (f32); NVEC: the kernel's [N] operands (1 RMSNorm,
+// 2 LayerNorm). A variant marked `exact` must match the first bit for bit.
+#include <cuda.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#define CK(x)                                                                    \
+  do {                                                                           \
+    CUresult r_ = (x);                                                           \
+    if (r_ != CUDA_SUCCESS) {                                                    \
+      const char *s_ = nullptr;                                                  \
+      cuGetErrorString(r_, &s_);                                                 \
+      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, s_ ? s_ : "?"); \
+      std::exit(1);                                                              \
+    }                                                                            \
+  } while (0)
+
+static unsigned short f2bf(float f) {
+  unsigned u;
+  std::memcpy(&u, &f, 4);
+  return (unsigned short)((u + 0x7fff + ((u >> 16) & 1)) >> 16);
+}
+static float bf2f(unsigned short h) {
+  unsigned u = (unsigned)h << 16;
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+
+struct Variant {
+  std::string name, file, kernel;
+  unsigned grid = 0, block = 0, smem = 0;
+  bool exact = false;
+  CUfunction fn = nullptr;
+};
+
+int main(int argc, char **argv) {
+  if (argc < 6) {
+    std::fprintf(stderr,
+                 "usage: %s ELEM NVEC M N NAME=FILE:KERNEL:GRID:BLOCK:SMEM[:exact] ...\n",
+                 argv[0]);
+    return 2;
+  }
+  const int elem = std::atoi(argv[1]), nvec = std::atoi(argv[2]);
+  const long long M = std::atoll(argv[3]), N = std::atoll(argv[4]);
+  std::vector<Variant> vs;
+  for (int i = 5; i < argc; ++i) {
+    Variant v;
+    std::string a = argv[i];
+    size_t eq = a.find('=');
+    v.name = a.substr(0, eq);
+    std::vector<std::string> f;
+    for (size_t p = eq + 1;;) {
+      size_t c = a.find(':', p);
+      f.push_back(a.substr(p, c - p));
+      if (c == std::string::npos) break;
+      p = c + 1;
+    }
+    v.file = f.at(0);
+    v.kernel = f.at(1);
+    v.grid = (unsigned)std::stoul(f.at(2));
+    v.block = (unsigned)std::stoul(f.at(3));
+    v.smem = (unsigned)std::stoul(f.at(4));
+    v.exact = f.size() > 5 && f[5] == "exact";
+    vs.push_back(v);
+  }
+  CK(cuInit(0));
+  CUdevice dev;
+  CK(cuDeviceGet(&dev, 0));
+  CUcontext ctx;
+  CK(cuDevicePrimaryCtxRetain(&ctx, dev));
+  CK(cuCtxSetCurrent(ctx));
+  for (auto &v : vs) {
+    CUmodule mod;
+    CK(cuModuleLoad(&mod, v.file.c_str()));
+    CK(cuModuleGetFunction(&v.fn, mod, v.kernel.c_str()));
+    CK(cuFuncSetAttribute(v.fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)v.smem));
+    cuFuncSetAttribute(v.fn, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1);
+    int regs = 0;
+    cuFuncGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, v.fn);
+    std::printf("  %s: %d registers\n", v.name.c_str(), regs);
+  }
+  const size_t xBytes = (size_t)M * N * elem, vBytes = (size_t)N * elem;
+  unsigned long long st = 0x9E3779B97F4A7C15ull;
+  auto rnd = [&] { st ^= st << 13; st ^= st >> 7; st ^= st << 17; return st; };
+  auto fill = [&](size_t count, float lo, float hi) {
+    std::vector<unsigned char> h(count * elem);
+    for (size_t i = 0; i < count; ++i) {
+      const float f = lo + (hi - lo) * (float)(rnd() % 100000) / 100000.0f;
+      if (elem == 2) {
+        const unsigned short b = f2bf(f);
+        std::memcpy(&h[i * 2], &b, 2);
+      } else {
+        std::memcpy(&h[i * 4], &f, 4);
+      }
+    }
+    return h;
+  };
+  CUdeviceptr x, y, vec[2] = {0, 0}, flush;
+  CK(cuMemAlloc(&x, xBytes));
+  CK(cuMemAlloc(&y, xBytes));
+  const size_t flushBytes = 256u << 20;
+  CK(cuMemAlloc(&flush, flushBytes));
+  {
+    auto h = fill((size_t)M * N, -2.0f, 3.0f);
+    CK(cuMemcpyHtoD(x, h.data(), xBytes));
+  }
+  for (int i = 0; i < nvec; ++i) {
+    auto h = fill((size_t)N, i == 0 ? 0.5f : -0.5f, i == 0 ? 1.5f : 0.5f);
+    CK(cuMemAlloc(&vec[i], vBytes));
+    CK(cuMemcpyHtoD(vec[i], h.data(), vBytes));
+  }
+  CUstream stream;
+  CK(cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING));
+  long long sx = N, sv = 0, sy = N;
+  auto launch = [&](const Variant &v) {
+    std::vector<void *> args;
+    args.push_back(&x);
+    for (int i = 0; i < nvec; ++i) args.push_back(&vec[i]);
+    args.push_back(&y);
+    args.push_back(&sx);
+    for (int i = 0; i < nvec; ++i) args.push_back(&sv);
+    args.push_back(&sy);
+    args.push_back((void *)&M);
+    CUlaunchConfig cfg = {};
+    cfg.gridDimX = v.grid;
+    cfg.gridDimY = cfg.gridDimZ = 1;
+    cfg.blockDimX = v.block;
+    cfg.blockDimY = cfg.blockDimZ = 1;
+    cfg.sharedMemBytes = v.smem;
+    cfg.hStream = stream;
+    CK(cuLaunchKernelEx(&cfg, v.fn, args.data(), nullptr));
+  };
+  const double bytes = 2.0 * xBytes;
+  std::vector<float> ref;
+  std::printf("elem %d, %d [N] operands, M=%lld N=%lld: %.1f MB read + written, L2 flushed\n",
+              elem, nvec, M, N, bytes / 1e6);
+  for (auto &v : vs) {
+    CK(cuMemsetD8(y, 0xff, xBytes));
+    launch(v);
+    CK(cuStreamSynchronize(stream));
+    std::vector<unsigned char> hy(xBytes);
+    CK(cuMemcpyDtoH(hy.data(), y, xBytes));
+    std::vector<float> o((size_t)(M * N));
+    for (size_t i = 0; i < o.size(); ++i) {
+      if (elem == 2) {
+        unsigned short b;
+        std::memcpy(&b, &hy[i * 2], 2);
+        o[i] = bf2f(b);
+      } else {
+        std::memcpy(&o[i], &hy[i * 4], 4);
+      }
+    }
+    double maxd = 0, maxr = 0;
+    bool same = true;
+    if (ref.empty()) ref = o;
+    for (size_t i = 0; i < o.size(); ++i) {
+      if (!(std::fabs(o[i] - ref[i]) <= maxd)) maxd = std::fabs(o[i] - ref[i]);
+      maxr = std::max(maxr, (double)std::fabs(ref[i]));
+      same = same && o[i] == ref[i];
+    }
+    for (int i = 0; i < 5; ++i) launch(v);
+    CUevent a, b;
+    CK(cuEventCreate(&a, 0));
+    CK(cuEventCreate(&b, 0));
+    std::vector<float> ts;
+    for (int r = 0; r < 60; ++r) {
+      CK(cuMemsetD32Async(flush, (unsigned)r, flushBytes / 4, stream));
+      CK(cuEventRecord(a, stream));
+      launch(v);
+      CK(cuEventRecord(b, stream));
+      CK(cuEventSynchronize(b));
+      float ms;
+      CK(cuEventElapsedTime(&ms, a, b));
+      ts.push_back(ms * 1000.0f);
+    }
+    std::sort(ts.begin(), ts.end());
+    const float us = ts[ts.size() / 2];
+    std::printf("  %-28s %8.2f us  %5.3f TB/s  (min %.2f max %.2f)  max|diff| %.3g of max|ref| %.3g%s\n",
+                v.name.c_str(), us, bytes / (us * 1e-6) / 1e12, ts.front(), ts.back(), maxd, maxr,
+                v.exact ? (same ? "  exact: ok" : "  exact: MISMATCH") : "");
+  }
+  return 0;
+}
