@@ -68,7 +68,10 @@ namespace rkc {
 ///      as B it stores its partial sums swizzled, 16 bytes at a time, and
 ///      aliased partial sums keep the cluster's receive buffer beside the
 ///      activations where it fits (session 19).
-inline constexpr int kCodegenRevision = 13;
+///  14: kernels without an [M, N] result (cross-entropy, logsumexp,
+///      argmax) read their rows evict-first in L2 (rkc::stage_frag_stream,
+///      ld.global.cs; session 20).
+inline constexpr int kCodegenRevision = 14;
 
 /// One database row.
 struct TuningEntry {

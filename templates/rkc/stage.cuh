@@ -18,19 +18,20 @@
 
 namespace rkc {
 
-/// Starts copying this thread's VPT values (columns col0 + c * col_step +
-/// [0, W)) of `row` into its slots of `smem`; columns >= n become zeros
-/// (a shifted row's slots below column 0 hold wrapped columns: rkc/vec.cuh).
-/// Call cp_async_commit() and cp_async_wait_all() before reading.
-template <class T, int VPT, int W, int TPR, int WRAP = 0, int SURE = 0>
-RKC_DEVICE void stage_frag(T *smem, const T *row, int col0, int col_step, int n, int t) {
+namespace detail {
+/// stage_frag / stage_frag_stream: STREAM picks the copy's L2 policy.
+template <class T, int VPT, int W, int TPR, int WRAP, int SURE, bool STREAM>
+RKC_DEVICE void stage_frag_impl(T *smem, const T *row, int col0, int col_step, int n, int t) {
   static_assert(sizeof(T) * W == 16, "rkc::stage_frag: 16-byte chunks");
 #pragma unroll
   for (int c = 0; c < VPT / W; ++c) {
     const int col = col0 + c * col_step;
     T *dst = smem + (c * TPR + t) * W;
     if ((SURE > 0 && c > 0 && c < SURE) || ((WRAP == 0 || col >= 0) && col + W <= n)) {
-      cp_async_16(dst, row + col);
+      if constexpr (STREAM)
+        cp_async_16_stream(dst, row + col);
+      else
+        cp_async_16(dst, row + col);
     } else {
       if constexpr (WRAP == 0) {
 #pragma unroll
@@ -46,6 +47,24 @@ RKC_DEVICE void stage_frag(T *smem, const T *row, int col0, int col_step, int n,
       }
     }
   }
+}
+} // namespace detail
+
+/// Starts copying this thread's VPT values (columns col0 + c * col_step +
+/// [0, W)) of `row` into its slots of `smem`; columns >= n become zeros
+/// (a shifted row's slots below column 0 hold wrapped columns: rkc/vec.cuh).
+/// Call cp_async_commit() and cp_async_wait_all() before reading.
+template <class T, int VPT, int W, int TPR, int WRAP = 0, int SURE = 0>
+RKC_DEVICE void stage_frag(T *smem, const T *row, int col0, int col_step, int n, int t) {
+  detail::stage_frag_impl<T, VPT, W, TPR, WRAP, SURE, false>(smem, row, col0, col_step, n, t);
+}
+
+/// As stage_frag, for rows the kernel reads once and writes nothing of (a
+/// per-row result only: cross-entropy, logsumexp): the copies allocate
+/// evict-first in L2 (cp_async_16_stream).
+template <class T, int VPT, int W, int TPR, int WRAP = 0, int SURE = 0>
+RKC_DEVICE void stage_frag_stream(T *smem, const T *row, int col0, int col_step, int n, int t) {
+  detail::stage_frag_impl<T, VPT, W, TPR, WRAP, SURE, true>(smem, row, col0, col_step, n, t);
 }
 
 /// Reads back the fragment that stage_frag staged for thread `t`.

@@ -676,6 +676,21 @@ RKC_DEVICE void cp_async_16(void *smem, const void *gmem) {
                : "memory");
 }
 
+/// As cp_async_16, for data the kernel reads once and nothing reads after
+/// it: the line is allocated in L2 with an evict-first policy
+/// (`createpolicy.fractional.L2::evict_first`, `cp.async ... .L2::cache_hint`),
+/// so the stream replaces its own lines instead of lines other data holds in
+/// L2 (dirty lines, whose eviction costs a write-back in the middle of the
+/// kernel).
+RKC_DEVICE void cp_async_16_stream(void *smem, const void *gmem) {
+  const u32 a = smem_addr(smem);
+  asm volatile("{\n\t.reg .b64 pol;\n\tcreatepolicy.fractional.L2::evict_first.b64 pol, 1.0;\n\t"
+               "cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, pol;\n\t}"
+               :
+               : "r"(a), "l"(gmem)
+               : "memory");
+}
+
 /// Closes the current group of cp.async operations of this thread.
 RKC_DEVICE void cp_async_commit() {
   asm volatile("cp.async.commit_group;" ::: "memory");

@@ -79,11 +79,12 @@
 
 // CUDA:       #include "rkc/rkc.cuh"
 // (read-only rows of 16-bit data, cross-entropy and argmax here, are
-// staged with cp.async: planner rule 5)
+// staged with cp.async: planner rule 5; a kernel without an [M, N] result
+// reads its rows evict-first: stage_frag_stream)
 // CUDA:       // kernel rkc_{{[a-z_0-9]+}}: threads=128,values=32,vector=8,rows=1,cluster=1,staging={{registers|async}},unroll=4,min_blocks=0
 // CUDA:       extern "C" __global__ void __launch_bounds__(128)
 // CUDA:       constexpr int N = 4096;
-// CUDA:       rkc::{{load_frag<rkc::bf16, V, W>\(a0 \+ row \* s0, col0, COL_STEP, N,|stage_frag<rkc::bf16, V, W, TPR>\(st0, a0 \+ row \* s0, col0_base, COL_STEP, N, t\);}}
+// CUDA:       rkc::{{load_frag<rkc::bf16, V, W>\(a0 \+ row \* s0, col0, COL_STEP, N,|stage_frag(_stream)?<rkc::bf16, V, W, TPR>\(st0, a0 \+ row \* s0, col0_base, COL_STEP, N, t\);}}
 // CUDA-NOT:   __cluster_dims__
 
 // y = x * rsqrt(sum(x^2) / N + eps) * w: 128 CTAs are one wave on sm_90a
@@ -159,8 +160,9 @@
 // LSE-CUDA:           const float [[NINF:v[0-9]+]] = __int_as_float(0xff800000);
 // LSE-CUDA:           const bool {{v[0-9]+}} = ({{v[0-9]+}} == [[NINF]]);
 // LSE-CUDA:         extern "C" __global__ void __launch_bounds__(128)
-// (a read-only row of bf16: staged with cp.async, planner rule 5)
-// LSE-CUDA:         rkc::stage_frag<rkc::bf16, V, W, TPR>(st0, a0 + row * s0, col0_base, COL_STEP, N, t);
+// (a read-only row of bf16: staged with cp.async, planner rule 5; no
+// [M, N] result, so the copies allocate evict-first in L2)
+// LSE-CUDA:         rkc::stage_frag_stream<rkc::bf16, V, W, TPR>(st0, a0 + row * s0, col0_base, COL_STEP, N, t);
 // LSE-CUDA:         rkc::load_frag_staged<rkc::bf16, V, W, TPR>(st0, t,
 // LSE-CUDA:         [[STATE]] [[T:r[0-9]+]] = [[STATE]]{__int_as_float(0xff800000), 0.0f};
 // LSE-CUDA:           [[T]] = [[COMB]]()([[T]], [[STATE]]{
