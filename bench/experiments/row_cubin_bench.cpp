@@ -11,6 +11,13 @@
 //
 // ELEM: 2 (bf16) or 4 (f32); NVEC: the kernel's [N] operands (1 RMSNorm,
 // 2 LayerNorm). A variant marked `exact` must match the first bit for bit.
+// Environment: ROW_ABI=ce takes the cross-entropy ABI instead (logits,
+// int64 targets [M] -> loss and lse, f32 [M]; NVEC ignored; x's bytes are
+// counted, read only). ROW_READ_ONLY=1 counts x's bytes only (a kernel whose output
+// is per row: logsumexp, cross-entropy); ROW_FLUSH=read flushes L2 by
+// running the first variant over a separate 256 MB input instead of a
+// memset (clean lines instead of dirty ones the timed kernel must write
+// back). A device-to-device copy of x is timed too, under the same flush.
 #include <cuda.h>
 
 #include <algorithm>
@@ -129,15 +136,34 @@ int main(int argc, char **argv) {
   }
   CUstream stream;
   CK(cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING));
-  long long sx = N, sv = 0, sy = N;
+  long long sx = N, sv = 0, sy = N, s1 = 1;
+  const bool ce = std::getenv("ROW_ABI") && std::string(std::getenv("ROW_ABI")) == "ce";
+  CUdeviceptr tgt = 0, lse = 0;
+  if (ce) {
+    std::vector<long long> ht((size_t)M);
+    for (auto &t : ht) t = (long long)(rnd() % (unsigned long long)N);
+    CK(cuMemAlloc(&tgt, (size_t)M * 8));
+    CK(cuMemcpyHtoD(tgt, ht.data(), (size_t)M * 8));
+    CK(cuMemAlloc(&lse, (size_t)M * 4));
+  }
   auto launch = [&](const Variant &v) {
     std::vector<void *> args;
     args.push_back(&x);
-    for (int i = 0; i < nvec; ++i) args.push_back(&vec[i]);
-    args.push_back(&y);
-    args.push_back(&sx);
-    for (int i = 0; i < nvec; ++i) args.push_back(&sv);
-    args.push_back(&sy);
+    if (ce) {
+      args.push_back(&tgt);
+      args.push_back(&y);
+      args.push_back(&lse);
+      args.push_back(&sx);
+      args.push_back(&s1);
+      args.push_back(&s1);
+      args.push_back(&s1);
+    } else {
+      for (int i = 0; i < nvec; ++i) args.push_back(&vec[i]);
+      args.push_back(&y);
+      args.push_back(&sx);
+      for (int i = 0; i < nvec; ++i) args.push_back(&sv);
+      args.push_back(&sy);
+    }
     args.push_back((void *)&M);
     CUlaunchConfig cfg = {};
     cfg.gridDimX = v.grid;
@@ -148,10 +174,39 @@ int main(int argc, char **argv) {
     cfg.hStream = stream;
     CK(cuLaunchKernelEx(&cfg, v.fn, args.data(), nullptr));
   };
-  const double bytes = 2.0 * xBytes;
+  const bool readOnly = ce || (std::getenv("ROW_READ_ONLY") && std::atoi(std::getenv("ROW_READ_ONLY")));
+  const bool readFlush = std::getenv("ROW_FLUSH") && std::string(std::getenv("ROW_FLUSH")) == "read";
+  const double bytes = (readOnly ? 1.0 : 2.0) * xBytes;
+  // The read flush: the first variant over a 256 MB input of the same N.
+  const long long fM = (long long)(flushBytes / ((size_t)N * elem));
+  CUdeviceptr fy;
+  CK(cuMemAlloc(&fy, flushBytes));
+  auto doFlush = [&](int r) {
+    if (!readFlush) {
+      CK(cuMemsetD32Async(flush, (unsigned)r, flushBytes / 4, stream));
+      return;
+    }
+    std::vector<void *> args;
+    args.push_back(&flush);
+    for (int i = 0; i < nvec; ++i) args.push_back(&vec[i]);
+    args.push_back(&fy);
+    args.push_back(&sx);
+    for (int i = 0; i < nvec; ++i) args.push_back(&sv);
+    args.push_back(&sy);
+    args.push_back((void *)&fM);
+    CUlaunchConfig cfg = {};
+    cfg.gridDimX = (unsigned)(vs[0].grid / M * fM);
+    cfg.gridDimY = cfg.gridDimZ = 1;
+    cfg.blockDimX = vs[0].block;
+    cfg.blockDimY = cfg.blockDimZ = 1;
+    cfg.sharedMemBytes = vs[0].smem;
+    cfg.hStream = stream;
+    CK(cuLaunchKernelEx(&cfg, vs[0].fn, args.data(), nullptr));
+  };
   std::vector<float> ref;
-  std::printf("elem %d, %d [N] operands, M=%lld N=%lld: %.1f MB read + written, L2 flushed\n",
-              elem, nvec, M, N, bytes / 1e6);
+  std::printf("elem %d, %d [N] operands, M=%lld N=%lld: %.1f MB %s, L2 flushed (%s)\n", elem,
+              nvec, M, N, bytes / 1e6, readOnly ? "read" : "read + written",
+              readFlush ? "a read of 256 MB" : "a 256 MB memset");
   for (auto &v : vs) {
     CK(cuMemsetD8(y, 0xff, xBytes));
     launch(v);
@@ -182,7 +237,7 @@ int main(int argc, char **argv) {
     CK(cuEventCreate(&b, 0));
     std::vector<float> ts;
     for (int r = 0; r < 60; ++r) {
-      CK(cuMemsetD32Async(flush, (unsigned)r, flushBytes / 4, stream));
+      doFlush(r);
       CK(cuEventRecord(a, stream));
       launch(v);
       CK(cuEventRecord(b, stream));
@@ -196,6 +251,26 @@ int main(int argc, char **argv) {
     std::printf("  %-28s %8.2f us  %5.3f TB/s  (min %.2f max %.2f)  max|diff| %.3g of max|ref| %.3g%s\n",
                 v.name.c_str(), us, bytes / (us * 1e-6) / 1e12, ts.front(), ts.back(), maxd, maxr,
                 v.exact ? (same ? "  exact: ok" : "  exact: MISMATCH") : "");
+  }
+  {
+    CUevent a, b;
+    CK(cuEventCreate(&a, 0));
+    CK(cuEventCreate(&b, 0));
+    std::vector<float> ts;
+    for (int r = 0; r < 60; ++r) {
+      doFlush(r);
+      CK(cuEventRecord(a, stream));
+      CK(cuMemcpyDtoDAsync(y, x, xBytes, stream));
+      CK(cuEventRecord(b, stream));
+      CK(cuEventSynchronize(b));
+      float ms;
+      CK(cuEventElapsedTime(&ms, a, b));
+      ts.push_back(ms * 1000.0f);
+    }
+    std::sort(ts.begin(), ts.end());
+    const float us = ts[ts.size() / 2];
+    std::printf("  %-28s %8.2f us  %5.3f TB/s of x read + written\n", "copy of x", us,
+                2.0 * xBytes / (us * 1e-6) / 1e12);
   }
   return 0;
 }

@@ -238,7 +238,7 @@ func.func @rms_async_prefetch(%x: tensor<64x4096xbf16> {rk.name = "x"}, %w: tens
 // CHECK-NEXT:    rkc::grid_launch_dependents();
 // CHECK-NEXT:    __shared__ float [[CBUF:cbuf[0-9]+]][128];
 // CHECK-NEXT:    rkc::cluster_arrive_relaxed();
-// CHECK:         rkc::load_frag_stream<rkc::bf16, V, W>(a0 + row * s0, col0, COL_STEP, N, [[XF:f[0-9]+]], 0.0f);
+// CHECK:         rkc::load_frag<rkc::bf16, V, W>(a0 + row * s0, col0, COL_STEP, N, [[XF:f[0-9]+]], 0.0f);
 // CHECK-NEXT:    float [[T:r[0-9]+]] = __int_as_float(0xff800000);
 // CHECK:           if (FULL_ROW || col < N) [[T]] = rkc::OpMax()([[T]], [[XF]][i]);
 // CHECK:         const float [[W:r[0-9]+]] = rkc::warp_reduce<32>([[T]], rkc::OpMax());
@@ -290,7 +290,7 @@ func.func @cluster_max(%x: tensor<8x131072xbf16>, %m: tensor<8xf32> {rk.name = "
 // CHECK-NEXT:      long long *__restrict__ a2,
 // CHECK-DAG:     constexpr int TPR = 8;
 // CHECK-DAG:     constexpr int ROWS = 16;
-// CHECK:         rkc::load_frag_stream<float, V, W>(a0 + row * s0, col0, COL_STEP, N, [[XF:f[0-9]+]], 0.0f);
+// CHECK:         rkc::load_frag<float, V, W>(a0 + row * s0, col0, COL_STEP, N, [[XF:f[0-9]+]], 0.0f);
 // CHECK:         [[STATE]] [[T:r[0-9]+]] = [[STATE]]{__int_as_float(0xff800000), 0.0f};
 // CHECK:           if (FULL_ROW || col < N) [[T]] = [[COMB]]()([[T]], [[STATE]]{[[XF]][i], [[ONE:f[0-9]+]][i]});
 // CHECK:         const [[STATE]] [[W:r[0-9]+]] = rkc::warp_reduce<8>([[T]], [[COMB2:Combine[0-9]+]]());
@@ -775,7 +775,7 @@ module {
 // CHECK-NEXT:    for (int pass = 0; pass < PASSES; ++pass) {
 // CHECK-NEXT:    const int col0 = col0_base + pass * PASS_COLS;
 // CHECK-NEXT:    float [[X:f[0-9]+]][V];
-// CHECK-NEXT:    rkc::load_frag_stream<float, V, W>(a0 + row * s0, col0, COL_STEP, N, [[X]], 0.0f);
+// CHECK-NEXT:    rkc::load_frag<float, V, W>(a0 + row * s0, col0, COL_STEP, N, [[X]], 0.0f);
 // CHECK:         rkc::fold_max_exp_sum<V, W, false>([[X]], [&](int i) { const int col = col0 + (i / W) * COL_STEP + (i % W); return FULL_ROW || col < N; }, [&](int c, float m, float s) { [[R]]_chain[c % 4] = [[C:Combine[0-9]+]]()([[R]]_chain[c % 4], State1{m, s}); });
 // CHECK-NEXT:    }
 // CHECK-NEXT:    const State1 [[R]] = [[C]]()([[C]]()([[R]]_chain[0], [[R]]_chain[1]), [[C]]()([[R]]_chain[2], [[R]]_chain[3]));

@@ -203,15 +203,20 @@ private:
   /// Bytes of the [N] operands (weights, biases) every row reads again.
   int64_t rowOperandBytes = 0;
   /// No [M, N] result (cross-entropy, logsumexp, argmax: per-row results
-  /// only): the rows are read from global memory once and nothing of the
-  /// kernel's is written behind them, so their loads allocate evict-first
-  /// in L2 (ld.global.cs, rkc::stage_frag_stream) and replace each other
-  /// rather than the lines L2 already holds. Measured on the H100 after the
-  /// bench's L2 flush (a 256 MB memset, whose dirty lines the plain loads
-  /// evicted with a write-back each): logsumexp bf16 [32768, 4096] 2.57 ->
-  /// 2.74 TB/s, [16384, 8192] 2.51 -> 2.67, [2048, 65536] 2.56 -> 2.63;
-  /// the same copies in kernels with an [M, N] result lost 1-2 % (RMSNorm,
-  /// LayerNorm, softmax bf16 at 8k-16k), so they keep the default policy.
+  /// only), 16-bit rows, one row per CTA and no cluster: the rows are read
+  /// from global memory once and nothing of the kernel's is written behind
+  /// them, so their loads allocate evict-first in L2 (ld.global.cs,
+  /// rkc::stage_frag_stream) and replace each other rather than the lines
+  /// L2 already holds. Measured on the H100 after the bench's L2 flush (a
+  /// 256 MB memset, whose dirty lines plain loads evict with a write-back
+  /// each), same process, plain against evict-first: cross-entropy bf16 at
+  /// 4k-32k (async staging) +1.1-2.3 %, at 64k / 128k / 256k (one streamed
+  /// sweep) +2.8 / +1.2 / +0.2 %; logsumexp bf16 at 4k / 8k +6.4 %. Where
+  /// it lost it is not used: several rows per CTA (cross-entropy bf16 at
+  /// 256-1k: -5 to -13 %), f32 rows (cross-entropy at every N: -1 to
+  /// -5 %), clusters (1M: -0.6 %), kernels with an [M, N] result (RMSNorm,
+  /// LayerNorm, softmax bf16 at 8k-16k: -1 to -2 %); docs/performance-notes.md,
+  /// session 20.
   bool rowReadOnce = false;
   /// Shifted rows (rkc/vec.cuh): N is not a multiple of the vector W, so
   /// row r starts (r * stride) % W elements past an aligned address; the
@@ -1224,7 +1229,12 @@ LogicalResult KernelEmitter::emit(rkc::KernelInfo &info) {
   keep = sched.getKeep(); // 0 unless streamed (ScheduleAttr::verify)
   keptArgs.clear();
   rowReadOnce = !func.walk([](tier::StoreOp) { return WalkResult::interrupt(); })
-                     .wasInterrupted();
+                     .wasInterrupted() &&
+                layout.getRows() == 1 && sched.getCluster() == 1 &&
+                llvm::all_of(info.args, [&](const rkc::KernelArg &ka) {
+                  return ka.output || ka.shape.size() != 2 || ka.shape[1] != cols ||
+                         ka.elemBytes == 2;
+                });
   fastMath = llvm::all_of(func.getArgumentTypes(), [](Type t) {
     auto r = cast<RankedTensorType>(t);
     Type e = r.getElementType();
