@@ -569,12 +569,25 @@ Expected<RowPlan> planRow(const RowProblem &p, const Target &t,
   //    threads: softmax 2.60 -> 2.83, LayerNorm 1.33 -> 2.20, RMSNorm 2.55
   //    -> 2.81 TB/s; N = 1001, 32 threads x 4 rows: +2..+28 %; session 13).
   // Cluster rows took it above.
+  // Except read-only 16-bit rows, one per CTA of at most 512 threads, over
+  // more than a wave of CTAs, not shifted: the emitter loads those
+  // evict-first in L2 (ld.global.cs, EmitCuda's rowReadOnce), and held in
+  // registers with two CTAs per SM (min_blocks = 2) they measured faster
+  // than staged (cross-entropy bf16 on the H100 after the bench's L2 flush,
+  // session 20: 1.03x / 1.06x / 1.05x at N = 4096 / 8192 / 16384; at 32768,
+  // 1024 threads, 0.57x: that one stays staged).
+  bool readOnlyInRegisters = pl.cluster == 1 && p.outputRowBytes == 0 &&
+                             p.inputElemBytes == 2 && pl.rows == 1 && pl.threads <= 512 &&
+                             !shifted && !oneWave(pl, p, t) && t.hasClusters();
+  if (readOnlyInRegisters && o.staging < 0 && pl.staging == Staging::Registers &&
+      o.minBlocks < 0)
+    pl.minBlocks = 2;
   bool readOnlyRow = pl.cluster == 1 && p.outputRowBytes == 0 && t.hasClusters();
   bool wideRow = pl.cluster == 1 && pl.rows == 1 && pl.threads >= 256 && !oneWave(pl, p, t) &&
                  t.hasClusters();
   bool shiftedRow = pl.cluster == 1 && shifted && !oneWave(pl, p, t) && t.hasClusters();
   if (o.staging < 0 && pl.staging == Staging::Registers && p.inputElemBytes == 2 &&
-      (readOnlyRow || wideRow || shiftedRow)) {
+      (readOnlyRow || wideRow || shiftedRow) && !readOnlyInRegisters) {
     RowPlan async = pl;
     async.staging = Staging::Async;
     if (checkPlan(async, p, t).empty())
