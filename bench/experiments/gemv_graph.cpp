@@ -12,7 +12,7 @@
 // f16 activations, group 128, symmetric; it must be named rkc_gemv_w4a16 or
 // rkc_gemv_w8a16. A variant marked `exact` must match the first bit for bit;
 // the others are timed and their largest difference printed.
-#include <cuda.h>
+#include "cubin_harness.h"
 
 #include <algorithm>
 #include <cmath>
@@ -21,17 +21,6 @@
 #include <cstring>
 #include <string>
 #include <vector>
-
-#define CK(x)                                                                    \
-  do {                                                                           \
-    CUresult r_ = (x);                                                           \
-    if (r_ != CUDA_SUCCESS) {                                                    \
-      const char *s_ = nullptr;                                                  \
-      cuGetErrorString(r_, &s_);                                                 \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, s_ ? s_ : "?"); \
-      std::exit(1);                                                              \
-    }                                                                            \
-  } while (0)
 
 static float h2f(unsigned short h) {
   const unsigned s = (h >> 15) & 1, e = (h >> 10) & 31, m = h & 1023;
@@ -62,16 +51,7 @@ int main(int argc, char **argv) {
   std::vector<Variant> vs;
   for (int i = 5; i < argc; ++i) {
     Variant v;
-    std::string a = argv[i];
-    size_t eq = a.find('=');
-    v.name = a.substr(0, eq);
-    std::vector<std::string> f;
-    for (size_t p = eq + 1;;) {
-      size_t c = a.find(':', p);
-      f.push_back(a.substr(p, c - p));
-      if (c == std::string::npos) break;
-      p = c + 1;
-    }
+    std::vector<std::string> f = variantFields(argv[i], v.name);
     v.file = f.at(0);
     v.grid = (unsigned)std::stoul(f.at(1));
     v.block = (unsigned)std::stoul(f.at(2));
@@ -79,20 +59,10 @@ int main(int argc, char **argv) {
     v.exact = f.size() > 4 && f[4] == "exact";
     vs.push_back(v);
   }
-  CK(cuInit(0));
-  CUdevice dev;
-  CK(cuDeviceGet(&dev, 0));
-  CUcontext ctx;
-  CK(cuDevicePrimaryCtxRetain(&ctx, dev));
-  CK(cuCtxSetCurrent(ctx));
+  initPrimaryContext();
   const char *kname = bits == 4 ? "rkc_gemv_w4a16" : "rkc_gemv_w8a16";
-  for (auto &v : vs) {
-    CUmodule mod;
-    CK(cuModuleLoad(&mod, v.file.c_str()));
-    CK(cuModuleGetFunction(&v.fn, mod, std::getenv("GEMV_KERNEL") ? std::getenv("GEMV_KERNEL") : kname));
-    CK(cuFuncSetAttribute(v.fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)v.smem));
-    cuFuncSetAttribute(v.fn, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1);
-  }
+  for (auto &v : vs)
+    v.fn = loadKernel(v.file, std::getenv("GEMV_KERNEL") ? std::getenv("GEMV_KERNEL") : kname, v.smem);
   const int COUNT = 48;
   const size_t qBytes = bits == 4 ? (size_t)K * N / 2 : (size_t)K * N;
   const size_t sBytes = (size_t)(K / 128) * N * 2;

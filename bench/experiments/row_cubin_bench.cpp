@@ -18,7 +18,7 @@
 // running the first variant over a separate 256 MB input instead of a
 // memset (clean lines instead of dirty ones the timed kernel must write
 // back). A device-to-device copy of x is timed too, under the same flush.
-#include <cuda.h>
+#include "cubin_harness.h"
 
 #include <algorithm>
 #include <cmath>
@@ -27,17 +27,6 @@
 #include <cstring>
 #include <string>
 #include <vector>
-
-#define CK(x)                                                                    \
-  do {                                                                           \
-    CUresult r_ = (x);                                                           \
-    if (r_ != CUDA_SUCCESS) {                                                    \
-      const char *s_ = nullptr;                                                  \
-      cuGetErrorString(r_, &s_);                                                 \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, s_ ? s_ : "?"); \
-      std::exit(1);                                                              \
-    }                                                                            \
-  } while (0)
 
 static unsigned short f2bf(float f) {
   unsigned u;
@@ -70,16 +59,7 @@ int main(int argc, char **argv) {
   std::vector<Variant> vs;
   for (int i = 5; i < argc; ++i) {
     Variant v;
-    std::string a = argv[i];
-    size_t eq = a.find('=');
-    v.name = a.substr(0, eq);
-    std::vector<std::string> f;
-    for (size_t p = eq + 1;;) {
-      size_t c = a.find(':', p);
-      f.push_back(a.substr(p, c - p));
-      if (c == std::string::npos) break;
-      p = c + 1;
-    }
+    std::vector<std::string> f = variantFields(argv[i], v.name);
     v.file = f.at(0);
     v.kernel = f.at(1);
     v.grid = (unsigned)std::stoul(f.at(2));
@@ -88,18 +68,9 @@ int main(int argc, char **argv) {
     v.exact = f.size() > 5 && f[5] == "exact";
     vs.push_back(v);
   }
-  CK(cuInit(0));
-  CUdevice dev;
-  CK(cuDeviceGet(&dev, 0));
-  CUcontext ctx;
-  CK(cuDevicePrimaryCtxRetain(&ctx, dev));
-  CK(cuCtxSetCurrent(ctx));
+  initPrimaryContext();
   for (auto &v : vs) {
-    CUmodule mod;
-    CK(cuModuleLoad(&mod, v.file.c_str()));
-    CK(cuModuleGetFunction(&v.fn, mod, v.kernel.c_str()));
-    CK(cuFuncSetAttribute(v.fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)v.smem));
-    cuFuncSetAttribute(v.fn, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1);
+    v.fn = loadKernel(v.file, v.kernel.c_str(), v.smem);
     int regs = 0;
     cuFuncGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, v.fn);
     std::printf("  %s: %d registers\n", v.name.c_str(), regs);
@@ -146,12 +117,13 @@ int main(int argc, char **argv) {
     CK(cuMemcpyHtoD(tgt, ht.data(), (size_t)M * 8));
     CK(cuMemAlloc(&lse, (size_t)M * 4));
   }
-  auto launch = [&](const Variant &v) {
+  // The kernel's arguments over input `in` and output `out` of `rows` rows.
+  auto argsFor = [&](CUdeviceptr &in, CUdeviceptr &out, const long long &rows) {
     std::vector<void *> args;
-    args.push_back(&x);
+    args.push_back(&in);
     if (ce) {
       args.push_back(&tgt);
-      args.push_back(&y);
+      args.push_back(&out);
       args.push_back(&lse);
       args.push_back(&sx);
       args.push_back(&s1);
@@ -159,14 +131,17 @@ int main(int argc, char **argv) {
       args.push_back(&s1);
     } else {
       for (int i = 0; i < nvec; ++i) args.push_back(&vec[i]);
-      args.push_back(&y);
+      args.push_back(&out);
       args.push_back(&sx);
       for (int i = 0; i < nvec; ++i) args.push_back(&sv);
       args.push_back(&sy);
     }
-    args.push_back((void *)&M);
+    args.push_back((void *)&rows);
+    return args;
+  };
+  auto launchOn = [&](const Variant &v, unsigned grid, std::vector<void *> args) {
     CUlaunchConfig cfg = {};
-    cfg.gridDimX = v.grid;
+    cfg.gridDimX = grid;
     cfg.gridDimY = cfg.gridDimZ = 1;
     cfg.blockDimX = v.block;
     cfg.blockDimY = cfg.blockDimZ = 1;
@@ -174,6 +149,7 @@ int main(int argc, char **argv) {
     cfg.hStream = stream;
     CK(cuLaunchKernelEx(&cfg, v.fn, args.data(), nullptr));
   };
+  auto launch = [&](const Variant &v) { launchOn(v, v.grid, argsFor(x, y, M)); };
   const bool readOnly = ce || (std::getenv("ROW_READ_ONLY") && std::atoi(std::getenv("ROW_READ_ONLY")));
   const bool readFlush = std::getenv("ROW_FLUSH") && std::string(std::getenv("ROW_FLUSH")) == "read";
   const double bytes = (readOnly ? 1.0 : 2.0) * xBytes;
@@ -186,22 +162,26 @@ int main(int argc, char **argv) {
       CK(cuMemsetD32Async(flush, (unsigned)r, flushBytes / 4, stream));
       return;
     }
-    std::vector<void *> args;
-    args.push_back(&flush);
-    for (int i = 0; i < nvec; ++i) args.push_back(&vec[i]);
-    args.push_back(&fy);
-    args.push_back(&sx);
-    for (int i = 0; i < nvec; ++i) args.push_back(&sv);
-    args.push_back(&sy);
-    args.push_back((void *)&fM);
-    CUlaunchConfig cfg = {};
-    cfg.gridDimX = (unsigned)(vs[0].grid / M * fM);
-    cfg.gridDimY = cfg.gridDimZ = 1;
-    cfg.blockDimX = vs[0].block;
-    cfg.blockDimY = cfg.blockDimZ = 1;
-    cfg.sharedMemBytes = vs[0].smem;
-    cfg.hStream = stream;
-    CK(cuLaunchKernelEx(&cfg, vs[0].fn, args.data(), nullptr));
+    launchOn(vs[0], (unsigned)(vs[0].grid / M * fM), argsFor(flush, fy, fM));
+  };
+  // 60 runs of `run`, each after a flush, timed by events: sorted, in us.
+  auto timeAfterFlush = [&](auto run) {
+    CUevent a, b;
+    CK(cuEventCreate(&a, 0));
+    CK(cuEventCreate(&b, 0));
+    std::vector<float> ts;
+    for (int r = 0; r < 60; ++r) {
+      doFlush(r);
+      CK(cuEventRecord(a, stream));
+      run();
+      CK(cuEventRecord(b, stream));
+      CK(cuEventSynchronize(b));
+      float ms;
+      CK(cuEventElapsedTime(&ms, a, b));
+      ts.push_back(ms * 1000.0f);
+    }
+    std::sort(ts.begin(), ts.end());
+    return ts;
   };
   std::vector<float> ref;
   std::printf("elem %d, %d [N] operands, M=%lld N=%lld: %.1f MB %s, L2 flushed (%s)\n", elem,
@@ -232,42 +212,14 @@ int main(int argc, char **argv) {
       same = same && o[i] == ref[i];
     }
     for (int i = 0; i < 5; ++i) launch(v);
-    CUevent a, b;
-    CK(cuEventCreate(&a, 0));
-    CK(cuEventCreate(&b, 0));
-    std::vector<float> ts;
-    for (int r = 0; r < 60; ++r) {
-      doFlush(r);
-      CK(cuEventRecord(a, stream));
-      launch(v);
-      CK(cuEventRecord(b, stream));
-      CK(cuEventSynchronize(b));
-      float ms;
-      CK(cuEventElapsedTime(&ms, a, b));
-      ts.push_back(ms * 1000.0f);
-    }
-    std::sort(ts.begin(), ts.end());
+    const std::vector<float> ts = timeAfterFlush([&] { launch(v); });
     const float us = ts[ts.size() / 2];
     std::printf("  %-28s %8.2f us  %5.3f TB/s  (min %.2f max %.2f)  max|diff| %.3g of max|ref| %.3g%s\n",
                 v.name.c_str(), us, bytes / (us * 1e-6) / 1e12, ts.front(), ts.back(), maxd, maxr,
                 v.exact ? (same ? "  exact: ok" : "  exact: MISMATCH") : "");
   }
   {
-    CUevent a, b;
-    CK(cuEventCreate(&a, 0));
-    CK(cuEventCreate(&b, 0));
-    std::vector<float> ts;
-    for (int r = 0; r < 60; ++r) {
-      doFlush(r);
-      CK(cuEventRecord(a, stream));
-      CK(cuMemcpyDtoDAsync(y, x, xBytes, stream));
-      CK(cuEventRecord(b, stream));
-      CK(cuEventSynchronize(b));
-      float ms;
-      CK(cuEventElapsedTime(&ms, a, b));
-      ts.push_back(ms * 1000.0f);
-    }
-    std::sort(ts.begin(), ts.end());
+    const std::vector<float> ts = timeAfterFlush([&] { CK(cuMemcpyDtoDAsync(y, x, xBytes, stream)); });
     const float us = ts[ts.size() / 2];
     std::printf("  %-28s %8.2f us  %5.3f TB/s of x read + written\n", "copy of x", us,
                 2.0 * xBytes / (us * 1e-6) / 1e12);

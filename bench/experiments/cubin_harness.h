@@ -1,0 +1,58 @@
+// Experiment tools (not product code): what gemv_graph.cpp and
+// row_cubin_bench.cpp share: the driver-API error check, the variant
+// arguments NAME=FIELD:FIELD:... and loading a kernel of a CUBIN with
+// rkc's launch attributes (librkc's Kernel::function).
+#pragma once
+#include <cuda.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#define CK(x)                                                                    \
+  do {                                                                           \
+    CUresult r_ = (x);                                                           \
+    if (r_ != CUDA_SUCCESS) {                                                    \
+      const char *s_ = nullptr;                                                  \
+      cuGetErrorString(r_, &s_);                                                 \
+      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, s_ ? s_ : "?"); \
+      std::exit(1);                                                              \
+    }                                                                            \
+  } while (0)
+
+/// "NAME=A:B:C" -> NAME and the fields {A, B, C}.
+inline std::vector<std::string> variantFields(const std::string &arg, std::string &name) {
+  size_t eq = arg.find('=');
+  name = arg.substr(0, eq);
+  std::vector<std::string> f;
+  for (size_t p = eq + 1;;) {
+    size_t c = arg.find(':', p);
+    f.push_back(arg.substr(p, c - p));
+    if (c == std::string::npos) break;
+    p = c + 1;
+  }
+  return f;
+}
+
+/// Device 0's primary context, made current.
+inline void initPrimaryContext() {
+  CK(cuInit(0));
+  CUdevice dev;
+  CK(cuDeviceGet(&dev, 0));
+  CUcontext ctx;
+  CK(cuDevicePrimaryCtxRetain(&ctx, dev));
+  CK(cuCtxSetCurrent(ctx));
+}
+
+/// Kernel `name` of the CUBIN at `path`, with `smem` bytes of dynamic shared
+/// memory allowed and clusters of 16 permitted.
+inline CUfunction loadKernel(const std::string &path, const char *name, unsigned smem) {
+  CUmodule mod;
+  CK(cuModuleLoad(&mod, path.c_str()));
+  CUfunction fn;
+  CK(cuModuleGetFunction(&fn, mod, name));
+  CK(cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)smem));
+  cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1);
+  return fn;
+}
