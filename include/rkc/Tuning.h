@@ -69,8 +69,10 @@ namespace rkc {
 ///      aliased partial sums keep the cluster's receive buffer beside the
 ///      activations where it fits (session 19).
 ///  14: kernels without an [M, N] result (cross-entropy, logsumexp,
-///      argmax) read their rows evict-first in L2 (rkc::stage_frag_stream,
-///      ld.global.cs; session 20).
+///      argmax) over 16-bit rows, one per CTA and no cluster, read their
+///      rows evict-first in L2 (rkc::stage_frag_stream, ld.global.cs;
+///      session 20; 202 rows carried, seven cross-entropy bf16 rows
+///      re-tuned).
 inline constexpr int kCodegenRevision = 14;
 
 /// One database row.
