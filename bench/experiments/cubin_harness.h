@@ -5,6 +5,8 @@
 #pragma once
 #include <cuda.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -35,6 +37,20 @@ inline std::vector<std::string> variantFields(const std::string &arg, std::strin
   return f;
 }
 
+/// GRID:BLOCK:SMEM[:exact] from fields[first ...] of a variant.
+struct LaunchFields {
+  unsigned grid = 0, block = 0, smem = 0;
+  bool exact = false;
+};
+inline LaunchFields launchFields(const std::vector<std::string> &f, size_t first) {
+  LaunchFields l;
+  l.grid = (unsigned)std::stoul(f.at(first));
+  l.block = (unsigned)std::stoul(f.at(first + 1));
+  l.smem = (unsigned)std::stoul(f.at(first + 2));
+  l.exact = f.size() > first + 3 && f[first + 3] == "exact";
+  return l;
+}
+
 /// Device 0's primary context, made current.
 inline void initPrimaryContext() {
   CK(cuInit(0));
@@ -55,4 +71,22 @@ inline CUfunction loadKernel(const std::string &path, const char *name, unsigned
   CK(cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)smem));
   cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1);
   return fn;
+}
+
+/// A variant's output against the first variant's (`ref`, set from `o`
+/// when empty): the largest difference (NaN-aware), the largest |ref| and
+/// whether every value is bit-for-bit the same.
+struct OutputDiff {
+  double maxDiff = 0, maxRef = 0;
+  bool same = true;
+};
+inline OutputDiff compareOutputs(std::vector<float> &ref, const std::vector<float> &o) {
+  OutputDiff d;
+  if (ref.empty()) ref = o;
+  for (size_t i = 0; i < o.size(); ++i) {
+    if (!(std::fabs(o[i] - ref[i]) <= d.maxDiff)) d.maxDiff = std::fabs(o[i] - ref[i]);
+    d.maxRef = std::max(d.maxRef, (double)std::fabs(ref[i]));
+    d.same = d.same && o[i] == ref[i];
+  }
+  return d;
 }

@@ -53,10 +53,8 @@ int main(int argc, char **argv) {
     Variant v;
     std::vector<std::string> f = variantFields(argv[i], v.name);
     v.file = f.at(0);
-    v.grid = (unsigned)std::stoul(f.at(1));
-    v.block = (unsigned)std::stoul(f.at(2));
-    v.smem = (unsigned)std::stoul(f.at(3));
-    v.exact = f.size() > 4 && f[4] == "exact";
+    const LaunchFields l = launchFields(f, 1);
+    v.grid = l.grid, v.block = l.block, v.smem = l.smem, v.exact = l.exact;
     vs.push_back(v);
   }
   initPrimaryContext();
@@ -124,14 +122,9 @@ int main(int argc, char **argv) {
     CK(cuMemcpyDtoH(ho.data(), out, ho.size() * 2));
     std::vector<float> o(ho.size());
     for (size_t i = 0; i < o.size(); ++i) o[i] = h2f(ho[i]);
-    double maxd = 0, maxr = 0;
-    bool same = true;
-    if (ref.empty()) ref = o;
-    for (size_t i = 0; i < o.size(); ++i) {
-      if (!(std::fabs(o[i] - ref[i]) <= maxd)) maxd = std::fabs(o[i] - ref[i]);
-      maxr = std::max(maxr, (double)std::fabs(ref[i]));
-      same = same && o[i] == ref[i];
-    }
+    const OutputDiff d = compareOutputs(ref, o);
+    const double maxd = d.maxDiff, maxr = d.maxRef;
+    const bool same = d.same;
     CUgraph g;
     CK(cuStreamBeginCapture(stream, CU_STREAM_CAPTURE_MODE_GLOBAL));
     for (int i = 0; i < COUNT; ++i) launch(v, i);

@@ -62,10 +62,8 @@ int main(int argc, char **argv) {
     std::vector<std::string> f = variantFields(argv[i], v.name);
     v.file = f.at(0);
     v.kernel = f.at(1);
-    v.grid = (unsigned)std::stoul(f.at(2));
-    v.block = (unsigned)std::stoul(f.at(3));
-    v.smem = (unsigned)std::stoul(f.at(4));
-    v.exact = f.size() > 5 && f[5] == "exact";
+    const LaunchFields l = launchFields(f, 2);
+    v.grid = l.grid, v.block = l.block, v.smem = l.smem, v.exact = l.exact;
     vs.push_back(v);
   }
   initPrimaryContext();
@@ -203,14 +201,9 @@ int main(int argc, char **argv) {
         std::memcpy(&o[i], &hy[i * 4], 4);
       }
     }
-    double maxd = 0, maxr = 0;
-    bool same = true;
-    if (ref.empty()) ref = o;
-    for (size_t i = 0; i < o.size(); ++i) {
-      if (!(std::fabs(o[i] - ref[i]) <= maxd)) maxd = std::fabs(o[i] - ref[i]);
-      maxr = std::max(maxr, (double)std::fabs(ref[i]));
-      same = same && o[i] == ref[i];
-    }
+    const OutputDiff d = compareOutputs(ref, o);
+    const double maxd = d.maxDiff, maxr = d.maxRef;
+    const bool same = d.same;
     for (int i = 0; i < 5; ++i) launch(v);
     const std::vector<float> ts = timeAfterFlush([&] { launch(v); });
     const float us = ts[ts.size() / 2];
