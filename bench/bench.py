@@ -441,7 +441,7 @@ class GpuBackend(object):
         # arguments encoded once, as a C caller holds them).
         from rkc import _lib
         lib = _lib.library()
-        args = [None if a is None else a.encode() for a in (text, name, shapes, dtype)]
+        args = [_lib._enc(a) for a in (text, name, shapes, dtype)]
         handle = ctypes.c_void_p()
         t0 = time.perf_counter()
         for _ in range(lib_hits):

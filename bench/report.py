@@ -25,6 +25,13 @@ HIT_LABEL = {"cache_hit_py": "Python: `rkc.precompile` (the lookup every op call
              "cache_hit_kernel_obj": "Python: `rkc.Kernel(same request)` (the C hit, then the kernel's arguments and plan)"}
 
 
+def _hits(by):
+    """The in-process cache-hit records of `by` (records by kind) and
+    hit_kinds over them."""
+    hits = by.get("cache_hit_py", []) + by.get("cache_hit_lib", []) + by.get("cache_hit_kernel_obj", [])
+    return hits, hit_kinds(hits)
+
+
 def hit_kinds(records):
     """hit_what for these in-process cache-hit records: a cache_hit_lib
     record of a run that has no cache_hit_kernel_obj records (an older run)
@@ -311,8 +318,7 @@ def latency_summary(lat, errors=True):
             ms = [r["ms"] for r in fc]
             out.append("%s first call at a new shape: median %.0f ms, max %.0f ms (%d shapes)"
                        % (impl, _median(ms), max(ms), len(ms)))
-    hits = by.get("cache_hit_py", []) + by.get("cache_hit_lib", []) + by.get("cache_hit_kernel_obj", [])
-    hit_what = hit_kinds(hits)
+    hits, hit_what = _hits(by)
     for what, label in (("cache_hit_py", "rkc Python cache hit (rkc.precompile)"),
                         ("cache_hit_lib", "librkc cache hit (rkcKernelCompile, same request)"),
                         ("cache_hit_kernel_obj", "rkc.Kernel object for a cached request")):
@@ -626,8 +632,7 @@ def _latency_md(lat, notes_all):
                 OP_TITLE.get(r["op"], r["op"]), r["dtype"], r["M"], fmt_n(r["N"]),
                 "%.2f" % r["ms"] if _ok(r) else "error"))
         out.append("")
-    hits = by.get("cache_hit_py", []) + by.get("cache_hit_lib", []) + by.get("cache_hit_kernel_obj", [])
-    hit_what = hit_kinds(hits)
+    hits, hit_what = _hits(by)
     if hits:
         out.append("In-process cache hit (the kernel is already compiled):")
         out.append("")
