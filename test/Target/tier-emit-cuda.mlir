@@ -266,6 +266,26 @@ func.func @cluster_max(%x: tensor<8x131072xbf16>, %m: tensor<8xf32> {rk.name = "
 
 // -----
 
+// Read once: no [M, N] result, 16-bit rows, one row per CTA, no cluster: the
+// row's loads are evict-first in L2 (ld.global.cs). The cluster kernel above,
+// the same reduction over a cluster of 4, keeps the default policy.
+// CHECK-LABEL: // kernel rkc_row_max_once: threads=256,values=16,vector=8,rows=1,cluster=1,staging=registers,unroll=2,min_blocks=2
+// CHECK:         rkc::load_frag_stream<rkc::bf16, V, W>(a0 + row * s0, col0, COL_STEP, N, [[XF:f[0-9]+]], 0.0f);
+// CHECK:           if (FULL_ROW || col < N) {{r[0-9]+}} = rkc::OpMax()({{r[0-9]+}}, [[XF]][i]);
+func.func @row_max_once(%x: tensor<4096x4096xbf16>, %m: tensor<4096xf32> {rk.name = "out0", tier.output})
+    attributes {tier.arch = "sm_90a",
+                tier.layout = #tier.tv_layout<threads = 256, values = 16, vector = 8, rows = 1>,
+                tier.schedule = #tier.schedule<reduce = block, cluster = 1, staging = registers, unroll = 2, min_blocks = 2>} {
+  %xf = tier.load %x {fill = 0.0 : f32} : tensor<4096x4096xbf16> -> !tier.frag<16 x f32>
+  %t = tier.thread_reduce %xf {} {init = [0xFF800000 : f32], kind = #rk<reduce_kind max>} : !tier.frag<16 x f32> -> f32
+  %w = tier.warp_reduce %t {} {kind = #rk<reduce_kind max>, width = 32 : i64} : f32 -> f32
+  %b = tier.block_reduce %w {} {kind = #rk<reduce_kind max>, warps = 8 : i64} : f32 -> f32
+  tier.store_row_scalar %b, %m : f32, tensor<4096xf32>
+  return
+}
+
+// -----
+
 // 8 threads per row, 16 rows per CTA, on sm_80 with min_blocks = 2: width-8
 // warp tiers, no block or cluster tier, no shared memory. A custom (m, l)
 // combiner becomes a state struct and a functor (one per tier); argmax uses
