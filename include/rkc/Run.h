@@ -28,7 +28,9 @@ public:
 
   struct Check {
     std::vector<double> relErrors;    ///< per result ||out - ref|| / ||ref||
-    std::vector<int64_t> nanMismatch; ///< per result
+    /// per result: elements where the kernel and the reference disagree on
+    /// a NaN or an infinity (those are compared exactly, not in relErrors)
+    std::vector<int64_t> nonFiniteMismatch;
     double tolerance = 0;
     int64_t rowsChecked = 0;
     bool passed = true;

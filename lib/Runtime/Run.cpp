@@ -369,12 +369,16 @@ llvm::Expected<Harness::Check> Harness::check(Kernel &kernel, int64_t rows) {
     std::vector<double> got =
         isPacked(role) ? unpackWords(bytes, a.shape[0], a.shape[1], role->bits, role->symmetric)
                        : decode(bytes, a.dtype, n);
+    // Non-finite values compare exactly: a NaN must meet a NaN and an
+    // infinity the same infinity (a 16-bit result that overflows is inf in
+    // the kernel and in the reference, rounded to the result's dtype); the
+    // finite ones enter the relative L2 error.
     double num = 0, den = 0;
-    int64_t nanBad = 0;
+    int64_t nonFiniteBad = 0;
     for (size_t j = 0; j < n; ++j) {
-      bool gn = std::isnan(got[j]), wn = std::isnan(want[j]);
-      if (gn || wn) {
-        nanBad += gn != wn;
+      if (!std::isfinite(got[j]) || !std::isfinite(want[j])) {
+        bool same = std::isnan(got[j]) ? std::isnan(want[j]) : got[j] == want[j];
+        nonFiniteBad += !same;
         continue;
       }
       num += (got[j] - want[j]) * (got[j] - want[j]);
@@ -382,8 +386,8 @@ llvm::Expected<Harness::Check> Harness::check(Kernel &kernel, int64_t rows) {
     }
     double err = den > 0 ? std::sqrt(num / den) : std::sqrt(num);
     c.relErrors.push_back(err);
-    c.nanMismatch.push_back(nanBad);
-    if (!(err <= c.tolerance) || nanBad)
+    c.nonFiniteMismatch.push_back(nonFiniteBad);
+    if (!(err <= c.tolerance) || nonFiniteBad)
       c.passed = false;
   }
   return c;

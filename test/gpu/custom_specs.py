@@ -84,3 +84,97 @@ func.func @scale_and_sum(%x: tensor<?x?x!rk.dtype> {rk.name = "x"},
   return %y, %s : tensor<?x?x!rk.dtype>, tensor<?xf32>
 }
 """
+
+# Softmax of x / 2 written with generic ops: two reductions, the second over
+# values that depend on the first (max, then the sum of exp(x / 2 - max)).
+TEMPERATURE_SOFTMAX = """
+func.func @temperature_softmax(%x: tensor<?x?x!rk.dtype> {rk.name = "x"}) -> tensor<?x?x!rk.dtype> {
+  %s = rk.map %x {
+  ^bb0(%a: f32):
+    %t = arith.constant 0.5 : f32
+    %r = arith.mulf %a, %t : f32
+    rk.yield %r : f32
+  } : tensor<?x?x!rk.dtype> -> tensor<?x?xf32>
+  %m = rk.reduce max %s : tensor<?x?xf32> -> tensor<?xf32>
+  %mb = rk.broadcast %m dims [0] : tensor<?xf32> -> tensor<?x?xf32>
+  %e = rk.map %s, %mb {
+  ^bb0(%a: f32, %b: f32):
+    %d = arith.subf %a, %b : f32
+    %r = math.exp %d : f32
+    rk.yield %r : f32
+  } : tensor<?x?xf32>, tensor<?x?xf32> -> tensor<?x?xf32>
+  %z = rk.reduce add %e : tensor<?x?xf32> -> tensor<?xf32>
+  %zb = rk.broadcast %z dims [0] : tensor<?xf32> -> tensor<?x?xf32>
+  %y = rk.map %e, %zb {
+  ^bb0(%a: f32, %b: f32):
+    %r = arith.divf %a, %b : f32
+    rk.yield %r : f32
+  } : tensor<?x?xf32>, tensor<?x?xf32> -> tensor<?x?x!rk.dtype>
+  return %y : tensor<?x?x!rk.dtype>
+}
+"""
+
+# Two dependent reductions with two [M] results: the row sum s, then the sum
+# of (x - s)^2 (a reduction over values that need the first reduction).
+ROW_MEAN_VARIANCE = """
+func.func @row_mean_variance(%x: tensor<?x?x!rk.dtype> {rk.name = "x"}) -> (tensor<?xf32>, tensor<?xf32>) {
+  %s = rk.reduce add %x : tensor<?x?x!rk.dtype> -> tensor<?xf32>
+  %mb = rk.broadcast %s dims [0] : tensor<?xf32> -> tensor<?x?xf32>
+  %d = rk.map %x, %mb {
+  ^bb0(%a: f32, %b: f32):
+    %r = arith.subf %a, %b : f32
+    %q = arith.mulf %r, %r : f32
+    rk.yield %q : f32
+  } : tensor<?x?x!rk.dtype>, tensor<?x?xf32> -> tensor<?x?xf32>
+  %v = rk.reduce add %d : tensor<?x?xf32> -> tensor<?xf32>
+  return %s, %v : tensor<?xf32>, tensor<?xf32>
+}
+"""
+
+# Two independent reductions of the same row, two [M] results.
+ROW_MAX_MIN = """
+func.func @row_max_min(%x: tensor<?x?x!rk.dtype> {rk.name = "x"}) -> (tensor<?xf32>, tensor<?xf32>) {
+  %a = rk.reduce max %x : tensor<?x?x!rk.dtype> -> tensor<?xf32>
+  %b = rk.reduce min %x : tensor<?x?x!rk.dtype> -> tensor<?xf32>
+  return %a, %b : tensor<?xf32>, tensor<?xf32>
+}
+"""
+
+# An elementwise map alone (no reduction): GELU, tanh approximation.
+GELU_TANH = """
+func.func @gelu_tanh(%x: tensor<?x?x!rk.dtype> {rk.name = "x"}) -> tensor<?x?x!rk.dtype> {
+  %y = rk.map %x {
+  ^bb0(%a: f32):
+    %h = arith.constant 0.5 : f32
+    %c = arith.constant 0.7978845608 : f32
+    %k = arith.constant 0.044715 : f32
+    %one = arith.constant 1.0 : f32
+    %a3 = arith.mulf %a, %a : f32
+    %a4 = arith.mulf %a3, %a : f32
+    %t1 = arith.mulf %a4, %k : f32
+    %t2 = arith.addf %a, %t1 : f32
+    %t3 = arith.mulf %t2, %c : f32
+    %t4 = math.tanh %t3 : f32
+    %t5 = arith.addf %t4, %one : f32
+    %t6 = arith.mulf %a, %t5 : f32
+    %t7 = arith.mulf %t6, %h : f32
+    rk.yield %t7 : f32
+  } : tensor<?x?x!rk.dtype> -> tensor<?x?x!rk.dtype>
+  return %y : tensor<?x?x!rk.dtype>
+}
+"""
+
+# A row sum of |x| returned in f16: with `rkc run`'s inputs (2 * N(0, 1))
+# rows of more than ~40k values overflow to inf in the kernel and in the
+# reference alike.
+ABS_SUM_F16 = """
+func.func @abs_sum_f16(%x: tensor<?x?x!rk.dtype> {rk.name = "x"}) -> tensor<?xf16> {
+  %a = rk.map %x {
+  ^bb0(%v: f32):
+    %r = math.absf %v : f32
+    rk.yield %r : f32
+  } : tensor<?x?x!rk.dtype> -> tensor<?x?xf32>
+  %s = rk.reduce add %a : tensor<?x?xf32> -> tensor<?xf16>
+  return %s : tensor<?xf16>
+}
+"""

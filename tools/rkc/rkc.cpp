@@ -253,7 +253,7 @@ int runCommand(std::vector<std::string> args) {
     llvm::outs() << "result #" << i << ": rel. error "
                  << llvm::format("%.3g", rep->check.relErrors[i]) << " (tolerance "
                  << rep->check.tolerance << ", " << rep->check.rowsChecked
-                 << " rows checked), NaN mismatches " << rep->check.nanMismatch[i] << "\n";
+                 << " rows checked), non-finite mismatches " << rep->check.nonFiniteMismatch[i] << "\n";
   llvm::outs() << "time: " << llvm::format("%.2f", rep->medianMs * 1e3)
                << " us (median of " << opt.reps << "), "
                << llvm::format("%.1f", rep->bytes / 1e6) << " MB moved, "
