@@ -73,7 +73,11 @@ namespace rkc {
 ///      rows evict-first in L2 (rkc::stage_frag_stream, ld.global.cs;
 ///      session 20; 202 rows carried, seven cross-entropy bf16 rows
 ///      re-tuned).
-inline constexpr int kCodegenRevision = 14;
+///  15: builtin argmax / argmin fold a thread's values to their extreme and
+///      its lowest column (rkc::fold_arg_extreme) instead of one (value,
+///      index) combine per value (session 21; no shipped row is an argmax:
+///      all carried over).
+inline constexpr int kCodegenRevision = 15;
 
 /// One database row.
 struct TuningEntry {

@@ -131,6 +131,61 @@ RKC_DEVICE void fold_mean_m2(const Frag &x, Valid valid, Merge merge) {
   }
 }
 
+/// Thread tier of an argmax (MAX) / argmin reduction, G values at a time:
+/// for each group c of a thread's V values `x[i]` (those with `valid(i)`),
+/// the extreme value m (max.NaN / min.NaN: NaN when a value is NaN, as
+/// PyTorch's argmax counts it) and the lowest column holding it, handed to
+/// `merge(c, m, col)`, which combines them into the running (value, index)
+/// state with OpArgMax / OpArgMin once per group; col is -1, the identity,
+/// for a group with no valid value. Two passes over the group in registers
+/// (one min / max per value, then one compare and select) instead of a
+/// generic combine per value (index compares, NaN tests and branches, ~20
+/// instructions each). `col(i)` is value i's column. ASCENDING: the columns
+/// grow with i, so the second pass runs backwards and keeps the last slot
+/// that matches (the lowest column); else (a shifted row, whose first
+/// slots may hold its last columns) it compares the columns.
+template <bool MAX, int V, int G, bool ASCENDING, class Frag, class Valid, class Col,
+          class Merge>
+RKC_DEVICE void fold_arg_extreme(const Frag &x, Valid valid, Col col, Merge merge) {
+  static_assert(V % G == 0, "groups must tile the values");
+  constexpr int P = G >= 16 ? 4 : 1; // partial extremes, as above
+#pragma unroll
+  for (int c = 0; c < V / G; ++c) {
+    float mp[P];
+#pragma unroll
+    for (int k = 0; k < P; ++k) mp[k] = MAX ? neg_inf() : pos_inf();
+#pragma unroll
+    for (int j = 0; j < G; ++j)
+      if (valid(c * G + j)) {
+        const float v = (float)x[c * G + j];
+        mp[j % P] = MAX ? maximumf(mp[j % P], v) : minimumf(mp[j % P], v);
+      }
+    float m = mp[0];
+#pragma unroll
+    for (int k = 1; k < P; ++k) m = MAX ? maximumf(m, mp[k]) : minimumf(m, mp[k]);
+    // A value matches when it equals m, or is NaN (then m is NaN too: no
+    // value equals it, and every NaN matches).
+    int best = -1;
+    if (ASCENDING) {
+      int slot = -1;
+#pragma unroll
+      for (int j = G - 1; j >= 0; --j) {
+        const float v = (float)x[c * G + j];
+        if (valid(c * G + j) && (v == m || v != v)) slot = j;
+      }
+      best = slot < 0 ? -1 : col(c * G + slot);
+    } else {
+#pragma unroll
+      for (int j = 0; j < G; ++j) {
+        const float v = (float)x[c * G + j];
+        const int k = col(c * G + j);
+        if (valid(c * G + j) && (v == m || v != v) && (best < 0 || k < best)) best = k;
+      }
+    }
+    merge(c, m, best);
+  }
+}
+
 /// __shfl_xor_sync of an arbitrary state: each 32-bit word of `v` is exchanged
 /// with lane (lane ^ lane_mask) of its `width`-lane segment (one
 /// shfl.sync.bfly.b32 per word). All 32 lanes of the warp must call it.

@@ -289,7 +289,8 @@ func.func @row_max_once(%x: tensor<4096x4096xbf16>, %m: tensor<4096xf32> {rk.nam
 // 8 threads per row, 16 rows per CTA, on sm_80 with min_blocks = 2: width-8
 // warp tiers, no block or cluster tier, no shared memory. A custom (m, l)
 // combiner becomes a state struct and a functor (one per tier); argmax uses
-// the templates' (value, index) state with each element's column.
+// the templates' (value, index) state: a thread folds its values (columns
+// ascending) to their maximum and its lowest column, merged once.
 // CHECK-LABEL: // kernel rkc_subwarp: threads=8,values=4,vector=4,rows=16,cluster=1,staging=registers,unroll=1,min_blocks=2
 // CHECK-NEXT:  struct [[STATE:State[0-9]+]] { float c0; float c1; };
 // CHECK-NEXT:  struct [[COMB:Combine[0-9]+]] {
@@ -317,7 +318,7 @@ func.func @row_max_once(%x: tensor<4096x4096xbf16>, %m: tensor<4096xf32> {rk.nam
 // CHECK-NEXT:    const float {{sv[0-9]+}} = [[W]].c0;
 // CHECK-NEXT:    const float [[L:sv[0-9]+]] = [[W]].c1;
 // CHECK-NEXT:    rkc::ValIdx<float, long long> [[AT:r[0-9]+]] = rkc::ValIdx<float, long long>{__int_as_float(0xff800000), -1LL};
-// CHECK:           if (FULL_ROW || col < N) [[AT]] = rkc::OpArgMax()([[AT]], rkc::ValIdx<float, long long>{[[XF]][i], col});
+// CHECK-NEXT:    rkc::fold_arg_extreme<true, V, V, true>([[XF]], [&](int i) { const int col = col0 + (i / W) * COL_STEP + (i % W); return FULL_ROW || col < N; }, [&](int i) { return col0 + (i / W) * COL_STEP + (i % W); }, [&](int c, float m, int col) { [[AT]] = rkc::OpArgMax()([[AT]], rkc::ValIdx<float, long long>{m, col}); });
 // CHECK:         const rkc::ValIdx<float, long long> [[AW:r[0-9]+]] = rkc::warp_reduce<8>([[AT]], rkc::OpArgMax());
 // CHECK-NEXT:    const float {{sv[0-9]+}} = [[AW]].v;
 // CHECK-NEXT:    const long long [[I:sv[0-9]+]] = [[AW]].i;

@@ -176,7 +176,7 @@
 // L2-CUDA:          rkc::store_frag<rkc::bf16, V, W>(a1 + row * s1,
 
 // (value, column) states; the index goes to out0 (i64), the value to out1.
-// ARGMAX-CUDA:      rkc::OpArgMax()({{r[0-9]+}}, rkc::ValIdx<float, long long>{{[{]}}{{f[0-9]+}}[i], col});
+// ARGMAX-CUDA:      rkc::fold_arg_extreme<true, V, V, true>({{f[0-9]+}}, {{.*}}rkc::OpArgMax()({{r[0-9]+}}, rkc::ValIdx<float, long long>{m, col}); });
 // ARGMAX-CUDA:      const rkc::ValIdx<float, long long> {{r[0-9]+}} = rkc::warp_reduce<32>({{r[0-9]+}}, rkc::OpArgMax());
 // ARGMAX-CUDA:      const rkc::ValIdx<float, long long> {{r[0-9]+}} = rkc::block_reduce<4>({{r[0-9]+}}, rkc::OpArgMax(),
 // ARGMAX-CUDA-DAG:  a1[row] = (long long){{sv[0-9]+}};

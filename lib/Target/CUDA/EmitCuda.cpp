@@ -737,12 +737,15 @@ LogicalResult KernelEmitter::emitOp(Operation *op) {
       declareChains();
       std::string slot = chains > 1 ? formatv("{0}[c % {1}]", acc, chains).str() : acc;
       b << foldBegin;
+      // `ascending`: the values' columns grow with their slots (not in a
+      // shifted row whose first slots may wrap, unless all lie in the row).
       std::string masked = call(
           formatv("[&](int i) {{ const int col = {0}; return {1}; }", valueCol(), kColInRow).str(),
-          slot);
+          slot, /*ascending=*/!shifted);
       if (shifted && unmaskedIfShifted)
         b << "  if (" << kValuesInShiftedRow << ")\n    "
-          << call("[&](int) { return true; }", slot) << "  else\n    " << masked;
+          << call("[&](int) { return true; }", slot, /*ascending=*/true) << "  else\n    "
+          << masked;
       else
         b << "  " << masked;
       return finishFold();
@@ -760,7 +763,7 @@ LogicalResult KernelEmitter::emitOp(Operation *op) {
         !builtinScalar && !isArg) {
       bool packed = packedFrags.contains(tr.getInputs()[0]);
       return groupFold(
-          [&](const std::string &valid, const std::string &slot) {
+          [&](const std::string &valid, const std::string &slot, bool) {
             return formatv("rkc::fold_max_exp_sum<V, {5}, {0}>({1}, {6}, [&](int c, float m, "
                            "float s) {{ {2} = {3}()({2}, {4}{{m, s}); });\n",
                            fastMath ? "true" : "false", names.lookup(tr.getInputs()[0]), slot,
@@ -786,10 +789,30 @@ LogicalResult KernelEmitter::emitOp(Operation *op) {
           if (layout.getValues() % g == 0)
             group = g;
       return groupFold(
-          [&](const std::string &valid, const std::string &slot) {
+          [&](const std::string &valid, const std::string &slot, bool) {
             return formatv("rkc::fold_mean_m2<V, {0}>({1}, {2}, [&](int c, float n, float m, "
                            "float q) {{ {3} = {4}()({3}, {5}{{n, m, q}); });\n",
                            group, names.lookup(tr.getInputs()[1]), valid, slot, *comb, stateType)
+                .str();
+          },
+          /*unmaskedIfShifted=*/streaming);
+    }
+    // A builtin argmax / argmin: each group of a thread's values becomes
+    // its extreme and the lowest column holding it (rkc::fold_arg_extreme:
+    // a max and a select per value), combined into the running state once.
+    // Groups as in the online softmax fold (a pass of 16-bit values, a
+    // vector of a streamed 32-bit row), the whole row when it is held.
+    if (isArg) {
+      bool isMax = cast<rk::ReduceKindAttr>(tr.getKindAttr()).getValue() == rk::ReduceKind::argmax;
+      bool packed = packedFrags.contains(tr.getInputs()[0]);
+      return groupFold(
+          [&](const std::string &valid, const std::string &slot, bool ascending) {
+            return formatv("rkc::fold_arg_extreme<{0}, V, {1}, {2}>({3}, {4}, [&](int i) {{ "
+                           "return {5}; }, [&](int c, float m, int col) {{ {6} = {7}()({6}, "
+                           "{8}{{m, col}); });\n",
+                           isMax ? "true" : "false", streaming && !packed ? "W" : "V",
+                           ascending ? "true" : "false", names.lookup(tr.getInputs()[0]), valid,
+                           valueCol(), slot, *comb, stateType)
                 .str();
           },
           /*unmaskedIfShifted=*/streaming);
