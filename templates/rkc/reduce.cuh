@@ -243,6 +243,59 @@ template <int WIDTH, class S, class Op> RKC_DEVICE S warp_reduce(S v, Op op) {
 
 namespace detail {
 
+/// The lowest of the ints `k` of a group of WIDTH lanes (redux.sync for
+/// whole warps on sm_80 and later, else a shuffle butterfly).
+template <int WIDTH> RKC_DEVICE int group_min(int k) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  if constexpr (WIDTH == 32)
+    return __reduce_min_sync(0xffffffffu, k);
+#endif
+#pragma unroll
+  for (int offset = WIDTH / 2; offset > 0; offset /= 2)
+    k = min(k, __shfl_xor_sync(0xffffffffu, k, offset, WIDTH));
+  return k;
+}
+
+/// warp_reduce of an argmax (MAX) / argmin state: the extreme value by a
+/// butterfly of max.NaN / min.NaN (exact: every lane gets the same one),
+/// then the lowest index among the lanes holding it (or a NaN, which is
+/// then the extreme; never an identity lane, index < 0). Two shuffles'
+/// worth of work a step instead of a generic (value, index) combine with
+/// its NaN tests, 64-bit index compares and branches. Indices are columns
+/// of a row (below 2^31); a group of identity states stays the identity.
+template <int WIDTH, bool MAX, class I>
+RKC_DEVICE ValIdx<float, I> warp_reduce_arg(const ValIdx<float, I> &s) {
+  float m = s.v;
+#pragma unroll
+  for (int offset = WIDTH / 2; offset > 0; offset /= 2) {
+    const float o = __shfl_xor_sync(0xffffffffu, m, offset, WIDTH);
+    m = MAX ? maximumf(m, o) : minimumf(m, o);
+  }
+  constexpr int kNone = 0x7fffffff;
+  const bool holds = s.i >= 0 && (s.v == m || s.v != s.v);
+  const int k = group_min<WIDTH>(holds ? (int)s.i : kNone);
+  return ValIdx<float, I>{m, k == kNone ? (I)-1 : (I)k};
+}
+
+} // namespace detail
+
+/// warp_reduce of argmax / argmin states (the result OpArgMax / OpArgMin
+/// would give, in every lane; see detail::warp_reduce_arg).
+template <int WIDTH, class I>
+RKC_DEVICE ValIdx<float, I> warp_reduce(ValIdx<float, I> v, OpArgMax) {
+  static_assert(WIDTH >= 1 && WIDTH <= 32 && (WIDTH & (WIDTH - 1)) == 0,
+                "rkc::warp_reduce: WIDTH must be a power of two in [1, 32]");
+  return detail::warp_reduce_arg<WIDTH, true>(v);
+}
+template <int WIDTH, class I>
+RKC_DEVICE ValIdx<float, I> warp_reduce(ValIdx<float, I> v, OpArgMin) {
+  static_assert(WIDTH >= 1 && WIDTH <= 32 && (WIDTH & (WIDTH - 1)) == 0,
+                "rkc::warp_reduce: WIDTH must be a power of two in [1, 32]");
+  return detail::warp_reduce_arg<WIDTH, false>(v);
+}
+
+namespace detail {
+
 /// Reduces the N slots slots[0..N) (N a power of two) and returns the result
 /// in every lane of the warp, without an identity element.
 ///
