@@ -75,8 +75,9 @@ namespace rkc {
 ///      re-tuned).
 ///  15: builtin argmax / argmin fold a thread's values to their extreme and
 ///      its lowest column (rkc::fold_arg_extreme) instead of one (value,
-///      index) combine per value (session 21; no shipped row is an argmax:
-///      all carried over).
+///      index) combine per value, and their warp tier finds the extreme by
+///      shuffles, then the lowest index in one redux.sync (session 21; no
+///      shipped row is an argmax: all carried over).
 inline constexpr int kCodegenRevision = 15;
 
 /// One database row.
