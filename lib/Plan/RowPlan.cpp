@@ -41,6 +41,7 @@ static constexpr int64_t kClusterStagedBytes = 64 * 1024; // their shared memory
 static constexpr int64_t kStreamThreads16 = 512; // streamed 16-bit rows with a result
 static constexpr int64_t kStreamReadOnceThreads = 512; // streamed read-once rows
 static constexpr int64_t kStreamReadOnceCtasPerSm = 2; // rows per SM they need
+static constexpr int64_t kReadOnlyTwoCtasThreads = 128; // read-only rows in registers: 2 CTAs/SM up to
 static constexpr int64_t kStreamCtasPerSm = 2; // streamed CTAs per SM the layouts assume
 static constexpr int64_t kKeepSmemHeadroom = 4096; // per CTA: reduction buffers, reserve
 static constexpr int64_t kKeepL1Room = 32 * 1024; // per CTA, rows with >= 2 [N] operands
@@ -572,15 +573,19 @@ Expected<RowPlan> planRow(const RowProblem &p, const Target &t,
   // Except read-only 16-bit rows, one per CTA of at most 512 threads, over
   // more than a wave of CTAs, not shifted: the emitter loads those
   // evict-first in L2 (ld.global.cs, EmitCuda's rowReadOnce), and held in
-  // registers with two CTAs per SM (min_blocks = 2) they measured faster
-  // than staged (cross-entropy bf16 on the H100 after the bench's L2 flush,
-  // session 20: 1.03x / 1.06x / 1.05x at N = 4096 / 8192 / 16384; at 32768,
-  // 1024 threads, 0.57x: that one stays staged).
+  // registers they measured faster than staged (cross-entropy bf16 on the
+  // H100 after the bench's L2 flush, session 20: 1.03x / 1.06x / 1.05x at
+  // N = 4096 / 8192 / 16384 with min_blocks = 2; at 32768, 1024 threads,
+  // 0.57x: that one stays staged). Two CTAs per SM (min_blocks = 2) only
+  // for CTAs of at most 128 threads: with 256 / 512 (N = 8192 / 16384)
+  // the register cap made logsumexp 5-7 % slower (2.74 -> 2.56, 2.64 ->
+  // 2.52 TB/s) and left cross-entropy and argmax unchanged (+-0.2 %); at
+  // 128 threads (N = 4096) it is worth 2.3 % to logsumexp (session 21).
   bool readOnlyInRegisters = pl.cluster == 1 && p.outputRowBytes == 0 &&
                              p.inputElemBytes == 2 && pl.rows == 1 && pl.threads <= 512 &&
                              !shifted && !oneWave(pl, p, t) && t.hasClusters();
   if (readOnlyInRegisters && o.staging < 0 && pl.staging == Staging::Registers &&
-      o.minBlocks < 0)
+      o.minBlocks < 0 && pl.threads <= kReadOnlyTwoCtasThreads)
     pl.minBlocks = 2;
   bool readOnlyRow = pl.cluster == 1 && p.outputRowBytes == 0 && t.hasClusters();
   bool wideRow = pl.cluster == 1 && pl.rows == 1 && pl.threads >= 256 && !oneWave(pl, p, t) &&

@@ -25,6 +25,7 @@
 
 // Errors.
 // RUN: rk-opt %t/async.mlir --rk-plan-tiers=arch=sm_90a -verify-diagnostics -mlir-print-op-on-diagnostic=false | FileCheck %s --check-prefix=ASYNC --enable-var-scope
+// RUN: rk-opt %t/read_once.mlir --rk-plan-tiers=arch=sm_90a -verify-diagnostics -mlir-print-op-on-diagnostic=false | FileCheck %s --check-prefix=READ-ONCE --enable-var-scope
 // RUN: rk-opt %t/async_override.mlir --rk-plan-tiers="arch=sm_90a schedule=staging=async" -verify-diagnostics -mlir-print-op-on-diagnostic=false | FileCheck %s --check-prefix=ASYNC-OVERRIDE
 // RUN: rk-opt %t/async_bad.mlir --rk-plan-tiers="arch=sm_90a schedule=staging=async,vector=2" -verify-diagnostics -mlir-print-op-on-diagnostic=false
 // RUN: rk-opt %t/bad_arch.mlir --rk-plan-tiers="arch=sm_70" -verify-diagnostics -mlir-print-op-on-diagnostic=false
@@ -599,6 +600,39 @@ func.func @override_cluster(%x: tensor<8x65536xbf16>) -> tensor<8xf32> {
 }
 // OVERRIDE-CLUSTER-LABEL: func.func @override_cluster
 // OVERRIDE-CLUSTER-SAME:    attributes {tier.arch = "sm_90a", tier.layout = #tier.tv_layout<threads = 256, values = 64, vector = 8, rows = 1>, tier.schedule = #tier.schedule<reduce = cluster, cluster = 4, staging = async, unroll = 8, min_blocks = 0>}
+
+//--- read_once.mlir
+// Read-only 16-bit rows (no [M, N] result), one per CTA, over more than a
+// wave: held in registers (their loads are evict-first), two CTAs per SM
+// (min_blocks = 2) only for CTAs of at most 128 threads (measured in
+// docs/performance-notes.md, session 21).
+// N = 4096 bf16, M = 32768: 128 threads x 32 values.
+// expected-remark@below {{plan: vector = 8: 16-byte accesses of 2-byte elements}}
+// expected-remark@below {{plan: 128 threads per row, 32 values per thread (4 vector loads in flight)}}
+// expected-remark@below {{plan: cluster = 1}}
+// expected-remark@below {{plan: rows per CTA: 1 (128 threads)}}
+// expected-remark@below {{plan: reductions climb to the block tier}}
+// expected-remark@below {{plan: staging = registers: the row stays in registers and is read from global memory once}}
+func.func @sum_bf16_4k(%x: tensor<32768x4096xbf16>) -> tensor<32768xf32> {
+  %s = rk.reduce add %x : tensor<32768x4096xbf16> -> tensor<32768xf32>
+  return %s : tensor<32768xf32>
+}
+// READ-ONCE-LABEL: func.func @sum_bf16_4k
+// READ-ONCE-SAME:    tier.layout = #tier.tv_layout<threads = 128, values = 32, vector = 8, rows = 1>, tier.schedule = #tier.schedule<reduce = block, cluster = 1, staging = registers, unroll = 4, min_blocks = 2>}
+
+// N = 8192 bf16, M = 16384: 256 threads x 32 values, no register cap.
+// expected-remark@below {{plan: vector = 8: 16-byte accesses of 2-byte elements}}
+// expected-remark@below {{plan: 256 threads per row, 32 values per thread (4 vector loads in flight)}}
+// expected-remark@below {{plan: cluster = 1}}
+// expected-remark@below {{plan: rows per CTA: 1 (256 threads)}}
+// expected-remark@below {{plan: reductions climb to the block tier}}
+// expected-remark@below {{plan: staging = registers: the row stays in registers and is read from global memory once}}
+func.func @argmax_bf16_8k(%x: tensor<16384x8192xbf16>) -> (tensor<16384xf32>, tensor<16384xi64>) {
+  %v, %i = rk.reduce argmax %x : tensor<16384x8192xbf16> -> tensor<16384xf32>, tensor<16384xi64>
+  return %v, %i : tensor<16384xf32>, tensor<16384xi64>
+}
+// READ-ONCE-LABEL: func.func @argmax_bf16_8k
+// READ-ONCE-SAME:    tier.layout = #tier.tv_layout<threads = 256, values = 32, vector = 8, rows = 1>, tier.schedule = #tier.schedule<reduce = block, cluster = 1, staging = registers, unroll = 4, min_blocks = 0>}
 
 //--- async.mlir
 // staging = async (rule 4 in RowPlan.cpp, measured in
