@@ -58,7 +58,11 @@ def _rows(op, dt, M, N, gen):
     """Rows cycling through the patterns of the module docstring."""
     ext = float("inf") if op == "argmax" else float("-inf")
     x = torch.randn(M, N, generator=gen, device="cuda") * 4.0
-    kind = torch.arange(M, device="cuda") % 6
+    # Few rows (the cluster and streamed shapes) take the patterns that
+    # test the order first: equal extremes at both ends (a shifted row's
+    # last column sits in its first slots), NaNs, then ties.
+    order = torch.tensor([4, 2, 0, 5, 3, 1], device="cuda")
+    kind = order[torch.arange(M, device="cuda") % 6]
     ints = torch.randint(-3, 4, (M, N), generator=gen, device="cuda").float()
     x = torch.where((kind == 0)[:, None], ints, x)
     if N >= 2:
