@@ -318,7 +318,7 @@ func.func @row_max_once(%x: tensor<4096x4096xbf16>, %m: tensor<4096xf32> {rk.nam
 // CHECK-NEXT:    const float {{sv[0-9]+}} = [[W]].c0;
 // CHECK-NEXT:    const float [[L:sv[0-9]+]] = [[W]].c1;
 // CHECK-NEXT:    rkc::ValIdx<float, long long> [[AT:r[0-9]+]] = rkc::ValIdx<float, long long>{__int_as_float(0xff800000), -1LL};
-// CHECK-NEXT:    rkc::fold_arg_extreme<true, V, V, true>([[XF]], [&](int i) { const int col = col0 + (i / W) * COL_STEP + (i % W); return FULL_ROW || col < N; }, [&](int i) { return col0 + (i / W) * COL_STEP + (i % W); }, [&](int c, float m, int col) { [[AT]] = rkc::OpArgMax()([[AT]], rkc::ValIdx<float, long long>{m, col}); });
+// CHECK-NEXT:    rkc::fold_arg_extreme<true, V, V, true>([[XF]], [&](int i) { const int col = col0 + (i / W) * COL_STEP + (i % W); return FULL_ROW || col < N; }, [&](int i) { return col0 + (i / W) * COL_STEP + (i % W); }, [&](int, float m, int col) { [[AT]] = rkc::OpArgMax()([[AT]], rkc::ValIdx<float, long long>{m, col}); });
 // CHECK:         const rkc::ValIdx<float, long long> [[AW:r[0-9]+]] = rkc::warp_reduce<8>([[AT]], rkc::OpArgMax());
 // CHECK-NEXT:    const float {{sv[0-9]+}} = [[AW]].v;
 // CHECK-NEXT:    const long long [[I:sv[0-9]+]] = [[AW]].i;

@@ -694,10 +694,12 @@ LogicalResult KernelEmitter::emitOp(Operation *op) {
     // state): streamed LayerNorm bf16 at N = 1M, held to 64 registers by
     // min_blocks = 2, spilled 28 bytes with four. A row held on chip folds
     // once, in one chain.
+    // An argmax / argmin folds a whole pass at once (below): one state.
     int64_t chains =
-        streaming ? std::min<int64_t>({kFoldChains, kFoldStateWords / (int64_t)tr.getNumResults(),
-                                       (int64_t)layout.getValues()})
-                  : 1;
+        streaming && !isArg
+            ? std::min<int64_t>({kFoldChains, kFoldStateWords / (int64_t)tr.getNumResults(),
+                                 (int64_t)layout.getValues()})
+            : 1;
     chains = (int64_t)llvm::bit_floor((uint64_t)std::max<int64_t>(chains, 1));
     std::string acc = chains > 1 ? r + "_chain" : r;
     auto declareChains = [&]() {
@@ -797,20 +799,20 @@ LogicalResult KernelEmitter::emitOp(Operation *op) {
           },
           /*unmaskedIfShifted=*/streaming);
     }
-    // A builtin argmax / argmin: each group of a thread's values becomes
-    // its extreme and the lowest column holding it (rkc::fold_arg_extreme:
-    // a max and a select per value), combined into the running state once.
-    // One group of all V values (a pass of a streamed row): vectors of
-    // streamed f32 rows, as the online softmax fold takes, measured 3-7 %
-    // slower than whole passes (argmax f32 at N = 65536 / 262144 / 1M 2.74
-    // / 2.78 / 2.21 against 2.92 / 2.87 / 2.36 TB/s, session 21): the
-    // generic combine per vector costs more than waiting for the pass.
+    // A builtin argmax / argmin: a thread's V values (a pass of a streamed
+    // row) become their extreme and the lowest column holding it
+    // (rkc::fold_arg_extreme: a max and a select per value), combined into
+    // the running state once. Vectors of streamed f32 rows, as the online
+    // softmax fold takes, measured 3-7 % slower than whole passes (argmax
+    // f32 at N = 65536 / 262144 / 1M 2.74 / 2.78 / 2.21 against 2.92 / 2.87
+    // / 2.36 TB/s, session 21): the generic combine per vector costs more
+    // than waiting for the pass.
     if (isArg) {
       bool isMax = cast<rk::ReduceKindAttr>(tr.getKindAttr()).getValue() == rk::ReduceKind::argmax;
       return groupFold(
           [&](const std::string &valid, const std::string &slot, bool ascending) {
             return formatv("rkc::fold_arg_extreme<{0}, V, V, {1}>({2}, {3}, [&](int i) {{ "
-                           "return {4}; }, [&](int c, float m, int col) {{ {5} = {6}()({5}, "
+                           "return {4}; }, [&](int, float m, int col) {{ {5} = {6}()({5}, "
                            "{7}{{m, col}); });\n",
                            isMax ? "true" : "false", ascending ? "true" : "false",
                            names.lookup(tr.getInputs()[0]), valid, valueCol(), slot, *comb,
