@@ -31,6 +31,12 @@ public:
     /// per result: elements where the kernel and the reference disagree on
     /// a NaN or an infinity (those are compared exactly, not in relErrors)
     std::vector<int64_t> nonFiniteMismatch;
+    /// per result: where it is furthest off ("" when none is): the first
+    /// non-finite mismatch, else the largest absolute error, as "element J
+    /// (row R): kernel X, reference Y"
+    std::vector<std::string> worst;
+    /// The first failing result's figures, in words ("" when all passed).
+    std::string describeFailure() const;
     double tolerance = 0;
     int64_t rowsChecked = 0;
     bool passed = true;

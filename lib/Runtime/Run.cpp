@@ -6,6 +6,7 @@
 
 #include "CudaDriver.h"
 
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Parallel.h"
 
 #include <algorithm>
@@ -373,24 +374,54 @@ llvm::Expected<Harness::Check> Harness::check(Kernel &kernel, int64_t rows) {
     // infinity the same infinity (a 16-bit result that overflows is inf in
     // the kernel and in the reference, rounded to the result's dtype); the
     // finite ones enter the relative L2 error.
-    double num = 0, den = 0;
-    int64_t nonFiniteBad = 0;
+    double num = 0, den = 0, worstDiff = 0;
+    int64_t nonFiniteBad = 0, worstAt = -1, firstNonFinite = -1;
     for (size_t j = 0; j < n; ++j) {
       if (!std::isfinite(got[j]) || !std::isfinite(want[j])) {
         bool same = std::isnan(got[j]) ? std::isnan(want[j]) : got[j] == want[j];
         nonFiniteBad += !same;
+        if (!same && firstNonFinite < 0)
+          firstNonFinite = (int64_t)j;
         continue;
       }
+      double diff = std::fabs(got[j] - want[j]);
+      if (diff > worstDiff)
+        worstDiff = diff, worstAt = (int64_t)j;
       num += (got[j] - want[j]) * (got[j] - want[j]);
       den += want[j] * want[j];
     }
     double err = den > 0 ? std::sqrt(num / den) : std::sqrt(num);
     c.relErrors.push_back(err);
     c.nonFiniteMismatch.push_back(nonFiniteBad);
+    int64_t at = firstNonFinite >= 0 ? firstNonFinite : worstAt;
+    std::string where;
+    if (at >= 0) {
+      int64_t perRow = a.shape.empty() ? 1 : std::max<int64_t>(1, numel(a.shape) / a.shape[0]);
+      where = llvm::formatv("element {0} (row {1}): kernel {2}, reference {3}", at,
+                            at / perRow, got[at], want[at])
+                  .str();
+    }
+    c.worst.push_back(where);
     if (!(err <= c.tolerance) || nonFiniteBad)
       c.passed = false;
   }
   return c;
+}
+
+std::string Harness::Check::describeFailure() const {
+  for (size_t i = 0; i < relErrors.size(); ++i) {
+    if (relErrors[i] <= tolerance && nonFiniteMismatch[i] == 0)
+      continue;
+    std::string s = llvm::formatv("result #{0}: rel. error {1:e2} (tolerance {2:e0}), {3} "
+                                  "non-finite mismatch{4}",
+                                  i, relErrors[i], tolerance, nonFiniteMismatch[i],
+                                  nonFiniteMismatch[i] == 1 ? "" : "es")
+                        .str();
+    if (!worst[i].empty())
+      s += "; worst at " + worst[i];
+    return s;
+  }
+  return "";
 }
 
 llvm::Expected<double> Harness::timeMs(Kernel &kernel, int reps) {

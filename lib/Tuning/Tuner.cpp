@@ -257,8 +257,7 @@ llvm::Expected<TuneReport> rkc::tune(CompileRequest req, const TuneOptions &opt)
       return chk.takeError();
     if (!chk->passed) {
       c.ok = false;
-      c.why = llvm::formatv("wrong result (rel. error {0:e2})",
-                            chk->relErrors.empty() ? 0.0 : chk->relErrors[0]).str();
+      c.why = "wrong result (" + chk->describeFailure() + ")";
       ++rep.wrong;
       rep.timingMs += msSince(t0);
       return llvm::Error::success();

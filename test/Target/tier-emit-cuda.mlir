@@ -786,6 +786,65 @@ module {
 
 // -----
 
+// Streamed reductions that need nothing from each other share a sweep (a
+// product and an argmin, which rk-fuse-reductions leaves apart): one read
+// of the row for both, their states declared before it and unpacked after
+// it. A reduction of values that use the argmin's result waits for its
+// own sweep (backwards).
+// CHECK-LABEL: // kernel rkc_mul_argmin_stream:
+// CHECK:         float [[P:r[0-9]+]]_chain[4] = {1.0f, 1.0f, 1.0f, 1.0f};
+// CHECK-NEXT:    rkc::ValIdx<float, long long> [[A:r[0-9]+]] = rkc::ValIdx<float, long long>{__int_as_float(0x7f800000), -1LL};
+// CHECK-NEXT:    for (int pass = 0; pass < PASSES; ++pass) {
+// CHECK-NEXT:    const int col0 = col0_base + pass * PASS_COLS;
+// CHECK-NEXT:    rkc::PackedFrag<rkc::bf16, V> [[X:f[0-9]+]];
+// CHECK-NEXT:    rkc::load_frag<rkc::bf16, V, W>(a0 + row * s0, col0, COL_STEP, N, [[X]], 0.0f);
+// CHECK:         [[P]]_chain[i % 4] = rkc::OpMul()([[P]]_chain[i % 4], [[X]][i]);
+// CHECK:         rkc::fold_arg_extreme<false, V, V, true>([[X]],
+// CHECK-SAME:    [[A]] = rkc::OpArgMin()([[A]],
+// CHECK-NEXT:    {{^  }$}}
+// CHECK-NEXT:    const float [[P]] = rkc::OpMul()(
+// CHECK:         rkc::cluster_reduce<8, 16>({{.*}}rkc::OpMul()
+// CHECK:         rkc::cluster_reduce<8, 16>({{.*}}rkc::OpArgMin()
+// CHECK:         for (int pass = PASSES - 1; pass >= 0; --pass) {
+// CHECK:         rkc::load_frag_stream<rkc::bf16, V, W>(a0 + row * s0, col0, COL_STEP, N,
+// CHECK:         rkc::OpAdd()
+// CHECK-NOT:     for (int pass
+// CHECK:         a3[row] =
+module {
+  func.func @mul_argmin_stream(%arg0: tensor<2x1048576xbf16> {rk.name = "x"}, %arg1: tensor<2xf32> {rk.name = "out0", tier.output}, %arg2: tensor<2xi64> {rk.name = "out1", tier.output}, %arg3: tensor<2xf32> {rk.name = "out2", tier.output}) attributes {tier.arch = "sm_90a", tier.layout = #tier.tv_layout<threads = 256, values = 32, vector = 8, rows = 1>, tier.schedule = #tier.schedule<reduce = cluster, cluster = 16, staging = stream, unroll = 4, min_blocks = 0>} {
+    %0 = tier.load %arg0 {fill = 0.000000e+00 : f32} : tensor<2x1048576xbf16> -> <32 x f32>
+    %1 = tier.thread_reduce %0 {
+    } {init = [1.000000e+00 : f32], kind = #rk<reduce_kind mul>} : !tier.frag<32 x f32> -> f32
+    %2 = tier.warp_reduce %1 {
+    } {kind = #rk<reduce_kind mul>, width = 32 : i64} : f32 -> f32
+    %3 = tier.cluster_reduce %2 {
+    } {cluster = 16 : i64, kind = #rk<reduce_kind mul>, warps = 8 : i64} : f32 -> f32
+    %4:2 = tier.thread_reduce %0 {
+    } {init = [0x7F800000 : f32, -1], kind = #rk<reduce_kind argmin>} : !tier.frag<32 x f32> -> f32, i64
+    %5:2 = tier.warp_reduce %4#0, %4#1 {
+    } {kind = #rk<reduce_kind argmin>, width = 32 : i64} : f32, i64 -> f32, i64
+    %6:2 = tier.cluster_reduce %5#0, %5#1 {
+    } {cluster = 16 : i64, kind = #rk<reduce_kind argmin>, warps = 8 : i64} : f32, i64 -> f32, i64
+    %7 = tier.map %0, %6#0 {
+    ^bb0(%a: f32, %b: f32):
+      %d = arith.subf %a, %b : f32
+      tier.yield %d : f32
+    } : !tier.frag<32 x f32>, f32 -> !tier.frag<32 x f32>
+    %8 = tier.thread_reduce %7 {
+    } {init = [0.000000e+00 : f32], kind = #rk<reduce_kind add>} : !tier.frag<32 x f32> -> f32
+    %9 = tier.warp_reduce %8 {
+    } {kind = #rk<reduce_kind add>, width = 32 : i64} : f32 -> f32
+    %10 = tier.cluster_reduce %9 {
+    } {cluster = 16 : i64, kind = #rk<reduce_kind add>, warps = 8 : i64} : f32 -> f32
+    tier.store_row_scalar %3, %arg1 : f32, tensor<2xf32>
+    tier.store_row_scalar %6#1, %arg2 : i64, tensor<2xi64>
+    tier.store_row_scalar %10, %arg3 : f32, tensor<2xf32>
+    return
+  }
+}
+
+// -----
+
 // A streamed online softmax state tagged rk.fold = "max_exp_sum": each
 // group of a pass's values becomes one (max, sum of exp) state in
 // registers (rkc::fold_max_exp_sum), combined into one of four running

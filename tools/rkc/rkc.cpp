@@ -253,7 +253,13 @@ int runCommand(std::vector<std::string> args) {
     llvm::outs() << "result #" << i << ": rel. error "
                  << llvm::format("%.3g", rep->check.relErrors[i]) << " (tolerance "
                  << rep->check.tolerance << ", " << rep->check.rowsChecked
-                 << " rows checked), non-finite mismatches " << rep->check.nonFiniteMismatch[i] << "\n";
+                 << " rows checked), non-finite mismatches " << rep->check.nonFiniteMismatch[i]
+                 << (rep->check.worst[i].empty() ||
+                             (rep->check.relErrors[i] <= rep->check.tolerance &&
+                              rep->check.nonFiniteMismatch[i] == 0)
+                         ? ""
+                         : "; worst at " + rep->check.worst[i])
+                 << "\n";
   llvm::outs() << "time: " << llvm::format("%.2f", rep->medianMs * 1e3)
                << " us (median of " << opt.reps << "), "
                << llvm::format("%.1f", rep->bytes / 1e6) << " MB moved, "

@@ -152,7 +152,10 @@ private:
                                      std::string &stateType);
   LogicalResult emitOp(Operation *op);
   LogicalResult emitBody();
+  /// Streamed sweeps: the thread reductions of one sweep (all of them
+  /// thread_reduce ops), or the [M, N] stores with the fragments they need.
   LogicalResult emitSweep(ArrayRef<Operation *> consumers);
+  llvm::DenseMap<Operation *, SmallVector<Operation *>> sweepGroups(Block &block) const;
   /// Async staging: the epilogue when it can be emitted chunk by chunk
   /// after the last reduction (emitEpilogue) - the fragment ops the [M, N]
   /// stores need, in program order, then the stores - else none.
@@ -1032,9 +1035,8 @@ LogicalResult KernelEmitter::emitBody() {
     return success();
   }
   SmallVector<Operation *> stores;
-  streamSweeps = 0;
-  for (Operation &op : block)
-    streamSweeps += isa<tier::ThreadReduceOp>(op);
+  llvm::DenseMap<Operation *, SmallVector<Operation *>> sweeps = sweepGroups(block);
+  streamSweeps = sweeps.size();
   if (llvm::any_of(block, [](Operation &op) { return isa<tier::StoreOp>(op); }))
     ++streamSweeps;
   for (Operation &op : block) {
@@ -1045,7 +1047,8 @@ LogicalResult KernelEmitter::emitBody() {
       continue;
     }
     if (isa<tier::ThreadReduceOp>(op)) {
-      if (failed(emitSweep({&op})))
+      // A reduction folded into an earlier one's sweep is emitted there.
+      if (auto it = sweeps.find(&op); it != sweeps.end() && failed(emitSweep(it->second)))
         return failure();
       continue;
     }
@@ -1139,6 +1142,47 @@ LogicalResult KernelEmitter::emitEpilogue(ArrayRef<Operation *> ops) {
   return success();
 }
 
+/// Streaming: the thread reductions that share a sweep, by the one that
+/// leads it (the first in program order). A reduction joins the earliest
+/// sweep before whose leader every value it needs from outside the sweep
+/// (the scalars its elementwise inputs use: an earlier reduction's result,
+/// a per-row scalar) is computed: independent reductions of the same row
+/// that rk-fuse-reductions leaves apart (an argmax / argmin and another
+/// reduction, reductions of rows of different types) then read it once
+/// instead of once each (docs/performance-notes.md, session 22).
+llvm::DenseMap<Operation *, SmallVector<Operation *>>
+KernelEmitter::sweepGroups(Block &block) const {
+  llvm::DenseMap<Operation *, SmallVector<Operation *>> groups;
+  SmallVector<Operation *> leaders;
+  for (Operation &op : block) {
+    auto tr = dyn_cast<tier::ThreadReduceOp>(op);
+    if (!tr)
+      continue;
+    // The values from outside the sweep: operands of the reduction and of
+    // the fragment ops it needs that are not fragment ops themselves.
+    SmallVector<Operation *> inSweep = producersOf({&op}, isFragOp);
+    inSweep.push_back(&op);
+    SmallVector<Operation *> outside;
+    for (Operation *o : inSweep)
+      for (Value v : o->getOperands())
+        if (Operation *d = v.getDefiningOp(); d && !isFragOp(d))
+          outside.push_back(d);
+    Operation *joined = nullptr;
+    for (Operation *lead : leaders)
+      if (llvm::all_of(outside, [&](Operation *d) { return d->isBeforeInBlock(lead); })) {
+        joined = lead;
+        break;
+      }
+    if (joined) {
+      groups[joined].push_back(&op);
+    } else {
+      leaders.push_back(&op);
+      groups[&op].push_back(&op);
+    }
+  }
+  return groups;
+}
+
 LogicalResult KernelEmitter::emitSweep(ArrayRef<Operation *> consumers) {
   // The fragment ops the consumers need, in program order.
   SmallVector<Operation *> ordered = producersOf(consumers, isFragOp);
@@ -1150,10 +1194,10 @@ LogicalResult KernelEmitter::emitSweep(ArrayRef<Operation *> consumers) {
                              ? "  for (int pass = 0; pass < PASSES; ++pass) {\n"
                              : "  for (int pass = PASSES - 1; pass >= 0; --pass) {\n";
   loopHead += "  const int col0 = col0_base + pass * PASS_COLS;\n";
-  if (auto tr = dyn_cast<tier::ThreadReduceOp>(consumers.front())) {
-    // The state lives across the sweep: emitOp writes "State r = init;",
-    // the fold loop over the values, then the unpacking; the declaration
-    // goes before the sweep, the fold inside, the unpacking after.
+  if (isa<tier::ThreadReduceOp>(consumers.front())) {
+    // Each state lives across the sweep: emitOp writes "State r = init;",
+    // the fold loop over the values, then the unpacking; the declarations
+    // go before the sweep, the folds inside, the unpackings after.
     size_t mark = body.size();
     bodyOs << loopHead;
     for (Operation *op : ordered)
@@ -1161,17 +1205,22 @@ LogicalResult KernelEmitter::emitSweep(ArrayRef<Operation *> consumers) {
         return failure();
     std::string sweep = body.substr(mark);
     body.resize(mark);
-    if (failed(emitOp(tr)))
-      return failure();
-    std::string emitted = body.substr(mark);
-    body.resize(mark);
-    size_t foldAt = emitted.find(kFoldBegin);
-    size_t endAt = emitted.find(kFoldEnd, foldAt);
-    if (foldAt == std::string::npos || endAt == std::string::npos)
-      return tr.emitError("internal: the thread reduction's fold has no sweep markers");
-    size_t loopAt = foldAt + strlen(kFoldBegin);
-    bodyOs << emitted.substr(0, foldAt) << sweep << emitted.substr(loopAt, endAt - loopAt)
-           << "  }\n" << emitted.substr(endAt + strlen(kFoldEnd));
+    std::string decls, folds, after;
+    for (Operation *tr : consumers) {
+      if (failed(emitOp(tr)))
+        return failure();
+      std::string emitted = body.substr(mark);
+      body.resize(mark);
+      size_t foldAt = emitted.find(kFoldBegin);
+      size_t endAt = emitted.find(kFoldEnd, foldAt);
+      if (foldAt == std::string::npos || endAt == std::string::npos)
+        return tr->emitError("internal: the thread reduction's fold has no sweep markers");
+      size_t loopAt = foldAt + strlen(kFoldBegin);
+      decls += emitted.substr(0, foldAt);
+      folds += emitted.substr(loopAt, endAt - loopAt);
+      after += emitted.substr(endAt + strlen(kFoldEnd));
+    }
+    bodyOs << decls << sweep << folds << "  }\n" << after;
     return success();
   }
   bodyOs << loopHead;
