@@ -31,6 +31,9 @@ public:
     /// per result: elements where the kernel and the reference disagree on
     /// a NaN or an infinity (those are compared exactly, not in relErrors)
     std::vector<int64_t> nonFiniteMismatch;
+    /// per result: NaNs where the reference overflowed to an infinity
+    /// (accepted: another order of the operations may meet inf * 0)
+    std::vector<int64_t> overflowNaNs;
     /// per result: where it is furthest off ("" when none is): the first
     /// non-finite mismatch, else the largest absolute error, as "element J
     /// (row R): kernel X, reference Y"

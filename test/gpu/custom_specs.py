@@ -178,3 +178,15 @@ func.func @abs_sum_f16(%x: tensor<?x?x!rk.dtype> {rk.name = "x"}) -> tensor<?xf1
   return %s : tensor<?xf16>
 }
 """
+
+
+# A product and an argmin of the same row: rk-fuse-reductions does not merge
+# an arg reduction with another, so a streamed row gets both folds in one
+# sweep from the emitter (one read of the row, not two).
+PRODUCT_ARGMIN = """
+func.func @product_argmin(%x: tensor<?x?x!rk.dtype> {rk.name = "x"}) -> (tensor<?xf32>, tensor<?xf32>, tensor<?xi64>) {
+  %p = rk.reduce mul %x : tensor<?x?x!rk.dtype> -> tensor<?xf32>
+  %v, %i = rk.reduce argmin %x : tensor<?x?x!rk.dtype> -> tensor<?xf32>, tensor<?xi64>
+  return %p, %v, %i : tensor<?xf32>, tensor<?xf32>, tensor<?xi64>
+}
+"""

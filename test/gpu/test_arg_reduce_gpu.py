@@ -19,6 +19,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 import rkc  # noqa: E402
+import custom_specs  # noqa: E402
 from conftest import gpu_unavailable  # noqa: E402
 
 EXAMPLES = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
@@ -115,3 +116,35 @@ def test_arg_reduce(op, dt, M, N):
     assert torch.equal(val.cpu().double().isnan(), ref_val.isnan()), plan
     ok = ~ref_val.isnan()
     assert torch.equal(val.cpu().double()[ok], ref_val[ok]), plan
+
+
+# A product and an argmin of the same row in one kernel: held rows, and
+# streamed rows (N >= 262144) where both fold in one sweep.
+FUSED = [("bf16", 64, 4096), ("f32", 5, 8191), ("bf16", 3, 262144), ("f32", 2, 1048576),
+         ("bf16", 2, 1000003), ("bf16", 300, 131080)]
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dt,M,N", FUSED, ids=["%s-%dx%d" % c for c in FUSED])
+def test_product_and_argmin_share_the_row(dt, M, N):
+    _skip()
+    gen = torch.Generator(device="cuda")
+    gen.manual_seed(zlib.crc32(("fused %s %d %d" % (dt, M, N)).encode()))
+    f = rkc.compile(custom_specs.PRODUCT_ARGMIN, spec_name="product_argmin.mlir")
+    plan = f.kernel("x=%dx%d" % (M, N), dtype=dt).plan
+    # Values of magnitude 1 +- 2^-8 (finite products of 1M values), with the
+    # argmin patterns (ties, NaNs, infinities) in the rows that _rows gives them.
+    rows = _rows("argmin", "f32", M, N, gen)
+    x = 1.0 + torch.randn(M, N, generator=gen, device="cuda") * 2.0 ** -9
+    special = ~torch.isfinite(rows) | (rows.abs() >= 1000)
+    x = torch.where(special, rows, x).to(DT[dt])
+    p, val, idx = f(x)
+    torch.cuda.synchronize()
+    ref_idx, ref_val = _reference("argmin", x)
+    assert torch.equal(idx.cpu(), ref_idx), plan
+    assert torch.equal(val.cpu().double().isnan(), ref_val.isnan()), plan
+    ref_p = x.double().prod(-1).cpu()
+    got = p.cpu().double()
+    fin = torch.isfinite(ref_p) & (ref_p.abs() < 1e30)
+    assert torch.equal(got[~fin].isnan(), ref_p[~fin].isnan()), plan
+    assert torch.allclose(got[fin], ref_p[fin], rtol=1e-3, atol=0), (plan, got, ref_p)

@@ -17,6 +17,7 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
@@ -254,6 +255,11 @@ int runCommand(std::vector<std::string> args) {
                  << llvm::format("%.3g", rep->check.relErrors[i]) << " (tolerance "
                  << rep->check.tolerance << ", " << rep->check.rowsChecked
                  << " rows checked), non-finite mismatches " << rep->check.nonFiniteMismatch[i]
+                 << (rep->check.overflowNaNs[i]
+                         ? llvm::formatv(" ({0} NaN where the reference overflows: accepted)",
+                                         rep->check.overflowNaNs[i])
+                               .str()
+                         : std::string())
                  << (rep->check.worst[i].empty() ||
                              (rep->check.relErrors[i] <= rep->check.tolerance &&
                               rep->check.nonFiniteMismatch[i] == 0)
