@@ -43,6 +43,8 @@ static constexpr int64_t kStreamReadOnceThreads = 512; // streamed read-once row
 static constexpr int64_t kStreamReadOnceCtasPerSm = 2; // rows per SM they need
 static constexpr int64_t kReadOnlyTwoCtasThreads = 128; // read-only rows in registers: 2 CTAs/SM up to
 static constexpr int64_t kStreamCtasPerSm = 2; // streamed CTAs per SM the layouts assume
+static constexpr int64_t kElementwiseThreads = 512; // streamed 16-bit rows with no reduction
+static constexpr int64_t kElementwiseCtas = 2048; // the CTAs their clusters aim at
 static constexpr int64_t kKeepSmemHeadroom = 4096; // per CTA: reduction buffers, reserve
 static constexpr int64_t kKeepL1Room = 32 * 1024; // per CTA, rows with >= 2 [N] operands
 
@@ -440,6 +442,27 @@ Expected<RowPlan> planRow(const RowProblem &p, const Target &t,
     clusterAsync = false;
     cluster = 1;
   }
+  // A row of 16-bit data with no reduction (an elementwise map: GELU, a
+  // scaled copy) that needs a cluster is streamed in one sweep by CTAs of
+  // 512 threads, its cluster only what spreads the rows over about 2048
+  // CTAs (no reduction waits on the cluster; its CTAs are the parallelism):
+  // staging buys nothing when every value is read once and written once.
+  // Measured on the H100 (GELU bf16, docs/performance-notes.md, session
+  // 22): 1024 x 65536 2.44 -> 2.80 TB/s (async staging, cluster 4 -> 2),
+  // 512 x 262144 2.26 -> 2.74-2.87 (cluster 16 -> 4-8), 8 x 262144 10.6 ->
+  // 10.0 us; 32-bit rows kept their plans (async staging 2.92-2.95 TB/s
+  // against 2.81-2.91 streamed).
+  bool elementwise = o.staging < 0 && o.values <= 0 && cluster > 1 && t.hasClusters() &&
+                     p.reductionDepth == 0 && p.maxInputElemBytes == 2 &&
+                     p.elemBytes == 2 && pl.vector * p.minElemBytes == 16;
+  if (elementwise) {
+    if (o.threads <= 0)
+      threads = kElementwiseThreads;
+    clusterAsync = false;
+    int64_t need = pow2Ceil(ceilDiv(nvec, threads * std::max<int64_t>(kmaxFor(threads) / 2, 1)));
+    cluster = std::clamp<int64_t>(pow2Ceil(ceilDiv(kElementwiseCtas, p.rows)), 1,
+                                  std::min<int64_t>(t.maxCluster, need));
+  }
   if (o.cluster > 0)
     cluster = o.cluster;
   int64_t kmax = kmaxFor(threads, clusterAsync);
@@ -448,7 +471,7 @@ Expected<RowPlan> planRow(const RowProblem &p, const Target &t,
   int64_t chunks = ceilDiv(nvec, threads * cluster);
   bool fits = chunks <= kmax || o.values > 0;
   pl.staging = o.staging >= 0 ? (Staging)o.staging
-                              : (!fits || readOnce ? Staging::Stream
+                              : (!fits || readOnce || elementwise ? Staging::Stream
                                  : clusterAsync ? Staging::Async
                                                 : Staging::Registers);
   // Shared-memory staging: a row too long for registers whose part in each
@@ -458,7 +481,9 @@ Expected<RowPlan> planRow(const RowProblem &p, const Target &t,
   // one element size.
   int64_t passChunks =
       std::min(std::max<int64_t>(kmax / 2, 1),
-               ceilDiv(nvec, threads * (t.hasClusters() && !readOnce ? t.maxCluster : cluster)));
+               ceilDiv(nvec, threads * (t.hasClusters() && !readOnce && !elementwise
+                                            ? t.maxCluster
+                                            : cluster)));
   // With clusters, streaming keeps only a few rows in flight, so its second
   // sweep hits L2; measured on the H100 at N = 1M bf16 that beats staging
   // (RMSNorm 1.47 vs 1.26 TB/s, softmax 1.63 vs 1.49): staging is the
@@ -475,7 +500,7 @@ Expected<RowPlan> planRow(const RowProblem &p, const Target &t,
     // The row is swept in passes of threads x cluster x values elements;
     // the largest cluster keeps the rows in flight few, so a second sweep
     // of a row finds it in L2.
-    if (o.cluster <= 0 && t.hasClusters() && !readOnce)
+    if (o.cluster <= 0 && t.hasClusters() && !readOnce && !elementwise)
       pl.cluster = t.maxCluster;
     // A sweep also keeps its addresses and the pass state live: half the
     // register budget per pass.
@@ -521,15 +546,20 @@ Expected<RowPlan> planRow(const RowProblem &p, const Target &t,
                      pl.threads, pl.threads < 32 ? " (sub-warp)" : "",
                      pl.values, pl.values / pl.vector));
   note(llvm::formatv("cluster = {0}{1}", pl.cluster,
-                     pl.cluster > 1 ? ": the row is split over the CTAs of a "
-                                      "cluster and reduced through DSMEM"
-                                    : ""));
+                     pl.cluster <= 1             ? ""
+                     : p.reductionDepth == 0     ? ": the row is split over the CTAs of a "
+                                                   "cluster (no reduction: they spread the "
+                                                   "rows over the GPU)"
+                                                 : ": the row is split over the CTAs of a "
+                                                   "cluster and reduced through DSMEM"));
 
   // 6. Rows per CTA.
   pl.rows = o.rows > 0 ? o.rows
                        : (pl.cluster > 1 ? 1 : std::max<int64_t>(1, kMinCtaThreads / pl.threads));
   note(llvm::formatv("rows per CTA: {0} ({1} threads)", pl.rows, pl.ctaThreads()));
-  note(llvm::formatv("reductions climb to the {0} tier", levelName(pl.reduceLevel())));
+  note(p.reductionDepth == 0
+           ? std::string("no reduction: every value is mapped on its own")
+           : llvm::formatv("reductions climb to the {0} tier", levelName(pl.reduceLevel())).str());
   pl.unroll = o.unroll > 0 ? o.unroll : pl.values / pl.vector;
   if (o.minBlocks >= 0)
     pl.minBlocks = o.minBlocks; // else 0, or 2 for the streamed 16-bit rows above
@@ -549,7 +579,8 @@ Expected<RowPlan> planRow(const RowProblem &p, const Target &t,
   // 1000003 (16 KiB passes) with 4 (1.65 against 1.36 with 6, 1.50 with 0).
   if (o.keep >= 0) {
     pl.keep = o.keep;
-  } else if (pl.staging == Staging::Stream && p.outputRowBytes > 0 && pl.rows == 1 &&
+  } else if (pl.staging == Staging::Stream && p.outputRowBytes > 0 && p.reductionDepth > 0 &&
+             pl.rows == 1 &&
              t.hasClusters() && copiesInChunks(p, pl.vector)) {
     int64_t room = t.maxSmemPerCta / kStreamCtasPerSm - kKeepSmemHeadroom -
                    (p.rowVectorInputs >= 2 ? kKeepL1Room : 0);
@@ -625,14 +656,19 @@ Expected<RowPlan> planRow(const RowProblem &p, const Target &t,
                                          passesOf(pl, p),
                                          pl.threads * pl.cluster * pl.values).str()
                          : llvm::formatv("{0}; it is swept in passes ({1}) of {2} "
-                                         "elements, with online combiners",
+                                         "elements{3}",
                                          o.staging >= 0 ? "the schedule streams the row"
+                                         : elementwise
+                                             ? "each value is read and written once (no "
+                                               "reduction) and the row would need a cluster"
                                          : readOnce
                                              ? "the row is read once (no [M, N] result, one "
                                                "reduction deep) and would need a cluster"
                                              : "the row does not fit on chip",
                                          passesOf(pl, p),
-                                         pl.threads * pl.cluster * pl.values).str()));
+                                         pl.threads * pl.cluster * pl.values,
+                                         p.reductionDepth ? ", with online combiners" : "")
+                               .str()));
   if (pl.keep > 0 && pl.staging == Staging::Stream)
     note(llvm::formatv("keep = {0}: the first {0} of the {1} passes stay in shared memory "
                        "between the sweeps ({2} KiB per CTA)",

@@ -225,9 +225,10 @@ rkc::analyzeRowProgram(func::FuncOp func) {
     }
   }
   // Reduction depth: a value's depth is the most reductions chained on
-  // the way to it (a reduction's result: one more than its inputs').
+  // the way to it (a reduction's result: one more than its inputs'); 0
+  // for a program with no reduction (elementwise maps only).
   llvm::DenseMap<Value, int> depth;
-  int deepest = 1;
+  int deepest = 0;
   for (Operation &op : body) {
     int d = 0;
     op.walk([&](Operation *inner) {

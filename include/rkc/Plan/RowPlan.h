@@ -48,8 +48,8 @@ struct RowProblem {
   bool uniformInputs = true; ///< all [M, N] inputs have the same element size
   /// The longest chain of reductions over the row, each needing the one
   /// before it (softmax's max then sum of exp(x - max): 2; its online form,
-  /// or independent reductions: 1): the reads of the row a streamed kernel
-  /// makes before it stores anything.
+  /// or independent reductions: 1; no reduction: 0): the reads of the row
+  /// a streamed kernel makes before it stores anything.
   int reductionDepth = 1;
 };
 
