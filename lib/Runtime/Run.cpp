@@ -410,7 +410,7 @@ llvm::Expected<Harness::Check> Harness::check(Kernel &kernel, int64_t rows) {
     std::string where;
     if (at >= 0) {
       int64_t perRow = a.shape.empty() ? 1 : std::max<int64_t>(1, numel(a.shape) / a.shape[0]);
-      where = llvm::formatv("element {0} (row {1}): kernel {2}, reference {3}", at,
+      where = llvm::formatv("element {0} (row {1}): kernel {2:e6}, reference {3:e6}", at,
                             at / perRow, got[at], want[at])
                   .str();
     }

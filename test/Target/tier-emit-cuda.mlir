@@ -845,6 +845,45 @@ module {
 
 // -----
 
+// 16-bit data: a fragment divided by a per-row scalar multiplies by its
+// reciprocal (computed once by ptxas); f32 data keep the IEEE division.
+// CHECK-LABEL: // kernel rkc_div_by_row_sum_bf16:
+// CHECK:           const float {{v[0-9]+}} = ({{v[0-9]+}} * (1.0f / {{v[0-9]+}}));
+// CHECK-LABEL: // kernel rkc_div_by_row_sum_f32:
+// CHECK:           const float {{v[0-9]+}} = ({{v[0-9]+}} / {{v[0-9]+}});
+module {
+  func.func @div_by_row_sum_bf16(%arg0: tensor<64x128xbf16> {rk.name = "x"}, %arg1: tensor<64x128xbf16> {rk.name = "out0", tier.output}) attributes {tier.arch = "sm_90a", tier.layout = #tier.tv_layout<threads = 16, values = 8, vector = 8, rows = 8>, tier.schedule = #tier.schedule<reduce = warp, cluster = 1, staging = registers, unroll = 1, min_blocks = 0>} {
+    %0 = tier.load %arg0 {fill = 0.000000e+00 : f32} : tensor<64x128xbf16> -> <8 x f32>
+    %1 = tier.thread_reduce %0 {
+    } {init = [0.000000e+00 : f32], kind = #rk<reduce_kind add>} : !tier.frag<8 x f32> -> f32
+    %2 = tier.warp_reduce %1 {
+    } {kind = #rk<reduce_kind add>, width = 16 : i64} : f32 -> f32
+    %3 = tier.map %0, %2 {
+    ^bb0(%a: f32, %b: f32):
+      %d = arith.divf %a, %b : f32
+      tier.yield %d : f32
+    } : !tier.frag<8 x f32>, f32 -> !tier.frag<8 x f32>
+    tier.store %3, %arg1 : <8 x f32>, tensor<64x128xbf16>
+    return
+  }
+  func.func @div_by_row_sum_f32(%arg0: tensor<64x128xf32> {rk.name = "x"}, %arg1: tensor<64x128xf32> {rk.name = "out0", tier.output}) attributes {tier.arch = "sm_90a", tier.layout = #tier.tv_layout<threads = 32, values = 4, vector = 4, rows = 4>, tier.schedule = #tier.schedule<reduce = warp, cluster = 1, staging = registers, unroll = 1, min_blocks = 0>} {
+    %0 = tier.load %arg0 {fill = 0.000000e+00 : f32} : tensor<64x128xf32> -> <4 x f32>
+    %1 = tier.thread_reduce %0 {
+    } {init = [0.000000e+00 : f32], kind = #rk<reduce_kind add>} : !tier.frag<4 x f32> -> f32
+    %2 = tier.warp_reduce %1 {
+    } {kind = #rk<reduce_kind add>, width = 32 : i64} : f32 -> f32
+    %3 = tier.map %0, %2 {
+    ^bb0(%a: f32, %b: f32):
+      %d = arith.divf %a, %b : f32
+      tier.yield %d : f32
+    } : !tier.frag<4 x f32>, f32 -> !tier.frag<4 x f32>
+    tier.store %3, %arg1 : <4 x f32>, tensor<64x128xf32>
+    return
+  }
+}
+
+// -----
+
 // A streamed online softmax state tagged rk.fold = "max_exp_sum": each
 // group of a pass's values becomes one (max, sum of exp) state in
 // registers (rkc::fold_max_exp_sum), combined into one of four running

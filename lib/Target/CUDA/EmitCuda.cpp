@@ -256,6 +256,12 @@ private:
   llvm::SmallPtrSet<Operation *, 16> emittedMaps;
   /// Inside emitEpilogue's loop: staged reads start at its chunk.
   bool inEpilogue = false;
+  /// While a fragment map's body is emitted: its values that are the same
+  /// for every element (from its scalar operands and constants only).
+  llvm::DenseSet<Value> uniformValues;
+  /// The kernel rounds or converts floats to integers somewhere: its
+  /// divisions stay IEEE divisions.
+  bool roundsToIntegers = false;
   std::map<std::string, std::string> stateStructs;
 };
 
@@ -290,6 +296,18 @@ FailureOr<std::string> KernelEmitter::expr(Operation &op) {
         if (d.getType().isF32() &&
             arith::bitEnumContainsAll(d.getFastmath(), arith::FastMathFlags::afn))
           return call("__fdividef");
+        // 16-bit data (fastMath), a fragment's values over a divisor that
+        // is the same for all of them (a per-row scalar: softmax's sum
+        // written as a division): a multiply by its reciprocal, which
+        // ptxas computes once (1.5 ulp of f32 against 0.5, far below the
+        // storage precision), instead of an IEEE division with its slow
+        // path per value. Measured on the H100 (docs/performance-notes.md,
+        // session 22).
+        // Not in a kernel that rounds floats to integers (quantization:
+        // round(x / scale) must equal the reference quantizer's exactly).
+        if (fastMath && !roundsToIntegers && d.getType().isF32() &&
+            uniformValues.contains(d.getRhs()) && !uniformValues.contains(d.getLhs()))
+          return formatv("({0} * (1.0f / {1}))", n(0), n(1)).str();
         return bin("/");
       })
       .Case([&](arith::RemFOp) { return call("fmodf"); })
@@ -633,6 +651,7 @@ LogicalResult KernelEmitter::emitOp(Operation *op) {
       b << "  #pragma unroll\n  for (int i = 0; i < V; ++i) {\n";
     else
       b << "  {\n";
+    uniformValues.clear();
     for (auto [arg, in] : llvm::zip(blk.getArguments(), m.getInputs())) {
       auto t = cType(arg.getType(), op);
       if (failed(t))
@@ -640,10 +659,18 @@ LogicalResult KernelEmitter::emitOp(Operation *op) {
       std::string n = fresh("v");
       names[arg] = n;
       bool frag = isa<tier::FragType>(in.getType());
+      if (isFrag && !frag)
+        uniformValues.insert(arg);
       b << ind << "const " << *t << " " << n << " = " << names.lookup(in)
         << (frag ? "[i]" : "") << ";\n";
     }
-    if (failed(emitRegionOps(blk, b, ind)))
+    if (isFrag)
+      for (Operation &o : blk.without_terminator())
+        if (llvm::all_of(o.getOperands(), [&](Value v) { return uniformValues.contains(v); }))
+          uniformValues.insert(o.getResults().begin(), o.getResults().end());
+    LogicalResult emitted = emitRegionOps(blk, b, ind);
+    uniformValues.clear();
+    if (failed(emitted))
       return failure();
     for (auto [i, y] : llvm::enumerate(blk.getTerminator()->getOperands()))
       b << ind << outs[i] << (isFrag ? "[i]" : "") << " = " << names.lookup(y) << ";\n";
@@ -766,7 +793,9 @@ LogicalResult KernelEmitter::emitOp(Operation *op) {
     auto fold = tr->getAttrOfType<StringAttr>(rk::kFoldAttr);
     if (fold && fold.getValue() == rk::kFoldMaxExpSum && tr.getNumResults() == 2 &&
         !builtinScalar && !isArg) {
-      bool packed = packedFrags.contains(tr.getInputs()[0]);
+      // (16-bit rows: also the values of an elementwise map of them, as a
+      // softmax written with a scaled input.)
+      bool packed = packedFrags.contains(tr.getInputs()[0]) || fastMath;
       return groupFold(
           [&](const std::string &valid, const std::string &slot, bool) {
             return formatv("rkc::fold_max_exp_sum<V, {5}, {0}>({1}, {6}, [&](int c, float m, "
@@ -1311,6 +1340,16 @@ LogicalResult KernelEmitter::emit(rkc::KernelInfo &info) {
                   return ka.output || ka.shape.size() != 2 || ka.shape[1] != cols ||
                          ka.elemBytes == 2;
                 });
+  func.walk([&](Operation *op) {
+    if (isa<math::RoundEvenOp, math::RoundOp, math::FloorOp, math::CeilOp, math::TruncOp,
+            arith::FPToSIOp, arith::FPToUIOp>(op))
+      roundsToIntegers = true;
+    // Float values stored into integer results are rounded there.
+    if (isa<tier::StoreOp, tier::StoreRowScalarOp>(op) &&
+        isa<IntegerType>(cast<ShapedType>(op->getOperand(1).getType()).getElementType()) &&
+        !isa<IntegerType>(getElementTypeOrSelf(op->getOperand(0).getType())))
+      roundsToIntegers = true;
+  });
   fastMath = llvm::all_of(func.getArgumentTypes(), [](Type t) {
     auto r = cast<RankedTensorType>(t);
     Type e = r.getElementType();
