@@ -26,6 +26,7 @@
 // Errors.
 // RUN: rk-opt %t/async.mlir --rk-plan-tiers=arch=sm_90a -verify-diagnostics -mlir-print-op-on-diagnostic=false | FileCheck %s --check-prefix=ASYNC --enable-var-scope
 // RUN: rk-opt %t/read_once.mlir --rk-plan-tiers=arch=sm_90a -verify-diagnostics -mlir-print-op-on-diagnostic=false | FileCheck %s --check-prefix=READ-ONCE --enable-var-scope
+// RUN: rk-opt %t/two_sweeps.mlir --rk-plan-tiers=arch=sm_90a -verify-diagnostics -mlir-print-op-on-diagnostic=false | FileCheck %s --check-prefix=TWO-SWEEPS
 // RUN: rk-opt %t/elementwise.mlir --rk-plan-tiers=arch=sm_90a -verify-diagnostics -mlir-print-op-on-diagnostic=false | FileCheck %s --check-prefix=ELEMENTWISE --enable-var-scope
 // RUN: rk-opt %t/async_override.mlir --rk-plan-tiers="arch=sm_90a schedule=staging=async" -verify-diagnostics -mlir-print-op-on-diagnostic=false | FileCheck %s --check-prefix=ASYNC-OVERRIDE
 // RUN: rk-opt %t/async_bad.mlir --rk-plan-tiers="arch=sm_90a schedule=staging=async,vector=2" -verify-diagnostics -mlir-print-op-on-diagnostic=false
@@ -634,6 +635,47 @@ func.func @argmax_bf16_8k(%x: tensor<16384x8192xbf16>) -> (tensor<16384xf32>, te
 }
 // READ-ONCE-LABEL: func.func @argmax_bf16_8k
 // READ-ONCE-SAME:    tier.layout = #tier.tv_layout<threads = 256, values = 32, vector = 8, rows = 1>, tier.schedule = #tier.schedule<reduce = block, cluster = 1, staging = registers, unroll = 4, min_blocks = 0>}
+
+//--- two_sweeps.mlir
+// A read-only row swept twice (a sum, then the sum of squares of x minus
+// it): streamed like a row with a result, 512 threads and two CTAs per SM
+// for 16-bit data, the first sweep's first passes kept in shared memory
+// (measured in docs/performance-notes.md, session 22).
+// expected-remark@below {{plan: vector = 8: 16-byte accesses of 2-byte elements}}
+// expected-remark@below {{plan: 512 threads per row, 32 values per thread (4 vector loads in flight)}}
+// expected-remark@below {{plan: cluster = 16: the row is split over the CTAs of a cluster and reduced through DSMEM}}
+// expected-remark@below {{plan: rows per CTA: 1 (512 threads)}}
+// expected-remark@below {{plan: reductions climb to the cluster tier}}
+// expected-remark@below {{plan: staging = stream: the row does not fit on chip; it is swept in passes (4) of 262144 elements, with online combiners}}
+// expected-remark@below {{plan: keep = 3: the first 3 of the 4 passes stay in shared memory between the sweeps (96 KiB per CTA)}}
+func.func @sum_then_squares_bf16_1m(%arg0: tensor<128x1048576xbf16>) -> (tensor<128xf32>, tensor<128xf32>) {
+  %0 = rk.reduce add %arg0 : tensor<128x1048576xbf16> -> tensor<128xf32>
+  %1 = rk.broadcast %0 dims [0] : tensor<128xf32> -> tensor<128x1048576xf32>
+  %2 = rk.map %arg0, %1 {
+  ^bb0(%a: f32, %b: f32):
+    %d = arith.subf %a, %b : f32
+    %q = arith.mulf %d, %d : f32
+    rk.yield %q : f32
+  } : tensor<128x1048576xbf16>, tensor<128x1048576xf32> -> tensor<128x1048576xf32>
+  %3 = rk.reduce add %2 : tensor<128x1048576xf32> -> tensor<128xf32>
+  return %0, %3 : tensor<128xf32>, tensor<128xf32>
+}
+// TWO-SWEEPS-LABEL: func.func @sum_then_squares_bf16_1m
+// TWO-SWEEPS-SAME:    tier.schedule = #tier.schedule<reduce = cluster, cluster = 16, staging = stream, unroll = 4, min_blocks = 2, keep = 3>}
+
+// One sweep (a sum alone, few rows): nothing kept, 256 threads.
+// expected-remark@below {{plan: vector = 8: 16-byte accesses of 2-byte elements}}
+// expected-remark@below {{plan: 256 threads per row, 32 values per thread (4 vector loads in flight)}}
+// expected-remark@below {{plan: cluster = 16: the row is split over the CTAs of a cluster and reduced through DSMEM}}
+// expected-remark@below {{plan: rows per CTA: 1 (256 threads)}}
+// expected-remark@below {{plan: reductions climb to the cluster tier}}
+// expected-remark@below {{plan: staging = stream: the row does not fit on chip; it is swept in passes (8) of 131072 elements, with online combiners}}
+func.func @sum_bf16_1m(%arg0: tensor<128x1048576xbf16>) -> tensor<128xf32> {
+  %0 = rk.reduce add %arg0 : tensor<128x1048576xbf16> -> tensor<128xf32>
+  return %0 : tensor<128xf32>
+}
+// TWO-SWEEPS-LABEL: func.func @sum_bf16_1m
+// TWO-SWEEPS-SAME:    tier.schedule = #tier.schedule<reduce = cluster, cluster = 16, staging = stream, unroll = 4, min_blocks = 0>}
 
 //--- elementwise.mlir
 // A row with no reduction that would need a cluster, 16-bit data: streamed
