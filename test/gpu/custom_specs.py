@@ -190,3 +190,37 @@ func.func @product_argmin(%x: tensor<?x?x!rk.dtype> {rk.name = "x"}) -> (tensor<
   return %p, %v, %i : tensor<?xf32>, tensor<?xf32>, tensor<?xi64>
 }
 """
+
+
+# argmax, argmin and a sum of the same row (one streamed sweep), then a sum
+# of values that need the argmax's result (a second sweep).
+ARG_EXTREMES_AND_SPREAD = """
+func.func @arg_extremes_and_spread(%x: tensor<?x?x!rk.dtype> {rk.name = "x"}) -> (tensor<?xi64>, tensor<?xi64>, tensor<?xf32>, tensor<?xf32>) {
+  %a, %ai = rk.reduce argmax %x : tensor<?x?x!rk.dtype> -> tensor<?xf32>, tensor<?xi64>
+  %b, %bi = rk.reduce argmin %x : tensor<?x?x!rk.dtype> -> tensor<?xf32>, tensor<?xi64>
+  %s = rk.reduce add %x : tensor<?x?x!rk.dtype> -> tensor<?xf32>
+  %ab = rk.broadcast %a dims [0] : tensor<?xf32> -> tensor<?x?xf32>
+  %d = rk.map %x, %ab {
+  ^bb0(%u: f32, %v: f32):
+    %r = arith.subf %v, %u : f32
+    rk.yield %r : f32
+  } : tensor<?x?x!rk.dtype>, tensor<?x?xf32> -> tensor<?x?xf32>
+  %t = rk.reduce add %d : tensor<?x?xf32> -> tensor<?xf32>
+  return %ai, %bi, %s, %t : tensor<?xi64>, tensor<?xi64>, tensor<?xf32>, tensor<?xf32>
+}
+"""
+
+# An elementwise map with an [N] operand and a division by a constant.
+SCALE_BIAS = """
+func.func @scale_bias(%x: tensor<?x?x!rk.dtype> {rk.name = "x"}, %w: tensor<?x!rk.dtype> {rk.name = "w"}) -> tensor<?x?x!rk.dtype> {
+  %wb = rk.broadcast %w dims [1] : tensor<?x!rk.dtype> -> tensor<?x?x!rk.dtype>
+  %y = rk.map %x, %wb {
+  ^bb0(%a: f32, %b: f32):
+    %c = arith.constant 3.0 : f32
+    %q = arith.divf %a, %c : f32
+    %r = arith.addf %q, %b : f32
+    rk.yield %r : f32
+  } : tensor<?x?x!rk.dtype>, tensor<?x?x!rk.dtype> -> tensor<?x?x!rk.dtype>
+  return %y : tensor<?x?x!rk.dtype>
+}
+"""

@@ -29,6 +29,9 @@ CASES = [
     # inf - inf.
     ("ABS_SUM_F16", ["f32", "bf16"], ["3x7", "300x65536", "2x262144"]),
     ("PRODUCT_ARGMIN", ["f32", "bf16"], ["3x7", "5x8191", "7x1000003", "2x262144"]),
+    ("ARG_EXTREMES_AND_SPREAD", ["bf16", "f32"], ["3x7", "5x8191", "300x65536", "7x1000003",
+                                                  "4x1048576"]),
+    ("SCALE_BIAS", ["bf16", "f16"], ["3x7", "64x4096", "300x65536", "7x262144", "2x1000003"]),
 ]
 
 PARAMS = [(name, dt, shape) for name, dts, shapes in CASES for dt in dts for shape in shapes]
