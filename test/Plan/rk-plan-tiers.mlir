@@ -679,16 +679,17 @@ func.func @sum_bf16_1m(%arg0: tensor<128x1048576xbf16>) -> tensor<128xf32> {
 
 //--- elementwise.mlir
 // A row with no reduction that would need a cluster, 16-bit data: streamed
-// in one sweep by CTAs of 512 threads, the cluster what spreads the rows
-// over about 2048 CTAs, no passes kept (one sweep); 32-bit data keep the
-// staged cluster plan (measured in docs/performance-notes.md, session 22).
-// N = 262144 bf16, M = 512: cluster 4.
+// in one sweep by CTAs of 512 threads, the cluster what keeps each CTA to
+// two passes of its part and spreads the rows over about 2048 CTAs, no
+// passes kept (one sweep); 32-bit data keep the staged cluster plan
+// (measured in docs/performance-notes.md, session 22).
+// N = 262144 bf16, M = 512: passes of 512 x 32 values, cluster 8.
 // expected-remark@below {{plan: vector = 8: 16-byte accesses of 2-byte elements}}
 // expected-remark@below {{plan: 512 threads per row, 32 values per thread (4 vector loads in flight)}}
-// expected-remark@below {{plan: cluster = 4: the row is split over the CTAs of a cluster (no reduction: they spread the rows over the GPU)}}
+// expected-remark@below {{plan: cluster = 8: the row is split over the CTAs of a cluster (no reduction: they spread the rows over the GPU)}}
 // expected-remark@below {{plan: rows per CTA: 1 (512 threads)}}
 // expected-remark@below {{plan: no reduction: every value is mapped on its own}}
-// expected-remark@below {{plan: staging = stream: each value is read and written once (no reduction) and the row would need a cluster; it is swept in passes (4) of 65536 elements}}
+// expected-remark@below {{plan: staging = stream: each value is read and written once (no reduction) and the row would need a cluster; it is swept in passes (2) of 131072 elements}}
 func.func @scale_bf16_256k(%x: tensor<512x262144xbf16>) -> tensor<512x262144xbf16> {
   %y = rk.map %x {
   ^bb0(%a: f32):
@@ -699,7 +700,7 @@ func.func @scale_bf16_256k(%x: tensor<512x262144xbf16>) -> tensor<512x262144xbf1
   return %y : tensor<512x262144xbf16>
 }
 // ELEMENTWISE-LABEL: func.func @scale_bf16_256k
-// ELEMENTWISE-SAME:    tier.layout = #tier.tv_layout<threads = 512, values = 32, vector = 8, rows = 1>, tier.schedule = #tier.schedule<reduce = cluster, cluster = 4, staging = stream, unroll = 4, min_blocks = 2>}
+// ELEMENTWISE-SAME:    tier.layout = #tier.tv_layout<threads = 512, values = 32, vector = 8, rows = 1>, tier.schedule = #tier.schedule<reduce = cluster, cluster = 8, staging = stream, unroll = 4, min_blocks = 2>}
 
 // Few rows (M = 8): the largest cluster the row can use.
 // expected-remark@below {{plan: vector = 8: 16-byte accesses of 2-byte elements}}
@@ -719,6 +720,25 @@ func.func @scale_bf16_256k_few_rows(%x: tensor<8x262144xbf16>) -> tensor<8x26214
 }
 // ELEMENTWISE-LABEL: func.func @scale_bf16_256k_few_rows
 // ELEMENTWISE-SAME:    tier.schedule = #tier.schedule<reduce = cluster, cluster = 16, staging = stream, unroll = 4, min_blocks = 2>}
+
+// Many rows (M = 4096 of N = 65536): clusters of 2, two passes per CTA.
+// expected-remark@below {{plan: vector = 8: 16-byte accesses of 2-byte elements}}
+// expected-remark@below {{plan: 512 threads per row, 32 values per thread (4 vector loads in flight)}}
+// expected-remark@below {{plan: cluster = 2: the row is split over the CTAs of a cluster (no reduction: they spread the rows over the GPU)}}
+// expected-remark@below {{plan: rows per CTA: 1 (512 threads)}}
+// expected-remark@below {{plan: no reduction: every value is mapped on its own}}
+// expected-remark@below {{plan: staging = stream: each value is read and written once (no reduction) and the row would need a cluster; it is swept in passes (2) of 32768 elements}}
+func.func @scale_bf16_64k_many_rows(%x: tensor<4096x65536xbf16>) -> tensor<4096x65536xbf16> {
+  %y = rk.map %x {
+  ^bb0(%a: f32):
+    %h = arith.constant 0.5 : f32
+    %r = arith.mulf %a, %h : f32
+    rk.yield %r : f32
+  } : tensor<4096x65536xbf16> -> tensor<4096x65536xbf16>
+  return %y : tensor<4096x65536xbf16>
+}
+// ELEMENTWISE-LABEL: func.func @scale_bf16_64k_many_rows
+// ELEMENTWISE-SAME:    tier.schedule = #tier.schedule<reduce = cluster, cluster = 2, staging = stream, unroll = 4, min_blocks = 2>}
 
 // The same map of f32 rows: the staged cluster plan.
 // expected-remark@below {{plan: vector = 4: 16-byte accesses of 4-byte elements}}
