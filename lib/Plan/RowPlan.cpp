@@ -451,9 +451,9 @@ Expected<RowPlan> planRow(const RowProblem &p, const Target &t,
   }
   // A row of 16-bit data with no reduction (an elementwise map: GELU, a
   // scaled copy) that needs a cluster is streamed in one sweep by CTAs of
-  // 512 threads, its cluster only what spreads the rows over about 2048
-  // CTAs (no reduction waits on the cluster; its CTAs are the parallelism):
-  // staging buys nothing when every value is read once and written once.
+  // 512 threads, its cluster sized for parallelism alone (no reduction
+  // waits on it; below): staging buys nothing when every value is read
+  // once and written once.
   // Measured on the H100 (GELU bf16, docs/performance-notes.md, session
   // 22): 1024 x 65536 2.44 -> 2.80 TB/s (async staging, cluster 4 -> 2),
   // 512 x 262144 2.26 -> 2.74-2.87 (cluster 16 -> 4-8), 8 x 262144 10.6 ->
