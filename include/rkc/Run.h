@@ -38,6 +38,10 @@ public:
     /// non-finite mismatch, else the largest absolute error, as "element J
     /// (row R): kernel X, reference Y"
     std::vector<std::string> worst;
+    /// Whether result i is within the tolerance with no non-finite mismatch.
+    bool resultPassed(size_t i) const {
+      return relErrors[i] <= tolerance && nonFiniteMismatch[i] == 0;
+    }
     /// The first failing result's figures, in words ("" when all passed).
     std::string describeFailure() const;
     double tolerance = 0;

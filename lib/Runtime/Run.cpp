@@ -415,7 +415,7 @@ llvm::Expected<Harness::Check> Harness::check(Kernel &kernel, int64_t rows) {
                   .str();
     }
     c.worst.push_back(where);
-    if (!(err <= c.tolerance) || nonFiniteBad)
+    if (!c.resultPassed(c.relErrors.size() - 1))
       c.passed = false;
   }
   return c;
@@ -423,7 +423,7 @@ llvm::Expected<Harness::Check> Harness::check(Kernel &kernel, int64_t rows) {
 
 std::string Harness::Check::describeFailure() const {
   for (size_t i = 0; i < relErrors.size(); ++i) {
-    if (relErrors[i] <= tolerance && nonFiniteMismatch[i] == 0)
+    if (resultPassed(i))
       continue;
     std::string s = llvm::formatv("result #{0}: rel. error {1:e2} (tolerance {2:e0}), {3} "
                                   "non-finite mismatch{4}",

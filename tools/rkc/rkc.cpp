@@ -260,9 +260,7 @@ int runCommand(std::vector<std::string> args) {
                                          rep->check.overflowNaNs[i])
                                .str()
                          : std::string())
-                 << (rep->check.worst[i].empty() ||
-                             (rep->check.relErrors[i] <= rep->check.tolerance &&
-                              rep->check.nonFiniteMismatch[i] == 0)
+                 << (rep->check.resultPassed(i) || rep->check.worst[i].empty()
                          ? ""
                          : "; worst at " + rep->check.worst[i])
                  << "\n";

@@ -795,13 +795,13 @@ LogicalResult KernelEmitter::emitOp(Operation *op) {
         !builtinScalar && !isArg) {
       // (16-bit rows: also the values of an elementwise map of them, as a
       // softmax written with a scaled input.)
-      bool packed = packedFrags.contains(tr.getInputs()[0]) || fastMath;
+      bool wholePass = packedFrags.contains(tr.getInputs()[0]) || fastMath;
       return groupFold(
           [&](const std::string &valid, const std::string &slot, bool) {
             return formatv("rkc::fold_max_exp_sum<V, {5}, {0}>({1}, {6}, [&](int c, float m, "
                            "float s) {{ {2} = {3}()({2}, {4}{{m, s}); });\n",
                            fastMath ? "true" : "false", names.lookup(tr.getInputs()[0]), slot,
-                           *comb, stateType, packed ? "V" : "W", valid)
+                           *comb, stateType, wholePass ? "V" : "W", valid)
                 .str();
           },
           /*unmaskedIfShifted=*/true);
@@ -1196,18 +1196,13 @@ KernelEmitter::sweepGroups(Block &block) const {
       for (Value v : o->getOperands())
         if (Operation *d = v.getDefiningOp(); d && !isFragOp(d))
           outside.push_back(d);
-    Operation *joined = nullptr;
-    for (Operation *lead : leaders)
-      if (llvm::all_of(outside, [&](Operation *d) { return d->isBeforeInBlock(lead); })) {
-        joined = lead;
-        break;
-      }
-    if (joined) {
-      groups[joined].push_back(&op);
-    } else {
+    auto joined = llvm::find_if(leaders, [&](Operation *lead) {
+      return llvm::all_of(outside, [&](Operation *d) { return d->isBeforeInBlock(lead); });
+    });
+    Operation *lead = joined == leaders.end() ? &op : *joined;
+    if (lead == &op)
       leaders.push_back(&op);
-      groups[&op].push_back(&op);
-    }
+    groups[lead].push_back(&op);
   }
   return groups;
 }
