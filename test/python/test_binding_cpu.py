@@ -328,6 +328,35 @@ def test_every_custom_spec_compiles(name, dtype, shape):
     assert k.plan and all(o.shape[0] == shape[0] for o in k.outputs), k.plan
 
 
+def _random_specs():
+    sys.path.insert(0, os.path.join(REPO, "test", "gpu"))
+    try:
+        import random_specs
+    finally:
+        sys.path.pop(0)
+    return random_specs
+
+
+@needs_lib
+@pytest.mark.parametrize("seed", range(48))
+def test_random_program_compiles(seed):
+    """The random row programs of the GPU suite (test/gpu/random_specs.py)
+    plan and compile at a short row and at a cluster / streamed one, and
+    their kernels take the spec's arguments and results in order."""
+    rs = _random_specs()
+    prog = rs.generate(seed)
+    f = rkc.compile(prog.text, spec_name="random_%d.mlir" % seed)
+    dtype = ["bf16", "f32", "f16"][seed % 3]
+    for M, N in [(3, 7), (2, 262147) if seed % 2 else (3, 1048576)]:
+        shapes = {name: ((M, N) if kind == "MN" else (N,)) for name, kind, _, _ in prog.inputs}
+        k = f.kernel(shapes, dtype)
+        assert [a.name for a in k.inputs] == [i[0] for i in prog.inputs]
+        assert len(k.outputs) == len(prog.results), prog.text
+        for o, (kind, elem) in zip(k.outputs, prog.results):
+            assert o.shape == ((M, N) if kind == "MN" else (M,)), (o.shape, prog.text)
+            assert o.dtype == {"dt": dtype, "f32": "f32", "i64": "i64"}[elem], (o.dtype, prog.text)
+
+
 # --- launch validation (no GPU needed: checked before the driver) -------------
 
 @needs_lib

@@ -1423,6 +1423,14 @@ LogicalResult KernelEmitter::emit(rkc::KernelInfo &info) {
         args.insert(cast<BlockArgument>(ld.getSource()).getArgNumber());
     });
     os << "  extern __shared__ __align__(16) unsigned char rkc_smem[];\n";
+    // The copies of a row read once carry an evict-first L2 policy
+    // (stage_frag_stream), but only where the thread stages one row: with
+    // two (a kernel with two [M, N] inputs), CUDA 13.0's ptxas gives the
+    // hinted copies (LDGSTS with a cache-policy descriptor) a descriptor
+    // that faults as "illegal instruction" on the H100, whether the policy
+    // is made per copy or once per row (random program 87 of
+    // test/gpu/random_specs.py; session 23 of docs/performance-notes.md).
+    const char *copy = rowReadOnce && args.size() == 1 ? "_stream" : "";
     int64_t offset = 0;
     int64_t rowsPerCta = layout.getRows();
     for (unsigned i : args) {
@@ -1436,13 +1444,13 @@ LogicalResult KernelEmitter::emit(rkc::KernelInfo &info) {
                       "  for (int pass = 0; pass < PASSES; ++pass)\n"
                       "    rkc::stage_frag{4}<{0}, V, W, TPR{3}>(st{1} + pass * V * TPR, a{1} + row * s{1}, "
                       "col0_base + pass * PASS_COLS, COL_STEP, N, t);\n",
-                      *st, i, offset, shiftArg(), rowReadOnce ? "_stream" : "");
+                      *st, i, offset, shiftArg(), copy);
         offset += passes * V * T * elemBytes;
       } else {
         // One region of V * TPR elements per row of the CTA.
         os << formatv("  {0} *st{1} = reinterpret_cast<{0} *>(rkc_smem + {2}) + row_in_cta * (V * TPR);\n"
                       "  rkc::stage_frag{4}<{0}, V, W, TPR{3}>(st{1}, a{1} + row * s{1}, col0_base, COL_STEP, N, t);\n",
-                      *st, i, offset, shiftArg(), rowReadOnce ? "_stream" : "");
+                      *st, i, offset, shiftArg(), copy);
         offset += rowsPerCta * V * T * elemBytes;
       }
     }
