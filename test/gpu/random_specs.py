@@ -94,6 +94,11 @@ def _unary_ops():
                 simple("math.sin"), lambda t, x: t.sin(x)))
     ops.append(("atan", lambda lo, hi: True, lambda lo, hi: (math.atan(lo), math.atan(hi)),
                 simple("math.atan"), lambda t, x: t.atan(x)))
+    ops.append(("pow", lambda lo, hi: lo >= 0.05 and hi < 1e10,
+                lambda lo, hi: (lo ** 1.5, hi ** 1.5),
+                lambda o, a, fresh: (lambda k: ["%s = arith.constant 1.5 : f32" % k,
+                                                "%s = math.powf %s, %s : f32" % (o, a, k)])(fresh()),
+                lambda t, x: x ** 1.5))
     ops.append(("square", lambda lo, hi: max(abs(lo), abs(hi)) < 1e15,
                 lambda lo, hi: ((0.0 if lo < 0 < hi else min(lo * lo, hi * hi)), max(lo * lo, hi * hi)),
                 lambda o, a, fresh: ["%s = arith.mulf %s, %s : f32" % (o, a, a)], lambda t, x: x * x))
@@ -163,14 +168,19 @@ def generate(seed):
     args = [(x, "x")]
     mn, m_vals, n_vals = [x], [], []
     if rng.random() < 0.4:
-        w = Val("%w", "N", "dt", 0.5, 1.5, None)
+        w = Val("%w", "N", "f32" if rng.random() < 0.3 else "dt", 0.5, 1.5, None)
         args.append((w, "w"))
         n_vals.append(w)
     if rng.random() < 0.3:
         r = Val("%r", "MN", "dt", -1.0, 1.0, None)
         args.append((r, "r"))
         mn.append(r)
-    inputs = [(a[1], a[0].kind, a[0].lo, a[0].hi) for a in args]
+    if rng.random() < 0.25:
+        # A per-row input (a temperature, a scale), f32.
+        t = Val("%t", "M", "f32", 0.5, 1.5, None)
+        args.append((t, "t"))
+        m_vals.append(t)
+    inputs = [(a[1], a[0].kind, a[0].elem, a[0].lo, a[0].hi) for a in args]
 
     # The inputs, converted to the compute dtype.
     for v, nm in args:
@@ -252,7 +262,11 @@ def generate(seed):
         kinds = ["max", "min", "mean"] + (["add"] if _fits((v.lo * NMAX, v.hi * NMAX)) else [])
         if v.elem == "dt" and v.name in ("%x", "%r"):
             kinds += ["argmax", "argmin"]
+        if _fits((v.lo, v.hi), 60.0):
+            kinds.append("lse")
         k = rng.choice(kinds)
+        if k == "lse":
+            return reduce_lse(v)
         if k in ("argmax", "argmin"):
             val = Val(fresh(), "M", "f32", v.lo, v.hi, None)
             idx = Val(fresh(), "M", "i64", 0, NMAX, None)
@@ -294,6 +308,50 @@ def generate(seed):
         steps.append(mstep)
         return [mean]
 
+    def reduce_lse(v):
+        """The online softmax state (max, sum of exp(x - max)) through a
+        custom combiner, then log(sum) + max: a logsumexp."""
+        one = Val(fresh(), "MN", "f32", 1.0, 1.0, None)
+        m = Val(fresh(), "M", "f32", v.lo, v.hi, None)
+        l = Val(fresh(), "M", "f32", 1.0, NMAX, None)
+        lse = Val(fresh(), "M", "f32", v.lo, v.hi + math.log(NMAX), None)
+        lines.append("  %s = rk.map %s {" % (one.name, v.name))
+        lines.append("  ^bb0(%a0: f32):")
+        lines.append("    %c = arith.constant 1.0 : f32")
+        lines.append("    rk.yield %c : f32")
+        lines.append("  } : %s -> tensor<?x?xf32>" % v.mlir_type())
+        lines.append("  %s, %s = rk.reduce %s, %s init [0xFF800000 : f32, 0.0 : f32] {"
+                     % (m.name, l.name, v.name, one.name))
+        lines.append("  ^bb0(%m1: f32, %l1: f32, %m2: f32, %l2: f32):")
+        lines.append("    %m = arith.maximumf %m1, %m2 : f32")
+        lines.append("    %z = arith.subf %m, %m : f32")
+        lines.append("    %empty = arith.cmpf uno, %z, %z : f32")
+        lines.append("    %d1 = arith.subf %m1, %m : f32")
+        lines.append("    %d2 = arith.subf %m2, %m : f32")
+        lines.append("    %e1 = math.exp %d1 : f32")
+        lines.append("    %e2 = math.exp %d2 : f32")
+        lines.append("    %p1 = arith.mulf %l1, %e1 : f32")
+        lines.append("    %p2 = arith.mulf %l2, %e2 : f32")
+        lines.append("    %s = arith.addf %p1, %p2 : f32")
+        lines.append("    %both = arith.addf %l1, %l2 : f32")
+        lines.append("    %l = arith.select %empty, %both, %s : f32")
+        lines.append("    rk.yield %m, %l : f32, f32")
+        lines.append("  } : %s, tensor<?x?xf32> -> tensor<?xf32>, tensor<?xf32>" % v.mlir_type())
+        lines.append("  %s = rk.map %s, %s {" % (lse.name, m.name, l.name))
+        lines.append("  ^bb0(%a0: f32, %a1: f32):")
+        lines.append("    %g = math.log %a1 : f32")
+        lines.append("    %q = arith.addf %a0, %g : f32")
+        lines.append("    rk.yield %q : f32")
+        lines.append("  } : tensor<?xf32>, tensor<?xf32> -> tensor<?xf32>")
+
+        def step(torch, env, compute, v=v, m=m, l=l, lse=lse):
+            t = env[v.name]
+            mx = t.amax(dim=1)
+            sm = (t - mx[:, None]).exp().sum(dim=1)
+            env[m.name], env[l.name], env[lse.name] = mx, sm, mx + sm.log()
+        steps.append(step)
+        return [lse, m, l]
+
     produced = []
     n_steps = rng.randint(2, 6)
     did_reduce = False
@@ -334,6 +392,10 @@ def generate(seed):
     others = [v for v in produced[:-1] if v not in result_vals]
     rng.shuffle(others)
     result_vals += others[:rng.randint(0, 2)]
+    if rng.random() < 0.08:
+        result_vals.append(result_vals[0])  # one value returned twice
+    if rng.random() < 0.08:
+        result_vals.append(x)  # an input returned as it is (a copy)
     # An index result comes with nothing else to tell: keep it as it is.
     sig = ", ".join("%s: %s {rk.name = \"%s\"}" % (v.name, v.mlir_type(), nm) for v, nm in args)
     rtypes = ", ".join(v.mlir_type() for v in result_vals)
@@ -355,10 +417,10 @@ def generate(seed):
 def make_inputs(torch, prog, M, N, dtype, device, gen):
     """Random inputs in their stated ranges: {name: tensor}."""
     out = {}
-    for name, kind, lo, hi in prog.inputs:
-        shape = (M, N) if kind == "MN" else (N,)
+    for name, kind, elem, lo, hi in prog.inputs:
+        shape = {"MN": (M, N), "N": (N,), "M": (M,)}[kind]
         t = torch.rand(shape, generator=gen, device=device, dtype=torch.float32) * (hi - lo) + lo
-        out[name] = t.to(dtype)
+        out[name] = t.to(dtype) if elem == "dt" else t
     return out
 
 

@@ -32,6 +32,9 @@ CASES = [
     ("ARG_EXTREMES_AND_SPREAD", ["bf16", "f32"], ["3x7", "5x8191", "300x65536", "7x1000003",
                                                   "4x1048576"]),
     ("SCALE_BIAS", ["bf16", "f16"], ["3x7", "64x4096", "300x65536", "7x262144", "2x1000003"]),
+    # Two rows read once, staged by each thread (the hinted-copy fault).
+    ("DOT_ROWS", ["bf16", "f16", "f32"], ["4x4096", "64x4096", "4x12347", "300x2048", "3x262144",
+                                          "2x1000003"]),
 ]
 
 PARAMS = [(name, dt, shape) for name, dts, shapes in CASES for dt in dts for shape in shapes]

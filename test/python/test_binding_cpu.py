@@ -348,7 +348,7 @@ def test_random_program_compiles(seed):
     f = rkc.compile(prog.text, spec_name="random_%d.mlir" % seed)
     dtype = ["bf16", "f32", "f16"][seed % 3]
     for M, N in [(3, 7), (2, 262147) if seed % 2 else (3, 1048576)]:
-        shapes = {name: ((M, N) if kind == "MN" else (N,)) for name, kind, _, _ in prog.inputs}
+        shapes = {i[0]: {"MN": (M, N), "N": (N,), "M": (M,)}[i[1]] for i in prog.inputs}
         k = f.kernel(shapes, dtype)
         assert [a.name for a in k.inputs] == [i[0] for i in prog.inputs]
         assert len(k.outputs) == len(prog.results), prog.text
