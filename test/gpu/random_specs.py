@@ -39,8 +39,8 @@ class Val(object):
     """An SSA value of the program: kind "MN", "M", "N" or "S" (scalar),
     elem "dt" (the data's !rk.dtype), "f32" or "i64", an interval."""
 
-    def __init__(self, name, kind, elem, lo, hi, ref):
-        self.name, self.kind, self.elem, self.lo, self.hi, self.ref = name, kind, elem, lo, hi, ref
+    def __init__(self, name, kind, elem, lo, hi):
+        self.name, self.kind, self.elem, self.lo, self.hi = name, kind, elem, lo, hi
 
     def mlir_type(self):
         e = {"dt": "!rk.dtype", "f32": "f32", "i64": "i64"}[self.elem]
@@ -131,15 +131,16 @@ class Program(object):
     """A generated spec: `text`, `inputs` [(name, kind, lo, hi)], `results`
     [(kind, elem)], and `reference(torch, tensors, dtype)` -> outputs."""
 
-    def __init__(self, seed, text, inputs, results, steps, result_vals):
+    def __init__(self, seed, text, inputs, results, steps, result_vals, data_dtype):
         self.seed, self.text, self.inputs, self.results = seed, text, inputs, results
-        self._steps, self._result_vals = steps, result_vals
+        self._steps, self._result_vals, self._data_dtype = steps, result_vals, data_dtype
 
-    def reference(self, torch, tensors, compute=None):
-        """The results from `tensors` (the inputs, by name, any float dtype)
-        evaluated with torch ops in `compute` (torch.float64 by default)."""
-        compute = compute or torch.float64
-        env = {name: t for name, t in tensors.items()}
+    def reference(self, torch, tensors, compute, data_dtype):
+        """The results from `tensors` (the inputs, by name) evaluated with
+        torch ops in `compute`; values the spec stores as !rk.dtype are
+        rounded to `data_dtype` (the torch dtype it is bound to)."""
+        self._data_dtype[0] = data_dtype
+        env = dict(tensors)
         for step in self._steps:
             step(torch, env, compute)
         return [env[v.name] for v in self._result_vals]
@@ -155,6 +156,8 @@ def generate(seed):
 
     lines = []
     steps = []
+    steps_dtype = [None]  # the data's torch dtype, set by Program.reference
+
     def rounding(v):
         # Values stored as the data's dtype are rounded where they are
         # stored: the reference rounds them too.
@@ -162,22 +165,20 @@ def generate(seed):
             return lambda torch, x, compute: x
         return lambda torch, x, compute: x.to(steps_dtype[0]).to(compute)
 
-    steps_dtype = [None]
-
-    x = Val("%x", "MN", "dt", -2.0, 2.0, None)
+    x = Val("%x", "MN", "dt", -2.0, 2.0)
     args = [(x, "x")]
     mn, m_vals, n_vals = [x], [], []
     if rng.random() < 0.4:
-        w = Val("%w", "N", "f32" if rng.random() < 0.3 else "dt", 0.5, 1.5, None)
+        w = Val("%w", "N", "f32" if rng.random() < 0.3 else "dt", 0.5, 1.5)
         args.append((w, "w"))
         n_vals.append(w)
     if rng.random() < 0.3:
-        r = Val("%r", "MN", "dt", -1.0, 1.0, None)
+        r = Val("%r", "MN", "dt", -1.0, 1.0)
         args.append((r, "r"))
         mn.append(r)
     if rng.random() < 0.25:
         # A per-row input (a temperature, a scale), f32.
-        t = Val("%t", "M", "f32", 0.5, 1.5, None)
+        t = Val("%t", "M", "f32", 0.5, 1.5)
         args.append((t, "t"))
         m_vals.append(t)
     inputs = [(a[1], a[0].kind, a[0].elem, a[0].lo, a[0].hi) for a in args]
@@ -186,7 +187,7 @@ def generate(seed):
     for v, nm in args:
         steps.append(lambda torch, env, compute, v=v, nm=nm: env.__setitem__(v.name, env[nm].to(compute)))
 
-    def region_expr(operands, want_kind):
+    def region_expr(operands):
         """A random expression over the region arguments; returns (MLIR
         lines, result name, interval, torch fn of the operand tensors)."""
         body = []
@@ -227,10 +228,10 @@ def generate(seed):
 
     def emit_map(operands, kind, elem):
         """rk.map over `operands` (all of `kind`, or scalars) -> a new Val."""
-        names, body, (res, iv, fn) = region_expr(operands, kind)
+        names, body, (res, iv, fn) = region_expr(operands)
         if elem == "dt" and not _fits(iv, F16_MAX):
             elem = "f32"
-        out = Val(fresh(), kind, elem, iv[0], iv[1], None)
+        out = Val(fresh(), kind, elem, iv[0], iv[1])
         sig = ", ".join("%s: f32" % n for n in names)
         lines.append("  %s = rk.map %s {" % (out.name, ", ".join(o.name for o in operands)))
         lines.append("  ^bb0(%s):" % sig)
@@ -247,7 +248,7 @@ def generate(seed):
 
     def broadcast(v):
         """[M] or [N] -> [M, N] through rk.broadcast."""
-        b = Val(fresh(), "MN", v.elem, v.lo, v.hi, None)
+        b = Val(fresh(), "MN", v.elem, v.lo, v.hi)
         dims = 0 if v.kind == "M" else 1
         lines.append("  %s = rk.broadcast %s dims [%d] : %s -> %s"
                      % (b.name, v.name, dims, v.mlir_type(), b.mlir_type()))
@@ -268,8 +269,8 @@ def generate(seed):
         if k == "lse":
             return reduce_lse(v)
         if k in ("argmax", "argmin"):
-            val = Val(fresh(), "M", "f32", v.lo, v.hi, None)
-            idx = Val(fresh(), "M", "i64", 0, NMAX, None)
+            val = Val(fresh(), "M", "f32", v.lo, v.hi)
+            idx = Val(fresh(), "M", "i64", 0, NMAX)
             lines.append("  %s, %s = rk.reduce %s %s : %s -> tensor<?xf32>, tensor<?xi64>"
                          % (val.name, idx.name, k, v.name, v.mlir_type()))
 
@@ -284,7 +285,7 @@ def generate(seed):
         lo, hi = v.lo, v.hi
         if red == "add":
             lo, hi = min(lo, NMAX * lo), max(hi, NMAX * hi)
-        s = Val(fresh(), "M", "f32", lo, hi, None)
+        s = Val(fresh(), "M", "f32", lo, hi)
         lines.append("  %s = rk.reduce %s %s : %s -> tensor<?xf32>" % (s.name, red, v.name, v.mlir_type()))
 
         def step(torch, env, compute, v=v, s=s, red=red):
@@ -294,8 +295,8 @@ def generate(seed):
         steps.append(step)
         if k != "mean":
             return [s]
-        n = Val(fresh(), "S", "f32", 1, NMAX, None)
-        mean = Val(fresh(), "M", "f32", v.lo, v.hi, None)
+        n = Val(fresh(), "S", "f32", 1, NMAX)
+        mean = Val(fresh(), "M", "f32", v.lo, v.hi)
         lines.append("  %s = rk.dim %s[1] : %s -> f32" % (n.name, v.name, v.mlir_type()))
         lines.append("  %s = rk.map %s, %s {" % (mean.name, s.name, n.name))
         lines.append("  ^bb0(%a0: f32, %a1: f32):")
@@ -311,10 +312,10 @@ def generate(seed):
     def reduce_lse(v):
         """The online softmax state (max, sum of exp(x - max)) through a
         custom combiner, then log(sum) + max: a logsumexp."""
-        one = Val(fresh(), "MN", "f32", 1.0, 1.0, None)
-        m = Val(fresh(), "M", "f32", v.lo, v.hi, None)
-        l = Val(fresh(), "M", "f32", 1.0, NMAX, None)
-        lse = Val(fresh(), "M", "f32", v.lo, v.hi + math.log(NMAX), None)
+        one = Val(fresh(), "MN", "f32", 1.0, 1.0)
+        m = Val(fresh(), "M", "f32", v.lo, v.hi)
+        l = Val(fresh(), "M", "f32", 1.0, NMAX)
+        lse = Val(fresh(), "M", "f32", v.lo, v.hi + math.log(NMAX))
         lines.append("  %s = rk.map %s {" % (one.name, v.name))
         lines.append("  ^bb0(%a0: f32):")
         lines.append("    %c = arith.constant 1.0 : f32")
@@ -404,14 +405,8 @@ def generate(seed):
     text += lines
     text.append("  return %s : %s" % (", ".join(v.name for v in result_vals), rtypes))
     text.append("}")
-    prog = Program(seed, "\n".join(text) + "\n", inputs, [(v.kind, v.elem) for v in result_vals],
-                   steps, result_vals)
-
-    def reference(torch, tensors, compute=None, data_dtype=None):
-        steps_dtype[0] = data_dtype or next(t.dtype for t in tensors.values())
-        return Program.reference(prog, torch, tensors, compute)
-    prog.reference = reference
-    return prog
+    return Program(seed, "\n".join(text) + "\n", inputs, [(v.kind, v.elem) for v in result_vals],
+                   steps, result_vals, steps_dtype)
 
 
 def make_inputs(torch, prog, M, N, dtype, device, gen):

@@ -8,6 +8,7 @@ The library is RKC_LIBRARY, else build/lib/librkc.so.
 """
 
 import ctypes
+import importlib
 import os
 import re
 import struct
@@ -279,14 +280,18 @@ def test_rkc_compile_errors():
 
 # --- custom specs ------------------------------------------------------------
 
-def _gpu_specs():
-    """The custom specs of the GPU suite (test/gpu/custom_specs.py)."""
+def _gpu_module(name):
+    """A spec module of the GPU suite (test/gpu), imported without torch."""
     sys.path.insert(0, os.path.join(REPO, "test", "gpu"))
     try:
-        import custom_specs
+        return importlib.import_module(name)
     finally:
         sys.path.pop(0)
-    return custom_specs
+
+
+def _gpu_specs():
+    """The custom specs of the GPU suite (test/gpu/custom_specs.py)."""
+    return _gpu_module("custom_specs")
 
 
 @needs_lib
@@ -329,12 +334,8 @@ def test_every_custom_spec_compiles(name, dtype, shape):
 
 
 def _random_specs():
-    sys.path.insert(0, os.path.join(REPO, "test", "gpu"))
-    try:
-        import random_specs
-    finally:
-        sys.path.pop(0)
-    return random_specs
+    """The random row programs of the GPU suite (test/gpu/random_specs.py)."""
+    return _gpu_module("random_specs")
 
 
 @needs_lib
