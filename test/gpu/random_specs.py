@@ -2,10 +2,11 @@
 
 A spec is a random composition of what users write by hand: elementwise
 maps (arith / math ops, constants), reductions along the row (add, max,
-min, a mean through rk.dim, argmax / argmin of an input), per-row values
-broadcast back over the row, an optional [N] weight and a second [M, N]
-input, several results of mixed kinds ([M, N] in the data's dtype or f32,
-[M] f32 and i64). Each program comes with a reference written with torch
+min, a mean through rk.dim, argmax / argmin of an input, a logsumexp
+through a custom combiner), per-row values broadcast back over the row,
+optional [N] weight and bias, a second [M, N] input, a per-row input,
+several results of mixed kinds ([M, N] in the data's dtype or f32, [M]
+f32 and i64, a value returned twice, an input returned as it is). Each program comes with a reference written with torch
 ops (not rkc's own reference), evaluated in float64 and in float32; the
 gap between the two measures how well conditioned the program is, and the
 check's tolerance grows with it (`tolerance`).
@@ -172,6 +173,12 @@ def generate(seed):
         w = Val("%w", "N", "f32" if rng.random() < 0.3 else "dt", 0.5, 1.5)
         args.append((w, "w"))
         n_vals.append(w)
+        if rng.random() < 0.4:
+            # A second row vector (a bias): two [N] operands, the hinted
+            # loads of long rows' [N] operands side by side.
+            b = Val("%b", "N", "f32" if rng.random() < 0.3 else "dt", -0.5, 0.5)
+            args.append((b, "b"))
+            n_vals.append(b)
     if rng.random() < 0.3:
         r = Val("%r", "MN", "dt", -1.0, 1.0)
         args.append((r, "r"))
