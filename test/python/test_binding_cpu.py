@@ -358,6 +358,23 @@ def test_random_program_compiles(seed):
             assert o.dtype == {"dt": dtype, "f32": "f32", "i64": "i64"}[elem], (o.dtype, prog.text)
 
 
+@needs_lib
+@pytest.mark.parametrize("arch", ["sm_80", "sm_89", "sm_100a"])
+@pytest.mark.parametrize("seed", range(0, 48, 4))
+def test_random_program_compiles_for_other_archs(seed, arch):
+    """The same programs for GPUs without clusters or with other limits
+    (sm_80 / sm_89: no clusters, no griddepcontrol; sm_100a): the plan
+    adapts and the kernel compiles, at a block row and a 1M row."""
+    prog = _random_specs().generate(seed)
+    f = rkc.compile(prog.text, spec_name="random_%d.mlir" % seed)
+    for M, N in [(3, 8192), (2, 1048576)]:
+        shapes = {i[0]: {"MN": (M, N), "N": (N,), "M": (M,)}[i[1]] for i in prog.inputs}
+        k = f.kernel(shapes, "bf16", arch=arch)
+        assert len(k.outputs) == len(prog.results), prog.text
+        if arch in ("sm_80", "sm_89"):
+            assert "cluster=1" in k.plan, k.plan
+
+
 # --- launch validation (no GPU needed: checked before the driver) -------------
 
 @needs_lib
