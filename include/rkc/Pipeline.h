@@ -37,8 +37,19 @@ void buildPipeline(mlir::OpPassManager &pm, const PipelineOptions &options,
                    Stage until = Stage::Tier,
                    std::optional<Stage> from = std::nullopt);
 
-/// Every dialect a spec or a lowered kernel may use.
+/// Every dialect a spec or a lowered kernel may use (rk-opt, lit).
 void registerDialects(mlir::DialectRegistry &registry);
+
+/// The dialects a spec may use (rk, func, arith, math): what user text is
+/// parsed with. The tier dialect is left out: specs never contain it, and
+/// its ops' generated parsers hold their region in a local that is freed
+/// when a later part of the op fails to parse, after the region's block
+/// arguments may have resolved an earlier forward reference: MLIR 22's
+/// parser then writes into the freed arguments while it discards the
+/// partial module (a heap use-after-free on malformed input, found by
+/// pipeline_fuzzer; docs/robustness.md). The passes that create tier ops
+/// load it themselves (their dependent dialects).
+void registerSpecDialects(mlir::DialectRegistry &registry);
 
 /// Registers the passes and the `rkc-pipeline` pipeline with MLIR's pass
 /// registry (for rk-opt).

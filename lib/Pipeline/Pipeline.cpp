@@ -34,9 +34,13 @@ void rkc::buildPipeline(OpPassManager &pm, const PipelineOptions &o, Stage until
   fpm.addPass(::rkc::createRkLowerToTierPass());
 }
 
+void rkc::registerSpecDialects(DialectRegistry &registry) {
+  registry.insert<mlir::rk::RkDialect, func::FuncDialect, arith::ArithDialect, math::MathDialect>();
+}
+
 void rkc::registerDialects(DialectRegistry &registry) {
-  registry.insert<mlir::rk::RkDialect, mlir::tier::TierDialect,
-                  func::FuncDialect, arith::ArithDialect, math::MathDialect>();
+  registerSpecDialects(registry);
+  registry.insert<mlir::tier::TierDialect>();
 }
 
 namespace {

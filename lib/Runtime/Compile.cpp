@@ -70,7 +70,7 @@ std::string rkc::specSignature(llvm::StringRef specText) {
   std::string canonical = specText.str();
   {
     mlir::DialectRegistry registry;
-    registerDialects(registry);
+    registerSpecDialects(registry); // user text: see registerSpecDialects
     mlir::MLIRContext ctx(registry, mlir::MLIRContext::Threading::DISABLED);
     ctx.loadAllAvailableDialects();
     mlir::ScopedDiagnosticHandler quiet(&ctx, [](mlir::Diagnostic &) { return mlir::success(); });
@@ -91,7 +91,7 @@ std::string rkc::specSignature(llvm::StringRef specText) {
 
 llvm::Expected<rkc::CompileResult> rkc::compile(const CompileRequest &req) {
   mlir::DialectRegistry registry;
-  registerDialects(registry);
+  registerSpecDialects(registry); // user text: see registerSpecDialects
   mlir::MLIRContext ctx(registry, mlir::MLIRContext::Threading::DISABLED);
   ctx.loadAllAvailableDialects();
   llvm::SourceMgr mgr;
