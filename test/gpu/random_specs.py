@@ -416,11 +416,17 @@ def generate(seed):
                    steps, result_vals, steps_dtype)
 
 
+def input_shapes(prog, M, N):
+    """The inputs' shapes for rows of N values, M of them: {name: dims}."""
+    return {name: {"MN": (M, N), "N": (N,), "M": (M,)}[kind] for name, kind, _, _, _ in prog.inputs}
+
+
 def make_inputs(torch, prog, M, N, dtype, device, gen):
     """Random inputs in their stated ranges: {name: tensor}."""
     out = {}
+    shapes = input_shapes(prog, M, N)
     for name, kind, elem, lo, hi in prog.inputs:
-        shape = {"MN": (M, N), "N": (N,), "M": (M,)}[kind]
+        shape = shapes[name]
         t = torch.rand(shape, generator=gen, device=device, dtype=torch.float32) * (hi - lo) + lo
         out[name] = t.to(dtype) if elem == "dt" else t
     return out

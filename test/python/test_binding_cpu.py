@@ -349,8 +349,7 @@ def test_random_program_compiles(seed):
     f = rkc.compile(prog.text, spec_name="random_%d.mlir" % seed)
     dtype = ["bf16", "f32", "f16"][seed % 3]
     for M, N in [(3, 7), (2, 262147) if seed % 2 else (3, 1048576)]:
-        shapes = {i[0]: {"MN": (M, N), "N": (N,), "M": (M,)}[i[1]] for i in prog.inputs}
-        k = f.kernel(shapes, dtype)
+        k = f.kernel(rs.input_shapes(prog, M, N), dtype)
         assert [a.name for a in k.inputs] == [i[0] for i in prog.inputs]
         assert len(k.outputs) == len(prog.results), prog.text
         for o, (kind, elem) in zip(k.outputs, prog.results):
@@ -368,8 +367,7 @@ def test_random_program_compiles_for_other_archs(seed, arch):
     prog = _random_specs().generate(seed)
     f = rkc.compile(prog.text, spec_name="random_%d.mlir" % seed)
     for M, N in [(3, 8192), (2, 1048576)]:
-        shapes = {i[0]: {"MN": (M, N), "N": (N,), "M": (M,)}[i[1]] for i in prog.inputs}
-        k = f.kernel(shapes, "bf16", arch=arch)
+        k = f.kernel(_random_specs().input_shapes(prog, M, N), "bf16", arch=arch)
         assert len(k.outputs) == len(prog.results), prog.text
         if arch in ("sm_80", "sm_89"):
             assert "cluster=1" in k.plan, k.plan

@@ -73,8 +73,8 @@ def test_mutated_program(tmp_path, case):
     M, N = rng.choice([(3, 7), (4, 4096), (2, 1048576), (5, 5)])
     args = [str(RKC), "compile", str(spec), "--dtype", rng.choice(["bf16", "f32", "f16"]),
             "--emit", "ptx", "-o", str(out)]
-    for name, kind, _, _, _ in prog.inputs:
-        args += ["--shape", "%s=%s" % (name, {"MN": "%dx%d" % (M, N), "N": str(N), "M": str(M)}[kind])]
+    for name, dims in random_specs.input_shapes(prog, M, N).items():
+        args += ["--shape", "%s=%s" % (name, "x".join(map(str, dims)))]
     r = subprocess.run(args, capture_output=True, text=True, timeout=300)
     where = "%s\n%s\n%s" % (" ".join(args[2:]), text, r.stderr[-2000:])
     assert r.returncode in (0, 1), "rkc exited with %d (a crash?)\n%s" % (r.returncode, where)

@@ -651,7 +651,6 @@ LogicalResult KernelEmitter::emitOp(Operation *op) {
       b << "  #pragma unroll\n  for (int i = 0; i < V; ++i) {\n";
     else
       b << "  {\n";
-    uniformValues.clear();
     for (auto [arg, in] : llvm::zip(blk.getArguments(), m.getInputs())) {
       auto t = cType(arg.getType(), op);
       if (failed(t))
