@@ -1102,3 +1102,53 @@ module {
     return
   }
 }
+
+// -----
+
+// Rows read once (no [M, N] result) are staged with evict-first L2 hints
+// (stage_frag_stream) only where a thread stages one row: with two, the
+// hinted copies fault under CUDA 13.0's ptxas (docs/robustness.md), so
+// both rows of this dot product take plain copies.
+// CHECK-LABEL: // kernel rkc_dot_two_rows: threads=128,values=32,vector=8,rows=1,cluster=1,staging=async
+// CHECK:         rkc::stage_frag<rkc::bf16, V, W, TPR>(st0, a0 + row * s0, col0_base, COL_STEP, N, t);
+// CHECK:         rkc::stage_frag<rkc::bf16, V, W, TPR>(st1, a1 + row * s1, col0_base, COL_STEP, N, t);
+// NEG-LABEL:   // kernel rkc_dot_two_rows:
+// NEG-NOT:     _stream<
+// NEG:         rkc::block_reduce<4>
+// CHECK-LABEL: // kernel rkc_dot_one_row: threads=128,values=32,vector=8,rows=1,cluster=1,staging=async
+// CHECK:         rkc::stage_frag_stream<rkc::bf16, V, W, TPR>(st0, a0 + row * s0, col0_base, COL_STEP, N, t);
+func.func @dot_two_rows(%x: tensor<4x4096xbf16> {rk.name = "x"}, %r: tensor<4x4096xbf16> {rk.name = "r"},
+               %o: tensor<4xf32> {rk.name = "out0", tier.output})
+    attributes {tier.arch = "sm_90a",
+                tier.layout = #tier.tv_layout<threads = 128, values = 32, vector = 8, rows = 1>,
+                tier.schedule = #tier.schedule<reduce = block, cluster = 1, staging = async, unroll = 4, min_blocks = 0>} {
+  %xf = tier.load %x {fill = 0.0 : f32} : tensor<4x4096xbf16> -> !tier.frag<32 x f32>
+  %rf = tier.load %r {fill = 0.0 : f32} : tensor<4x4096xbf16> -> !tier.frag<32 x f32>
+  %p = tier.map %xf, %rf {
+  ^bb0(%a: f32, %b: f32):
+    %q = arith.mulf %a, %b : f32
+    tier.yield %q : f32
+  } : !tier.frag<32 x f32>, !tier.frag<32 x f32> -> !tier.frag<32 x f32>
+  %t = tier.thread_reduce %p {} {init = [0.0 : f32], kind = #rk<reduce_kind add>} : !tier.frag<32 x f32> -> f32
+  %w = tier.warp_reduce %t {} {kind = #rk<reduce_kind add>, width = 32 : i64} : f32 -> f32
+  %s = tier.block_reduce %w {} {kind = #rk<reduce_kind add>, warps = 4 : i64} : f32 -> f32
+  tier.store_row_scalar %s, %o : f32, tensor<4xf32>
+  return
+}
+func.func @dot_one_row(%x: tensor<4x4096xbf16> {rk.name = "x"},
+               %o: tensor<4xf32> {rk.name = "out0", tier.output})
+    attributes {tier.arch = "sm_90a",
+                tier.layout = #tier.tv_layout<threads = 128, values = 32, vector = 8, rows = 1>,
+                tier.schedule = #tier.schedule<reduce = block, cluster = 1, staging = async, unroll = 4, min_blocks = 0>} {
+  %xf = tier.load %x {fill = 0.0 : f32} : tensor<4x4096xbf16> -> !tier.frag<32 x f32>
+  %p = tier.map %xf, %xf {
+  ^bb0(%a: f32, %b: f32):
+    %q = arith.mulf %a, %b : f32
+    tier.yield %q : f32
+  } : !tier.frag<32 x f32>, !tier.frag<32 x f32> -> !tier.frag<32 x f32>
+  %t = tier.thread_reduce %p {} {init = [0.0 : f32], kind = #rk<reduce_kind add>} : !tier.frag<32 x f32> -> f32
+  %w = tier.warp_reduce %t {} {kind = #rk<reduce_kind add>, width = 32 : i64} : f32 -> f32
+  %s = tier.block_reduce %w {} {kind = #rk<reduce_kind add>, warps = 4 : i64} : f32 -> f32
+  tier.store_row_scalar %s, %o : f32, tensor<4xf32>
+  return
+}
