@@ -8,16 +8,18 @@ include "mlir/IR/EnumAttr.td"
 
 def Tier_Level : I32EnumAttr<"Level", "hardware tier", [
     I32EnumAttrCase<"thread", 0>, I32EnumAttrCase<"warp", 1>,
-    I32EnumAttrCase<"block", 2>, I32EnumAttrCase<"cluster", 3>]> {
+    I32EnumAttrCase<"block", 2>, I32EnumAttrCase<"cluster", 3>,
+    I32EnumAttrCase<"grid", 4>]> {
   let cppNamespace = "::mlir::tier";
   let genSpecializedAttr = 0;
 }
 def Tier_LevelAttr : EnumAttr<Tier_Dialect, Tier_Level, "level"> {
-  let summary = "A hardware tier: thread, warp, block or cluster";
+  let summary = "A hardware tier: thread, warp, block, cluster or grid";
   let description = [{
     The tier a reduction climbs to: `thread` (registers of one thread),
-    `warp` (shuffles), `block` (shared memory and one barrier) or `cluster`
-    (distributed shared memory of a thread-block cluster).
+    `warp` (shuffles), `block` (shared memory and one barrier), `cluster`
+    (distributed shared memory of a thread-block cluster) or `grid` (the
+    CTAs of a row in a persistent, co-resident grid, through global memory).
   }];
 }
 
@@ -50,7 +52,8 @@ def Tier_TvLayoutAttr : AttrDef<Tier_Dialect, "TvLayout"> {
     below 32 several rows share a warp), each holding `values` elements of
     the row in `values / vector` chunks of `vector` consecutive elements
     (one 16-byte access when `vector * sizeof(element) == 16`). Chunk `c` of
-    thread `t` in CTA `r` of a cluster of `C` CTAs starts at column
+    thread `t` in CTA `r` of the `C` CTAs of a row (a cluster's, or a
+    split's: the schedule's `cluster` times `split`) starts at column
     `((c * C + r) * threads + t) * vector`. A CTA holds `rows` rows
     (`rows * threads` threads in all, at most 1024).
 
@@ -78,7 +81,8 @@ def Tier_ScheduleAttr : AttrDef<Tier_Dialect, "Schedule"> {
   let summary = "How reductions climb the tiers and where rows are staged";
   let description = [{
     * `reduce`: the highest tier a row reduction reaches (`thread`, `warp`,
-      `block` or `cluster`); it follows from the layout and cluster size.
+      `block`, `cluster` or `grid`); it follows from the layout, the
+      cluster size and the split.
     * `cluster`: CTAs per thread-block cluster working on one row (1..16;
       1 means no cluster; above 8 needs the non-portable cluster size).
     * `staging`: `registers`, `smem` or `stream`.
@@ -95,6 +99,12 @@ def Tier_ScheduleAttr : AttrDef<Tier_Dialect, "Schedule"> {
       passes from there instead of global memory (the passes they re-read
       from global memory are the ones the first sweep read last, still in
       L2).
+    * `split` (optional, default 1): CTAs on one row that are not a cluster
+      (with `cluster = 1` and `reduce = grid`; a power of two up to 1024):
+      the kernel runs as a persistent, co-resident (cooperative) grid whose
+      groups of `split` CTAs loop over the rows, and each reduction
+      combines the group's per-CTA states through a global-memory
+      workspace and a counter (rkc/grid.cuh).
 
     ```mlir
     #tier.schedule<reduce = cluster, cluster = 4, staging = registers,
@@ -105,7 +115,8 @@ def Tier_ScheduleAttr : AttrDef<Tier_Dialect, "Schedule"> {
                         "::mlir::tier::Staging":$staging, "int64_t":$unroll,
                         "int64_t":$minBlocks,
                         DefaultValuedParameter<"int64_t", "0">:$prefetch,
-                        DefaultValuedParameter<"int64_t", "0">:$keep);
+                        DefaultValuedParameter<"int64_t", "0">:$keep,
+                        DefaultValuedParameter<"int64_t", "1">:$split);
   // The optional fields follow in any order, each `, name = value`, and
   // are printed only when not 0 (TierDialect.cpp).
   let hasCustomAssemblyFormat = 1;

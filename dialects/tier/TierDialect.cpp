@@ -71,7 +71,7 @@ LogicalResult TvLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 /// and `>`.
 Attribute ScheduleAttr::parse(AsmParser &p, Type) {
   std::string reduceName, stagingName;
-  int64_t cluster = 0, unroll = 0, minBlocks = 0, prefetch = 0, keep = 0;
+  int64_t cluster = 0, unroll = 0, minBlocks = 0, prefetch = 0, keep = 0, split = 1;
   auto field = [&](StringRef name) -> ParseResult {
     return failure(p.parseKeyword(name) || p.parseEqual());
   };
@@ -82,20 +82,21 @@ Attribute ScheduleAttr::parse(AsmParser &p, Type) {
       field("unroll") || p.parseInteger(unroll) || p.parseComma() || field("min_blocks") ||
       p.parseInteger(minBlocks))
     return {};
-  bool seenPrefetch = false, seenKeep = false;
+  bool seenPrefetch = false, seenKeep = false, seenSplit = false;
   while (succeeded(p.parseOptionalComma())) {
     StringRef name;
     SMLoc at = p.getCurrentLocation();
     if (p.parseKeyword(&name) || p.parseEqual())
       return {};
-    bool &seen = name == "prefetch" ? seenPrefetch : seenKeep;
-    if ((name != "prefetch" && name != "keep") || seen) {
-      p.emitError(at) << (seen ? "duplicate schedule field '" : "unknown schedule field '")
-                      << name << "' (optional fields: prefetch, keep)";
+    bool known = name == "prefetch" || name == "keep" || name == "split";
+    bool &seen = name == "prefetch" ? seenPrefetch : name == "keep" ? seenKeep : seenSplit;
+    if (!known || seen) {
+      p.emitError(at) << (known ? "duplicate schedule field '" : "unknown schedule field '")
+                      << name << "' (optional fields: prefetch, keep, split)";
       return {};
     }
     seen = true;
-    if (p.parseInteger(name == "prefetch" ? prefetch : keep))
+    if (p.parseInteger(name == "prefetch" ? prefetch : name == "keep" ? keep : split))
       return {};
   }
   if (p.parseGreater())
@@ -108,7 +109,8 @@ Attribute ScheduleAttr::parse(AsmParser &p, Type) {
     return {};
   }
   return ScheduleAttr::getChecked([&] { return p.emitError(loc); }, p.getContext(), *reduce,
-                                  cluster, *staging, unroll, minBlocks, prefetch, keep);
+                                  cluster, *staging, unroll, minBlocks, prefetch, keep,
+                                  split);
 }
 
 void ScheduleAttr::print(AsmPrinter &p) const {
@@ -119,16 +121,28 @@ void ScheduleAttr::print(AsmPrinter &p) const {
     p << ", prefetch = " << getPrefetch();
   if (getKeep())
     p << ", keep = " << getKeep();
+  if (getSplit() != 1)
+    p << ", split = " << getSplit();
   p << ">";
 }
 
 LogicalResult ScheduleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                    Level reduce, int64_t cluster,
                                    Staging staging, int64_t unroll,
-                                   int64_t minBlocks, int64_t prefetch, int64_t keep) {
+                                   int64_t minBlocks, int64_t prefetch, int64_t keep,
+                                   int64_t split) {
   if (cluster < 1 || cluster > 16 || (cluster & (cluster - 1)))
     return emitError() << "schedule cluster must be a power of two in [1, 16], got "
                        << cluster;
+  if (split < 1 || split > 1024 || (split & (split - 1)))
+    return emitError() << "schedule split must be a power of two in [1, 1024], got " << split;
+  if (split > 1 && cluster != 1)
+    return emitError() << "schedule split > 1 takes cluster = 1 (the CTAs of a row are a "
+                          "cluster or a split), got cluster = "
+                       << cluster << ", split = " << split;
+  if ((split > 1) != (reduce == Level::grid))
+    return emitError() << "schedule reduce = grid goes with split > 1 (got reduce = "
+                       << stringifyLevel(reduce) << ", split = " << split << ")";
   if ((cluster > 1) != (reduce == Level::cluster))
     return emitError() << "schedule reduce = cluster goes with cluster > 1 "
                           "(got reduce = "

@@ -127,6 +127,15 @@ LogicalResult ClusterReduceOp::verify() {
   return verifyCombiner(*this, getKindAttr(), getCombiner(), getResultTypes());
 }
 
+LogicalResult GridReduceOp::verify() {
+  int64_t n = getSplit(), w = getWarps();
+  if (n < 2 || n > 1024 || (n & (n - 1)))
+    return emitOpError() << "split must be a power of two in [2, 1024], got " << n;
+  if (w < 1 || w > 32 || (w & (w - 1)))
+    return emitOpError() << "warps per row must be a power of two in [1, 32], got " << w;
+  return verifyCombiner(*this, getKindAttr(), getCombiner(), getResultTypes());
+}
+
 #define GET_OP_CLASSES
 #include "tier/TierOps.cpp.inc"
 

@@ -183,6 +183,26 @@ def Tier_ClusterReduceOp : Tier_ReduceOp<"cluster_reduce", [{
   let assemblyFormat = "$inputs $combiner attr-dict `:` type($inputs) `->` type($results)";
 }
 
+def Tier_GridReduceOp : Tier_ReduceOp<"grid_reduce", [{
+    Combines the warp states of a row across the `split` CTAs of its group
+    in a persistent, co-resident grid (schedule `split`): the CTA first
+    combines its warps' states (shared memory), publishes the result in its
+    slot of the group's global-memory workspace and arrives on the group's
+    counter (release); every CTA waits for all `split` arrivals (acquire)
+    and combines the `split` slots in the same order, so all get the same
+    result. Each op owns its slots and shared buffer.
+
+    ```mlir
+    %g = tier.grid_reduce %w {} {kind = #rk<reduce_kind add>, warps = 16 : i64, split = 32 : i64} : f32 -> f32
+    ```
+  }]> {
+  let summary = "Reduce warp states of a row across the CTAs of a split (global memory)";
+  let arguments = (ins Variadic<AnyTypeOf<[AnyInteger, AnyFloat]>>:$inputs,
+                       OptionalAttr<AnyAttr>:$kind, I64Attr:$warps, I64Attr:$split);
+  let results = (outs Variadic<AnyTypeOf<[AnyInteger, AnyFloat]>>:$results);
+  let assemblyFormat = "$inputs $combiner attr-dict `:` type($inputs) `->` type($results)";
+}
+
 //===----------------------------------------------------------------------===//
 // Column (K-split) kernels: the layout is #tier.ksplit_layout on the function.
 //===----------------------------------------------------------------------===//
@@ -305,7 +325,7 @@ def Tier_QuantizeTileOp : Tier_Op<"quantize_tile", [MemoryEffects<[MemRead, MemW
 
 def Tier_YieldOp : Tier_Op<"yield", [Pure, Terminator, ReturnLike,
     ParentOneOf<["MapOp", "ThreadReduceOp", "WarpReduceOp", "BlockReduceOp",
-                 "ClusterReduceOp"]>]> {
+                 "ClusterReduceOp", "GridReduceOp"]>]> {
   let summary = "Yield the values of a tier region";
   let description = [{
     ```mlir

@@ -255,12 +255,13 @@ LogicalResult Lowering::lowerMap(MapOp op) {
   return success();
 }
 
-/// thread -> warp -> block | cluster, as the schedule says.
+/// thread -> warp -> block | cluster | grid, as the schedule says.
 SmallVector<Value> Lowering::climb(Operation *anchor, ValueRange state,
                                    Attribute kind, Region *combiner) {
   int64_t threads = layout.getThreads();
   int64_t warps = threads >= 32 ? threads / 32 : 1;
   int64_t cluster = sched.getCluster();
+  int64_t split = sched.getSplit();
   SmallVector<Value> cur(state);
   TypeRange types = state.getTypes();
   SmallVector<Type> stateTypes(types);
@@ -278,7 +279,12 @@ SmallVector<Value> Lowering::climb(Operation *anchor, ValueRange state,
                                         b.getI64IntegerAttr(std::min<int64_t>(threads, 32)));
     finish(w);
   }
-  if (cluster > 1) {
+  if (split > 1) {
+    auto g = tier::GridReduceOp::create(b, loc, stateTypes, cur, kind,
+                                        b.getI64IntegerAttr(warps),
+                                        b.getI64IntegerAttr(split));
+    finish(g);
+  } else if (cluster > 1) {
     auto c = tier::ClusterReduceOp::create(b, loc, stateTypes, cur, kind,
                                            b.getI64IntegerAttr(warps),
                                            b.getI64IntegerAttr(cluster));

@@ -27,6 +27,7 @@ static tier::Level toLevel(::rkc::plan::Level l) {
   case ::rkc::plan::Level::Warp: return tier::Level::warp;
   case ::rkc::plan::Level::Block: return tier::Level::block;
   case ::rkc::plan::Level::Cluster: return tier::Level::cluster;
+  case ::rkc::plan::Level::Grid: return tier::Level::grid;
   }
   return tier::Level::thread;
 }
@@ -76,7 +77,7 @@ struct PlanTiers : public ::rkc::impl::RkPlanTiersPassBase<PlanTiers> {
                   tier::ScheduleAttr::get(ctx, toLevel(plan->reduceLevel()),
                                           plan->cluster, toStaging(plan->staging),
                                           plan->unroll, plan->minBlocks,
-                                          plan->prefetch, plan->keep));
+                                          plan->prefetch, plan->keep, plan->split));
   }
 
   /// Reports a planner's remarks (or its error, failing the pass) on `func`

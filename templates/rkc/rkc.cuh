@@ -7,6 +7,7 @@
 #include "rkc/base.cuh"
 #include "rkc/cluster.cuh"
 #include "rkc/convert.cuh"
+#include "rkc/grid.cuh"
 #include "rkc/ops.cuh"
 #include "rkc/reduce.cuh"
 #include "rkc/vec.cuh"

@@ -6,7 +6,8 @@
 // The plans are given (tier.layout / tier.schedule); the lowering obeys them.
 // Reductions climb the hardware tiers in order: thread_reduce (registers) ->
 // warp_reduce (shuffles, width min(threads, 32)) -> block_reduce (threads >
-// 32, no cluster) or cluster_reduce (cluster > 1, replacing the block tier).
+// 32, no cluster) or cluster_reduce (cluster > 1, replacing the block tier)
+// or grid_reduce (split > 1, replacing it too).
 // Results become destination arguments appended to the signature, named
 // out0, out1, ... and marked tier.output.
 
@@ -95,6 +96,27 @@ func.func @cluster_argmax(%x: tensor<8x131072xbf16>) -> (tensor<8xf32>, tensor<8
                 tier.schedule = #tier.schedule<reduce = cluster, cluster = 4, staging = registers, unroll = 4, min_blocks = 0>} {
   %v, %i = rk.reduce argmax %x : tensor<8x131072xbf16> -> tensor<8xf32>, tensor<8xi64>
   return %v, %i : tensor<8xf32>, tensor<8xi64>
+}
+
+// -----
+
+// The grid tier (schedule split = 32, reduce = grid): thread -> warp (32)
+// -> grid (16 warps in each of 32 CTAs), no block tier: grid_reduce
+// combines the CTA's warps itself.
+// CHECK-LABEL: func.func @grid_sum
+// CHECK:         %[[T:.*]] = tier.thread_reduce
+// CHECK:         %[[W:.*]] = tier.warp_reduce %[[T]] {
+// CHECK-NEXT:    } {kind = #rk<reduce_kind add>, width = 32 : i64} : f32 -> f32
+// CHECK-NEXT:    %[[G:.*]] = tier.grid_reduce %[[W]] {
+// CHECK-NEXT:    } {kind = #rk<reduce_kind add>, split = 32 : i64, warps = 16 : i64} : f32 -> f32
+// CHECK-NEXT:    tier.store_row_scalar %[[G]], %{{.*}} : f32, tensor<8xf32>
+// CHECK-NOT:     tier.block_reduce
+// CHECK-NOT:     tier.cluster_reduce
+func.func @grid_sum(%x: tensor<8x1048576xbf16>) -> tensor<8xf32>
+    attributes {tier.layout = #tier.tv_layout<threads = 512, values = 64, vector = 8, rows = 1>,
+                tier.schedule = #tier.schedule<reduce = grid, cluster = 1, staging = registers, unroll = 8, min_blocks = 0, split = 32>} {
+  %s = rk.reduce add %x : tensor<8x1048576xbf16> -> tensor<8xf32>
+  return %s : tensor<8xf32>
 }
 
 // -----

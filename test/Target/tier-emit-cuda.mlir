@@ -266,6 +266,60 @@ func.func @cluster_max(%x: tensor<8x131072xbf16>, %m: tensor<8xf32> {rk.name = "
 
 // -----
 
+// The grid tier (split = 8): no __cluster_dims__; a workspace parameter
+// after M; CTA rank blockIdx.x % C; groups of C CTAs loop over the rows
+// (a persistent grid), each with its workspace region (16 bytes of
+// counters, then two sets of 8 slots of 8 bytes for the one reduction:
+// 144 bytes, 256 with the 128-byte alignment); the reduction is
+// grid_reduce with its own shared buffer (32 warps + 33); each row ends
+// with a __syncthreads() (the next row reuses the buffer) and the kernel
+// with grid_finish, which leaves the counters at zero for the next launch.
+// The row's loads keep the default L2 policy (split rows are not read-once
+// rows of one CTA).
+// CHECK-LABEL: // kernel rkc_grid_max: threads=1024,values=32,vector=8,rows=1,cluster=1,staging=registers,unroll=4,min_blocks=0,split=8
+// CHECK-NEXT:  extern "C" __global__ void __launch_bounds__(1024)
+// CHECK-NEXT:  rkc_grid_max(
+// CHECK:           const long long M,
+// CHECK-NEXT:      unsigned char *__restrict__ rkc_ws) {
+// CHECK-DAG:     constexpr int C = 8;
+// CHECK-DAG:     constexpr int COL_STEP = C * TPR * W;
+// CHECK:         const int rank = (int)(blockIdx.x % C);
+// CHECK-NEXT:    rkc::grid_dependency_wait(); // PDL: the previous kernel is done
+// CHECK-NEXT:    rkc::grid_launch_dependents();
+// CHECK-NEXT:    unsigned char *const rkc_gws = rkc_ws + (size_t)(blockIdx.x / C) * 256;
+// CHECK-NEXT:    rkc::u32 rkc_epoch = 0;
+// CHECK-NEXT:    for (long long rkc_group = blockIdx.x / C; rkc_group < M;
+// CHECK-NEXT:         rkc_group += gridDim.x / C) {
+// CHECK-NEXT:    const long long row_raw = rkc_group;
+// CHECK:         const int col0_base = (rank * TPR + t) * W;
+// CHECK:         rkc::load_frag<rkc::bf16, V, W>(a0 + row * s0, col0, COL_STEP, N, [[XF:f[0-9]+]], 0.0f);
+// CHECK:         const float [[W:r[0-9]+]] = rkc::warp_reduce<32>({{r[0-9]+}}, rkc::OpMax());
+// CHECK-NEXT:    __shared__ float [[GBUF:gbuf[0-9]+]][32 + 33];
+// CHECK-NEXT:    const float [[G:r[0-9]+]] = rkc::grid_reduce<32, 8, 8>([[W]], rkc::OpMax(), [[GBUF]], rkc_gws, 16, rkc_epoch, rank, warp_in_row, lane);
+// CHECK-NEXT:    if (row_ok && t == 0 && rank == 0) a1[row] = rkc::from_f32<float>([[G]]);
+// CHECK-NEXT:    __syncthreads();
+// CHECK-NEXT:    }
+// CHECK-NEXT:    rkc::grid_finish<C>(rkc_gws, rkc_epoch);
+// CHECK-NEXT:  }
+// NEG-LABEL:   // kernel rkc_grid_max:
+// NEG-NOT:     __cluster_dims__
+// NEG-NOT:     cluster_
+// NEG-NOT:     load_frag_stream
+// NEG:         }
+func.func @grid_max(%x: tensor<8x262144xbf16>, %m: tensor<8xf32> {rk.name = "out0", tier.output})
+    attributes {tier.arch = "sm_90a",
+                tier.layout = #tier.tv_layout<threads = 1024, values = 32, vector = 8, rows = 1>,
+                tier.schedule = #tier.schedule<reduce = grid, cluster = 1, staging = registers, unroll = 4, min_blocks = 0, split = 8>} {
+  %xf = tier.load %x {fill = 0.0 : f32} : tensor<8x262144xbf16> -> !tier.frag<32 x f32>
+  %t = tier.thread_reduce %xf {} {init = [0xFF800000 : f32], kind = #rk<reduce_kind max>} : !tier.frag<32 x f32> -> f32
+  %w = tier.warp_reduce %t {} {kind = #rk<reduce_kind max>, width = 32 : i64} : f32 -> f32
+  %g = tier.grid_reduce %w {} {kind = #rk<reduce_kind max>, warps = 32 : i64, split = 8 : i64} : f32 -> f32
+  tier.store_row_scalar %g, %m : f32, tensor<8xf32>
+  return
+}
+
+// -----
+
 // Read once: no [M, N] result, 16-bit rows, one row per CTA, no cluster: the
 // row's loads are evict-first in L2 (ld.global.cs). The cluster kernel above,
 // the same reduction over a cluster of 4, keeps the default policy.

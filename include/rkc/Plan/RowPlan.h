@@ -18,7 +18,7 @@
 namespace rkc::plan {
 
 enum class Staging { Registers, Smem, Stream, Async };
-enum class Level { Thread, Warp, Block, Cluster };
+enum class Level { Thread, Warp, Block, Cluster, Grid };
 
 const char *stagingName(Staging s);
 const char *levelName(Level l);
@@ -60,6 +60,10 @@ struct RowPlan {
   int64_t vector = 1;      ///< elements per vector access
   int64_t rows = 1;        ///< rows per CTA
   int64_t cluster = 1;     ///< CTAs per cluster on one row
+  /// CTAs on one row that are not a cluster (the grid tier): they combine
+  /// their partial states through global memory in a persistent,
+  /// co-resident (cooperative) grid. 1: none; above 1 needs cluster == 1.
+  int64_t split = 1;
   Staging staging = Staging::Registers;
   int64_t unroll = 1;      ///< vector loads in flight per thread
   int64_t minBlocks = 0;   ///< __launch_bounds__ min blocks (0: none)
@@ -75,6 +79,8 @@ struct RowPlan {
     return staging == Staging::Registers || staging == Staging::Async;
   }
   int64_t ctaThreads() const { return threads * rows; }
+  /// CTAs working on one row: a cluster's, or a split's.
+  int64_t ctasPerRow() const { return cluster * split; }
   int64_t warpsPerRow() const { return threads >= 32 ? threads / 32 : 1; }
   /// Human-readable one-line summary (also the override syntax).
   std::string str() const;
@@ -85,6 +91,7 @@ struct RowPlan {
 struct PlanOverride {
   int64_t threads = -1, values = -1, vector = -1, rows = -1, cluster = -1,
           unroll = -1, minBlocks = -1;
+  int64_t split = -1;      ///< row kernels: CTAs per row through global memory
   int staging = -1;
   int mma = -1;            ///< column kernels: 1 tensor cores, 0 CUDA cores
   int64_t kwarps = -1;     ///< column kernels (mma): warps of a CTA splitting K

@@ -12,7 +12,8 @@ namespace rkc {
 
 /// One kernel parameter buffer. Launch ABI (all 8-byte parameters, in this
 /// order): a pointer per argument, then a row stride (elements) per
-/// argument (ignored for non-[M, N] arguments), then the row count M.
+/// argument (ignored for non-[M, N] arguments), then the row count M (then,
+/// for kernels with KernelInfo::split > 1, the workspace pointer).
 struct KernelArg {
   std::string name;          ///< rk.name of the argument ("out<i>" for results)
   std::string dtype;         ///< f32, bf16, f16, i32, i64, ...
@@ -32,6 +33,13 @@ struct KernelInfo {
   int64_t ctaThreads = 0;    ///< blockDim.x
   int64_t rowsPerCta = 1;
   int64_t cluster = 1;       ///< CTAs per cluster (grid is a multiple)
+  /// The grid tier: CTAs per row that combine through global memory (1:
+  /// none). The kernel is persistent: the runtime launches groups of
+  /// `split` CTAs cooperatively, no more than fit at once (each group loops
+  /// over rows), and passes one more parameter after M, a workspace of
+  /// `workspaceBytes` per group, zeroed before the launch.
+  int64_t split = 1;
+  int64_t workspaceBytes = 0;
   int64_t rows = 0, cols = 0;
   int64_t vector = 1;        ///< elements per access: pointers and row strides
                              ///< must be multiples of it, unless cols is not

@@ -248,6 +248,9 @@ private:
   tier::ScheduleAttr sched;
   bool anyCluster = false;
   bool clusterWaited = false;
+  /// Grid tier (schedule split): bytes of a group's workspace region so
+  /// far (its counter, then each grid_reduce call site's slots).
+  int64_t gridWsBytes = 0;
   int64_t smemBytes = 0;
   llvm::DenseMap<Operation *, std::string> stateNames;
   /// Loaded fragments held packed (rkc::PackedFrag).
@@ -887,7 +890,8 @@ LogicalResult KernelEmitter::emitOp(Operation *op) {
     }
     return finishFold();
   }
-  if (isa<tier::WarpReduceOp, tier::BlockReduceOp, tier::ClusterReduceOp>(op)) {
+  if (isa<tier::WarpReduceOp, tier::BlockReduceOp, tier::ClusterReduceOp,
+          tier::GridReduceOp>(op)) {
     Attribute kind = op->getAttr("kind");
     std::string stateType;
     auto comb = combinerFor(op, kind, op->getRegion(0),
@@ -901,7 +905,7 @@ LogicalResult KernelEmitter::emitOp(Operation *op) {
     std::string prev;
     Operation *def = in0.getDefiningOp();
     if (isa<tier::ThreadReduceOp, tier::WarpReduceOp, tier::BlockReduceOp,
-            tier::ClusterReduceOp>(def))
+            tier::ClusterReduceOp, tier::GridReduceOp>(def))
       prev = stateNames.lookup(def);
     if (prev.empty())
       prev = names.lookup(in0);
@@ -915,6 +919,18 @@ LogicalResult KernelEmitter::emitOp(Operation *op) {
       b << formatv("  const {0} {1} = rkc::block_reduce<{2}>({3}, {4}(), {5}, "
                    "row_in_cta, warp_in_row, lane);\n",
                    stateType, r, bl.getWarps(), prev, *comb, buf);
+    } else if (auto g = dyn_cast<tier::GridReduceOp>(op)) {
+      // Slots of at most 8 bytes per state member (the template checks
+      // sizeof); two sets of `split` slots per call site, 16-byte aligned.
+      int64_t slotBytes = 8 * (int64_t)op->getNumResults();
+      int64_t offset = gridWsBytes;
+      gridWsBytes += llvm::alignTo(2 * g.getSplit() * slotBytes, 16);
+      std::string buf = fresh("gbuf");
+      b << formatv("  __shared__ {0} {1}[{2} + 33];\n", stateType, buf, g.getWarps());
+      b << formatv("  const {0} {1} = rkc::grid_reduce<{2}, {3}, {4}>({5}, {6}(), {7}, "
+                   "rkc_gws, {8}, rkc_epoch, rank, warp_in_row, lane);\n",
+                   stateType, r, g.getWarps(), g.getSplit(), slotBytes, prev, *comb, buf,
+                   offset);
     } else {
       auto cl = cast<tier::ClusterReduceOp>(op);
       std::string buf = fresh("cbuf");
@@ -1004,9 +1020,10 @@ static SmallVector<Operation *> producersOf(ArrayRef<Operation *> consumers,
 
 /// The top tier of a reduction (its state goes to no further tier).
 static bool isTopTier(Operation &op) {
-  return isa<tier::WarpReduceOp, tier::BlockReduceOp, tier::ClusterReduceOp>(op) &&
+  return isa<tier::WarpReduceOp, tier::BlockReduceOp, tier::ClusterReduceOp,
+             tier::GridReduceOp>(op) &&
          llvm::none_of(op.getUsers(), [](Operation *u) {
-           return isa<tier::BlockReduceOp, tier::ClusterReduceOp>(u);
+           return isa<tier::BlockReduceOp, tier::ClusterReduceOp, tier::GridReduceOp>(u);
          });
 }
 
@@ -1277,6 +1294,7 @@ LogicalResult KernelEmitter::emit(rkc::KernelInfo &info) {
   info.ctaThreads = layout.getCtaThreads();
   info.rowsPerCta = layout.getRows();
   info.cluster = sched.getCluster();
+  info.split = sched.getSplit();
   info.vector = layout.getVector();
   info.arch = arch.str();
   int64_t rows = 0, cols = 0;
@@ -1305,6 +1323,8 @@ LogicalResult KernelEmitter::emit(rkc::KernelInfo &info) {
   for (BlockArgument a : func.getArguments())
     ps << ",\n    const long long s" << a.getArgNumber();
   ps << ",\n    const long long M";
+  if (sched.getSplit() > 1)
+    ps << ",\n    unsigned char *__restrict__ rkc_ws";
   info.rows = rows;
   info.cols = cols;
   // The [M, N] argument whose row stride places the rows of a shifted
@@ -1329,7 +1349,7 @@ LogicalResult KernelEmitter::emit(rkc::KernelInfo &info) {
   keptArgs.clear();
   rowReadOnce = !func.walk([](tier::StoreOp) { return WalkResult::interrupt(); })
                      .wasInterrupted() &&
-                layout.getRows() == 1 && sched.getCluster() == 1 &&
+                layout.getRows() == 1 && sched.getCluster() * sched.getSplit() == 1 &&
                 llvm::all_of(info.args, [&](const rkc::KernelArg &ka) {
                   return ka.output || ka.shape.size() != 2 || ka.shape[1] != cols ||
                          ka.elemBytes == 2;
@@ -1349,11 +1369,15 @@ LogicalResult KernelEmitter::emit(rkc::KernelInfo &info) {
     Type e = r.getElementType();
     return r.getRank() != 2 || !rk::isDataFloat(e) || e.isBF16() || e.isF16();
   });
+  gridWsBytes = 16; // the group's counters (rkc/grid.cuh)
   if (failed(emitBody()))
     return failure();
 
   int64_t V = layout.getValues(), W = layout.getVector(), T = layout.getThreads();
-  int64_t C = sched.getCluster();
+  int64_t split = sched.getSplit();
+  int64_t C = sched.getCluster() * split; // CTAs per row
+  if (split > 1)
+    info.workspaceBytes = llvm::alignTo(gridWsBytes, 128);
   int64_t passes = (cols + T * C * V - 1) / (T * C * V);
   bool fullRow = !shifted && (T * C * V * passes == cols) && cols % (W * T * C) == 0;
   // The schedule in the override syntax (the tuner and the database read
@@ -1363,7 +1387,8 @@ LogicalResult KernelEmitter::emit(rkc::KernelInfo &info) {
   rp.values = V;
   rp.vector = W;
   rp.rows = layout.getRows();
-  rp.cluster = C;
+  rp.cluster = sched.getCluster();
+  rp.split = split;
   rp.staging = planStaging(sched.getStaging());
   rp.unroll = sched.getUnroll();
   rp.minBlocks = sched.getMinBlocks();
@@ -1373,7 +1398,7 @@ LogicalResult KernelEmitter::emit(rkc::KernelInfo &info) {
   os << "// kernel " << info.name << ": " << info.plan << "\n";
   os << decls;
   os << "extern \"C\" __global__ void ";
-  if (C > 1)
+  if (sched.getCluster() > 1)
     os << "__cluster_dims__(" << C << ", 1, 1) ";
   os << "__launch_bounds__(" << info.ctaThreads;
   if (sched.getMinBlocks() > 0)
@@ -1389,9 +1414,24 @@ LogicalResult KernelEmitter::emit(rkc::KernelInfo &info) {
   os << "  const int tid = threadIdx.x;\n  const int t = tid % TPR;\n"
         "  const int row_in_cta = tid / TPR;\n  const int lane = tid & 31;\n"
         "  const int warp_in_row = t / 32;\n  (void)lane; (void)warp_in_row;\n";
-  os << (C > 1 ? "  const int rank = (int)rkc::cluster_ctarank();\n" : "  const int rank = 0;\n");
-  os << "  const long long row_raw = (long long)(blockIdx.x / C) * ROWS + row_in_cta;\n"
-        "  const bool row_ok = row_raw < M;\n"
+  os << (split > 1 ? "  const int rank = (int)(blockIdx.x % C);\n"
+         : C > 1   ? "  const int rank = (int)rkc::cluster_ctarank();\n"
+                   : "  const int rank = 0;\n");
+  if (split > 1) {
+    // The grid tier: a persistent grid (all CTAs resident, a cooperative
+    // launch) whose groups of C CTAs loop over the rows; each group owns
+    // a region of the workspace (rkc/grid.cuh).
+    os << kDependencyWait;
+    os << formatv("  unsigned char *const rkc_gws = rkc_ws + (size_t)(blockIdx.x / C) * {0};\n"
+                  "  rkc::u32 rkc_epoch = 0;\n"
+                  "  for (long long rkc_group = blockIdx.x / C; rkc_group < M;\n"
+                  "       rkc_group += gridDim.x / C) {{\n",
+                  info.workspaceBytes);
+    os << "  const long long row_raw = rkc_group;\n";
+  } else {
+    os << "  const long long row_raw = (long long)(blockIdx.x / C) * ROWS + row_in_cta;\n";
+  }
+  os << "  const bool row_ok = row_raw < M;\n"
         "  const long long row = row_ok ? row_raw : M - 1;\n";
   if (shifted)
     os << formatv("  // N is not a multiple of W: this row starts `head` elements past a\n"
@@ -1407,7 +1447,8 @@ LogicalResult KernelEmitter::emit(rkc::KernelInfo &info) {
   else
     os << "  const int col0_base = (rank * TPR + t) * W;\n";
   os << "  const int col0 = col0_base;\n  (void)col0;\n";
-  os << kDependencyWait;
+  if (split == 1)
+    os << kDependencyWait;
   if (anyCluster)
     os << setup << "  rkc::cluster_arrive_relaxed();\n";
   if (staged || asyncStaged) {
@@ -1477,6 +1518,8 @@ LogicalResult KernelEmitter::emit(rkc::KernelInfo &info) {
   // No barrier before exit: each cluster_reduce ends with a cluster
   // barrier after which no CTA touches another's shared memory.
   os << body;
+  if (split > 1) // the next row reuses the reduction buffers
+    os << "  __syncthreads();\n  }\n  rkc::grid_finish<C>(rkc_gws, rkc_epoch);\n";
   os << "}\n";
   return success();
 }

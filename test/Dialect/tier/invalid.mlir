@@ -106,13 +106,33 @@ func.func private @keep_not_integer() attributes {s = #tier.schedule<reduce = bl
 
 // -----
 
-// expected-error @+1 {{unknown schedule field 'keeps' (optional fields: prefetch, keep)}}
+// expected-error @+1 {{unknown schedule field 'keeps' (optional fields: prefetch, keep, split)}}
 func.func private @keep_typo() attributes {s = #tier.schedule<reduce = block, cluster = 1, staging = stream, unroll = 1, min_blocks = 0, keeps = 2>}
 
 // -----
 
-// expected-error @+1 {{duplicate schedule field 'keep' (optional fields: prefetch, keep)}}
+// expected-error @+1 {{duplicate schedule field 'keep' (optional fields: prefetch, keep, split)}}
 func.func private @keep_twice() attributes {s = #tier.schedule<reduce = block, cluster = 1, staging = stream, unroll = 1, min_blocks = 0, keep = 1, keep = 2>}
+
+// -----
+
+// expected-error @+1 {{schedule split must be a power of two in [1, 1024], got 6}}
+func.func private @split_pow2() attributes {s = #tier.schedule<reduce = grid, cluster = 1, staging = stream, unroll = 1, min_blocks = 0, split = 6>}
+
+// -----
+
+// expected-error @+1 {{schedule split > 1 takes cluster = 1 (the CTAs of a row are a cluster or a split), got cluster = 4, split = 8}}
+func.func private @split_and_cluster() attributes {s = #tier.schedule<reduce = grid, cluster = 4, staging = stream, unroll = 1, min_blocks = 0, split = 8>}
+
+// -----
+
+// expected-error @+1 {{schedule reduce = grid goes with split > 1 (got reduce = block, split = 16)}}
+func.func private @split_reduce_level() attributes {s = #tier.schedule<reduce = block, cluster = 1, staging = stream, unroll = 1, min_blocks = 0, split = 16>}
+
+// -----
+
+// expected-error @+1 {{schedule reduce = grid goes with split > 1 (got reduce = grid, split = 1)}}
+func.func private @grid_without_split() attributes {s = #tier.schedule<reduce = grid, cluster = 1, staging = stream, unroll = 1, min_blocks = 0>}
 
 // -----
 
@@ -334,6 +354,22 @@ func.func @cluster_size(%s: f32) {
 
 // -----
 
+func.func @grid_split(%s: f32) {
+  // expected-error @+1 {{'tier.grid_reduce' op split must be a power of two in [2, 1024], got 2048}}
+  %r = tier.grid_reduce %s {} {kind = #rk<reduce_kind add>, warps = 8 : i64, split = 2048 : i64} : f32 -> f32
+  return
+}
+
+// -----
+
+func.func @grid_warps(%s: f32) {
+  // expected-error @+1 {{'tier.grid_reduce' op warps per row must be a power of two in [1, 32], got 3}}
+  %r = tier.grid_reduce %s {} {kind = #rk<reduce_kind add>, warps = 3 : i64, split = 16 : i64} : f32 -> f32
+  return
+}
+
+// -----
+
 func.func @cluster_states(%s: f32) {
   // expected-error @+1 {{'tier.cluster_reduce' op warps per row must be a power of two in [1, 32], got 128}}
   %r = tier.cluster_reduce %s {} {kind = #rk<reduce_kind add>, warps = 128 : i64, cluster = 16 : i64} : f32 -> f32
@@ -343,7 +379,7 @@ func.func @cluster_states(%s: f32) {
 // -----
 
 func.func @yield_parent() {
-  // expected-error @+1 {{'tier.yield' op expects parent op to be one of 'tier.map, tier.thread_reduce, tier.warp_reduce, tier.block_reduce, tier.cluster_reduce'}}
+  // expected-error @+1 {{'tier.yield' op expects parent op to be one of 'tier.map, tier.thread_reduce, tier.warp_reduce, tier.block_reduce, tier.cluster_reduce, tier.grid_reduce'}}
   tier.yield
 }
 

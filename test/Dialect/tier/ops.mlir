@@ -141,6 +141,29 @@ func.func @cluster_kernel(%x: tensor<8x131072xbf16>, %l: tensor<8xf32>, %i: tens
 
 // -----
 
+// The grid tier: a row split over 64 CTAs of a persistent grid (schedule
+// split), its (max, sum) state combined through global memory.
+// CHECK-LABEL: func.func @grid_kernel
+// CHECK-SAME:    tier.schedule = #tier.schedule<reduce = grid, cluster = 1, staging = stream, unroll = 4, min_blocks = 2, keep = 1, split = 64>}
+// CHECK:         %[[G:.*]]:2 = tier.grid_reduce %{{.*}}, %{{.*}} {
+// CHECK:         } {split = 64 : i64, warps = 16 : i64} : f32, f32 -> f32, f32
+// CHECK:         %[[A:.*]]:2 = tier.grid_reduce %{{.*}}, %{{.*}} {
+// CHECK-NEXT:    } {kind = #rk<reduce_kind argmax>, split = 64 : i64, warps = 16 : i64} : f32, i64 -> f32, i64
+func.func @grid_kernel(%w0: f32, %w1: f32, %v: f32, %i: i64)
+    attributes {tier.layout = #tier.tv_layout<threads = 512, values = 16, vector = 8, rows = 1>,
+                tier.schedule = #tier.schedule<reduce = grid, cluster = 1, staging = stream, unroll = 4, min_blocks = 2, split = 64, keep = 1>} {
+  %g:2 = tier.grid_reduce %w0, %w1 {
+  ^bb0(%m1: f32, %l1: f32, %m2: f32, %l2: f32):
+    %m = arith.maximumf %m1, %m2 : f32
+    %s = arith.addf %l1, %l2 : f32
+    tier.yield %m, %s : f32, f32
+  } {warps = 16 : i64, split = 64 : i64} : f32, f32 -> f32, f32
+  %a:2 = tier.grid_reduce %v, %i {} {kind = #rk<reduce_kind argmax>, warps = 16 : i64, split = 64 : i64} : f32, i64 -> f32, i64
+  return
+}
+
+// -----
+
 // A sub-warp kernel: 8 threads per row, 16 rows per CTA; the warp tier
 // works on groups of 8 lanes and there is no block tier. Block reductions
 // also take a combiner region.

@@ -1,0 +1,172 @@
+// rkc/grid.cuh - the grid tier of a row reduction: the CTAs of a row that
+// are not a thread-block cluster (schedule `split`) combine their states
+// through global memory, in inline PTX (no cooperative_groups).
+//
+// The kernel runs as a persistent grid whose CTAs are all resident at once
+// (the runtime launches it cooperatively, at most as many CTAs as fit): the
+// CTAs `g * SPLIT .. g * SPLIT + SPLIT - 1` form group g, which loops over
+// rows g, g + groups, ... Each group owns a region of the launch's workspace
+// (zeroed when allocated; every launch leaves it zeroed again, see
+// grid_finish):
+//
+//   [0, 4)                      the group's arrival counter (u32)
+//   [4, 8)                      its departure counter (grid_finish)
+//   [offset, offset + 2 * SPLIT * SLOT_BYTES)
+//                               one call site's slots, two sets used in
+//                               turn (a CTA may publish its next state
+//                               while a slower one still reads this one)
+//
+// Template parameters (grid_reduce):
+//   WARPS_PER_ROW  warps of one CTA working on the row: a power of two in
+//                  [1, 32].
+//   SPLIT          CTAs of a group: a power of two in [1, 1024].
+//   SLOT_BYTES     bytes of one slot, a multiple of 4, at least sizeof(S).
+//   S, Op          reduction state and combiner, as in rkc/reduce.cuh.
+#pragma once
+
+#include "rkc/base.cuh"
+#include "rkc/reduce.cuh"
+
+namespace rkc {
+
+// ---------------------------------------------------------------------------
+// Global-memory accesses with GPU-scope ordering (PTX memory model).
+// ---------------------------------------------------------------------------
+
+/// Adds `v` to `*p` with release semantics at GPU scope: this thread's
+/// earlier writes are visible to a thread whose acquire load reads the sum.
+RKC_DEVICE void red_add_release_gpu(u32 *p, u32 v) {
+  asm volatile("red.release.gpu.global.add.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
+
+/// Loads `*p` with acquire semantics at GPU scope.
+RKC_DEVICE u32 ld_acquire_gpu(const u32 *p) {
+  u32 v;
+  asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
+
+/// Relaxed GPU-scope load and store (through L2, never a stale L1 line).
+RKC_DEVICE u32 ld_relaxed_gpu(const u32 *p) {
+  u32 v;
+  asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
+RKC_DEVICE void st_relaxed_gpu(u32 *p, u32 v) {
+  asm volatile("st.relaxed.gpu.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
+
+/// Adds `v` to `*p` (acquire and release at GPU scope); returns the old value.
+RKC_DEVICE u32 atom_add_acq_rel_gpu(u32 *p, u32 v) {
+  u32 old;
+  asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], %2;"
+               : "=r"(old)
+               : "l"(p), "r"(v)
+               : "memory");
+  return old;
+}
+
+namespace detail {
+/// The state in slot `slot` of `base` (SLOT_BYTES apart), read word by word.
+template <int SLOT_BYTES, class S>
+RKC_DEVICE S load_grid_slot(const unsigned char *base, int slot) {
+  const u32 *p = reinterpret_cast<const u32 *>(base + (size_t)slot * SLOT_BYTES);
+  u32 w[sizeof(S) / 4];
+#pragma unroll
+  for (int i = 0; i < int(sizeof(S) / 4); ++i)
+    w[i] = ld_relaxed_gpu(p + i);
+  S s;
+  memcpy(&s, w, sizeof(S));
+  return s;
+}
+} // namespace detail
+
+/// Reduces a row across the WARPS_PER_ROW warps of each of the SPLIT CTAs
+/// of this CTA's group; every thread of every CTA of the group returns the
+/// row's result (bitwise the same in all of them).
+///
+/// It replaces the block tier: pass the warp_reduce<32> result.
+///
+///  v         this warp's warp-reduced value (identical in all its lanes)
+///  buf       shared buffer of WARPS_PER_ROW + 33 states, this call site's
+///            only (reused by the next row: the kernel ends each row with
+///            a __syncthreads())
+///  ws        the group's workspace region (see above)
+///  offset    this call site's slots in it (bytes, a multiple of 16)
+///  epoch     reductions this CTA has done in this launch: every CTA of a
+///            group does the same ones in the same order; incremented here
+///  rank      this CTA's index in its group, in [0, SPLIT)
+///
+/// Warp 0 combines the warps' states; its lane 0 stores the CTA's state in
+/// slot `rank` and adds one to the group counter (release). Warp 0 then
+/// waits until the counter reaches SPLIT * epoch (acquire), its lane L
+/// combines slots L, L + 32, ... in order, and detail::reduce_slots
+/// combines the lanes. Two __syncthreads(): all threads of the CTA must
+/// call it, in uniform control flow.
+template <int WARPS_PER_ROW, int SPLIT, int SLOT_BYTES, class S, class Op>
+RKC_DEVICE S grid_reduce(S v, Op op, S *buf, unsigned char *ws, int offset, u32 &epoch,
+                         int rank, int warp_in_row, int lane) {
+  static_assert(
+      WARPS_PER_ROW >= 1 && WARPS_PER_ROW <= 32 &&
+          (WARPS_PER_ROW & (WARPS_PER_ROW - 1)) == 0,
+      "rkc::grid_reduce: WARPS_PER_ROW must be a power of two in [1, 32]");
+  static_assert(SPLIT >= 1 && SPLIT <= 1024 && (SPLIT & (SPLIT - 1)) == 0,
+                "rkc::grid_reduce: SPLIT must be a power of two in [1, 1024]");
+  static_assert(sizeof(S) % 4 == 0 && SLOT_BYTES % 4 == 0 && SLOT_BYTES >= (int)sizeof(S),
+                "rkc::grid_reduce: a slot holds the state in 32-bit words");
+  constexpr int G = SPLIT < 32 ? SPLIT : 32;
+  S *lanes = buf + WARPS_PER_ROW; // G states, then the result
+  ++epoch;
+  if (lane == 0)
+    buf[warp_in_row] = v;
+  __syncthreads();
+  if (warp_in_row == 0) {
+    u32 *counter = reinterpret_cast<u32 *>(ws);
+    unsigned char *slots = ws + offset + (epoch & 1) * (SPLIT * SLOT_BYTES);
+    const S mine = detail::reduce_slots<WARPS_PER_ROW>(buf, op, lane);
+    if (lane == 0) {
+      u32 w[sizeof(S) / 4];
+      memcpy(w, &mine, sizeof(S));
+      u32 *p = reinterpret_cast<u32 *>(slots + rank * SLOT_BYTES);
+#pragma unroll
+      for (int i = 0; i < int(sizeof(S) / 4); ++i)
+        st_relaxed_gpu(p + i, w[i]);
+      red_add_release_gpu(counter, 1);
+    }
+    const u32 target = (u32)SPLIT * epoch;
+    while (ld_acquire_gpu(counter) < target)
+      __nanosleep(32);
+    if (lane < G) {
+      S acc = detail::load_grid_slot<SLOT_BYTES, S>(slots, lane);
+#pragma unroll 1
+      for (int k = 1; k < SPLIT / G; ++k)
+        acc = op(acc, detail::load_grid_slot<SLOT_BYTES, S>(slots, k * G + lane));
+      lanes[lane] = acc;
+    }
+    __syncwarp();
+    const S r = detail::reduce_slots<G>(lanes, op, lane);
+    __syncwarp();
+    if (lane == 0)
+      lanes[G] = r;
+  }
+  __syncthreads();
+  return lanes[G];
+}
+
+/// Ends a split kernel, after its last row (every thread of the CTA, after
+/// a __syncthreads()): leaves the group's counters at zero for the next
+/// launch. Thread 0 of each CTA that reduced anything adds one to the
+/// departure counter; the last of the group's SPLIT CTAs, which every other
+/// CTA's final wait on the arrival counter happened before (acq_rel on the
+/// departure counter), zeroes both.
+template <int SPLIT> RKC_DEVICE void grid_finish(unsigned char *ws, u32 epoch) {
+  if (epoch == 0 || threadIdx.x != 0)
+    return;
+  u32 *counter = reinterpret_cast<u32 *>(ws);
+  if (atom_add_acq_rel_gpu(counter + 1, 1) == (u32)SPLIT - 1) {
+    st_relaxed_gpu(counter, 0);
+    st_relaxed_gpu(counter + 1, 0);
+  }
+}
+
+} // namespace rkc
