@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <map>
 #include <mutex>
 #include <unordered_map>
 
@@ -43,10 +44,20 @@ private:
   explicit Kernel(CompileResult r);
   llvm::Expected<void *> function();
 
+  /// The grid tier (KernelInfo::split > 1): CTAs of this kernel resident
+  /// at once in the current context, and the workspace of launches on
+  /// `stream` (one per context and stream, so that launches that may run
+  /// at once never share one; kept for the process's lifetime).
+  llvm::Expected<int64_t> residentCtas(void *function);
+  llvm::Expected<void *> workspace(void *stream, size_t bytes);
+
   CompileResult result_;
   bool pdlCapable_ = false; ///< the kernel's arch has PDL (sm_90+)
   std::mutex mu_;
   std::unordered_map<void *, void *> functions_; // CUcontext -> CUfunction
+  std::unordered_map<void *, int64_t> residentCtas_; // CUfunction -> CTAs
+  std::map<std::pair<void *, void *>, std::pair<void *, size_t>>
+      workspaces_; // (CUcontext, CUstream) -> (device pointer, bytes)
 };
 
 /// Fills an empty `request.options.arch` with the current GPU's

@@ -48,6 +48,8 @@ static constexpr int64_t kElementwiseCtas = 2048; // the CTAs their clusters aim
 static constexpr int64_t kElementwisePasses = 2; // passes per CTA they allow at most
 static constexpr int64_t kKeepSmemHeadroom = 4096; // per CTA: reduction buffers, reserve
 static constexpr int64_t kKeepL1Room = 32 * 1024; // per CTA, rows with >= 2 [N] operands
+static constexpr int64_t kMaxSplit = 1024; // CTAs per row of the grid tier, at most
+static constexpr int64_t kGridTierSlots = 33; // its shared states: 32 lanes' + the result
 
 /// Sweeps a streamed row takes: one per reduction on the longest chain of
 /// them (each needs the one before), and one for the [M, N] results.
@@ -71,11 +73,13 @@ const char *levelName(Level l) {
   case Level::Warp: return "warp";
   case Level::Block: return "block";
   case Level::Cluster: return "cluster";
+  case Level::Grid: return "grid";
   }
   return "?";
 }
 
 Level RowPlan::reduceLevel() const {
+  if (split > 1) return Level::Grid;
   if (cluster > 1) return Level::Cluster;
   if (threads > 32) return Level::Block;
   if (threads > 1) return Level::Warp;
@@ -84,18 +88,19 @@ Level RowPlan::reduceLevel() const {
 
 std::string RowPlan::str() const {
   return llvm::formatv("threads={0},values={1},vector={2},rows={3},cluster={4},"
-                       "staging={5},unroll={6},min_blocks={7}{8}{9}",
+                       "staging={5},unroll={6},min_blocks={7}{8}{9}{10}",
                        threads, values, vector, rows, cluster,
                        stagingName(staging), unroll, minBlocks,
                        prefetch ? ",prefetch=1" : "",
-                       keep ? ",keep=" + std::to_string(keep) : std::string())
+                       keep ? ",keep=" + std::to_string(keep) : std::string(),
+                       split > 1 ? ",split=" + std::to_string(split) : std::string())
       .str();
 }
 
 bool PlanOverride::empty() const {
   return threads < 0 && values < 0 && vector < 0 && rows < 0 && cluster < 0 &&
          unroll < 0 && minBlocks < 0 && staging < 0 && mma < 0 && prefetch < 0 &&
-         kwarps < 0 && keep < 0;
+         kwarps < 0 && keep < 0 && split < 0;
 }
 
 Expected<PlanOverride> parseOverride(StringRef text) {
@@ -128,6 +133,7 @@ Expected<PlanOverride> parseOverride(StringRef text) {
     else if (key == "vector") o.vector = v;
     else if (key == "rows") o.rows = v;
     else if (key == "cluster") o.cluster = v;
+    else if (key == "split") o.split = v;
     else if (key == "unroll") o.unroll = v;
     else if (key == "min_blocks") o.minBlocks = v;
     else if (key == "kwarps") o.kwarps = v;
@@ -141,7 +147,7 @@ Expected<PlanOverride> parseOverride(StringRef text) {
     else
       return llvm::createStringError(
           "schedule: unknown field '" + key.str() +
-          "' (threads, values, vector, rows, cluster, staging, unroll, "
+          "' (threads, values, vector, rows, cluster, split, staging, unroll, "
           "min_blocks, prefetch, keep; column kernels: mma = 0 or 1, kwarps)");
   }
   return o;
@@ -152,9 +158,9 @@ static int64_t pow2Ceil(int64_t v) { return (int64_t)llvm::PowerOf2Ceil(std::max
 static bool isPow2(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
 
 /// Passes of a swept row (staging smem or stream): sweeps of threads x
-/// cluster x values elements.
+/// CTAs per row x values elements.
 static int64_t passesOf(const RowPlan &pl, const RowProblem &p) {
-  return ceilDiv(p.cols, pl.threads * pl.cluster * pl.values);
+  return ceilDiv(p.cols, pl.threads * pl.ctasPerRow() * pl.values);
 }
 
 /// Shared-memory bytes of one pass of a CTA's [M, N] inputs (staged or kept).
@@ -184,7 +190,7 @@ int64_t rowVectorWidth(const RowProblem &p) {
 /// CTAs of the plan's grid, and whether they are about one wave (at most
 /// one CTA per SM; 108 SMs when the GPU is unknown at plan time).
 static int64_t gridCtas(const RowPlan &pl, const RowProblem &p) {
-  return ceilDiv(p.rows, pl.rows) * pl.cluster;
+  return ceilDiv(p.rows, pl.rows) * pl.ctasPerRow();
 }
 static bool oneWave(const RowPlan &pl, const RowProblem &p, const Target &t) {
   return gridCtas(pl, p) <= t.planSms();
@@ -240,11 +246,19 @@ std::string checkPlan(const RowPlan &pl, const RowProblem &p, const Target &t) {
                      .str();
   if (pl.cluster > 1 && pl.rows != 1)
     return "a cluster works on one row at a time: rows must be 1";
+  if (!isPow2(pl.split) || pl.split > kMaxSplit)
+    return llvm::formatv("split = {0} must be a power of two up to {1}", pl.split, kMaxSplit);
+  if (pl.split > 1 && (pl.cluster != 1 || pl.rows != 1))
+    return "split > 1 (CTAs of a row combining through global memory) takes cluster = 1 "
+           "and one row per CTA";
+  if (pl.split > 1 && p.reductionDepth == 0)
+    return "split > 1 combines reductions across CTAs; this row program has none "
+           "(a cluster spreads its rows)";
   bool inRegisters = pl.inRegisters();
-  if (pl.threads * pl.cluster * pl.values < p.cols && inRegisters)
-    return llvm::formatv("threads x cluster x values ({0} x {1} x {2}) does not "
+  if (pl.threads * pl.ctasPerRow() * pl.values < p.cols && inRegisters)
+    return llvm::formatv("threads x CTAs per row x values ({0} x {1} x {2}) does not "
                          "cover the row of {3} elements",
-                         pl.threads, pl.cluster, pl.values, p.cols);
+                         pl.threads, pl.ctasPerRow(), pl.values, p.cols);
   int64_t regs = std::min<int64_t>(255, 65536 / std::max<int64_t>(pl.ctaThreads(), 128));
   if (pl.prefetch && !inRegisters)
     return "prefetch = 1 needs a row held in registers (staging = registers or async)";
@@ -264,7 +278,8 @@ std::string checkPlan(const RowPlan &pl, const RowProblem &p, const Target &t) {
   if (pl.unroll < 1)
     return "unroll must be at least 1";
   int64_t smem = (int64_t)p.reductions * p.stateWords * 4 *
-                 (pl.rows * pl.warpsPerRow() * pl.cluster + 2);
+                 (pl.rows * pl.warpsPerRow() * pl.cluster + 2 +
+                  (pl.split > 1 ? kGridTierSlots : 0));
   if (pl.staging == Staging::Smem) {
     if (!copiesInChunks(p, pl.vector) || pl.rows != 1)
       return "staging = smem copies 16-byte chunks of one element size, one row per CTA";
@@ -557,11 +572,54 @@ Expected<RowPlan> planRow(const RowProblem &p, const Target &t,
       chunks = std::max<int64_t>(chunks / 2, 1);
     }
   }
+  // 5b. The grid tier. A row swept in passes over a cluster (it does not
+  // fit on chip) is split over CTAs of a persistent, co-resident
+  // (cooperative) grid instead, which combine their partial states through
+  // global memory, where the clusters leave SMs idle:
+  //  - a few rows (their clusters hold fewer CTAs than two per SM): each
+  //    CTA takes a smaller part of the row, the rows spread over the GPU;
+  //  - rows of 16-bit data with a result (CTAs of 512 threads, two per
+  //    SM): clusters of 16 at two CTAs per SM use 112 of the H100's 132
+  //    SMs (Target::residentCtas); measured at M = 128, N = 1M
+  //    (docs/performance-notes.md, session 24), split = 16 against the
+  //    clusters: RMSNorm +2.0 %, LayerNorm +5.5 %, softmax +3.9 %,
+  //    log-softmax +2.9 %. Not for f32 rows (RMSNorm +1 %, softmax +2 %,
+  //    log-softmax 0, LayerNorm -10 %: three CTAs per SM by registers and
+  //    shared memory leave L1 less room for its [N] operands) nor rows read
+  //    once (cross-entropy bf16 -2 %, f32 -4.5 %).
+  // At most a power of two of CTAs per row that fits at one per SM (a
+  // launch needs them all resident).
+  bool gridSplit = false;
+  bool fewRows = p.rows * pl.cluster < t.residentCtas(pl.cluster, kStreamCtasPerSm);
+  bool sixteenBitResult = p.inputElemBytes == 2 && p.outputRowBytes > 0;
+  if (o.split > 0) {
+    pl.split = o.split;
+    if (o.cluster <= 0)
+      pl.cluster = 1;
+  } else if (o.cluster <= 0 && pl.staging == Staging::Stream && pl.cluster > 1 &&
+             p.reductionDepth > 0 && t.hasClusters() && (fewRows || sixteenBitResult)) {
+    int64_t useful = std::max<int64_t>(1, nvec / (pl.threads * 2));
+    int64_t cap = std::max<int64_t>(
+        pl.cluster, std::min<int64_t>(llvm::bit_floor((uint64_t)t.planSms()),
+                                      llvm::bit_floor((uint64_t)useful)));
+    int64_t fill = (int64_t)llvm::bit_floor(
+        (uint64_t)std::max<int64_t>(1, kStreamCtasPerSm * t.planSms() / p.rows));
+    pl.split = std::min(std::max(fill, pl.cluster), cap);
+    pl.cluster = 1;
+    gridSplit = true;
+  }
+  if (pl.split > 1) {
+    int64_t per = ceilDiv(nvec, pl.threads * pl.split);
+    chunks = pl.staging == Staging::Stream || pl.staging == Staging::Smem
+                 ? std::min(passChunks, per)
+                 : per;
+  }
   pl.values = o.values > 0 ? o.values : chunks * pl.vector;
   note(llvm::formatv("{0} threads per row{1}, {2} values per thread ({3} "
                      "vector loads in flight)",
                      pl.threads, pl.threads < 32 ? " (sub-warp)" : "",
                      pl.values, pl.values / pl.vector));
+  if (pl.split == 1)
   note(llvm::formatv("cluster = {0}{1}", pl.cluster,
                      pl.cluster <= 1             ? ""
                      : p.reductionDepth == 0     ? ": the row is split over the CTAs of a "
@@ -569,10 +627,17 @@ Expected<RowPlan> planRow(const RowProblem &p, const Target &t,
                                                    "rows over the GPU)"
                                                  : ": the row is split over the CTAs of a "
                                                    "cluster and reduced through DSMEM"));
+  if (pl.split > 1)
+    note(llvm::formatv("split = {0}: the row is split over {0} CTAs of a persistent, "
+                       "co-resident grid that combine their partial states through global "
+                       "memory{1}",
+                       pl.split,
+                       gridSplit ? " (clusters of a streamed row leave SMs idle)" : ""));
 
   // 6. Rows per CTA.
   pl.rows = o.rows > 0 ? o.rows
-                       : (pl.cluster > 1 ? 1 : std::max<int64_t>(1, kMinCtaThreads / pl.threads));
+                       : (pl.ctasPerRow() > 1 ? 1
+                                              : std::max<int64_t>(1, kMinCtaThreads / pl.threads));
   note(llvm::formatv("rows per CTA: {0} ({1} threads)", pl.rows, pl.ctaThreads()));
   note(p.reductionDepth == 0
            ? std::string("no reduction: every value is mapped on its own")
@@ -632,16 +697,16 @@ Expected<RowPlan> planRow(const RowProblem &p, const Target &t,
   // the register cap made logsumexp 5-7 % slower (2.74 -> 2.56, 2.64 ->
   // 2.52 TB/s) and left cross-entropy and argmax unchanged (+-0.2 %); at
   // 128 threads (N = 4096) it is worth 2.3 % to logsumexp (session 21).
-  bool readOnlyInRegisters = pl.cluster == 1 && p.outputRowBytes == 0 &&
+  bool readOnlyInRegisters = pl.ctasPerRow() == 1 && p.outputRowBytes == 0 &&
                              p.inputElemBytes == 2 && pl.rows == 1 && pl.threads <= 512 &&
                              !shifted && !oneWave(pl, p, t) && t.hasClusters();
   if (readOnlyInRegisters && o.staging < 0 && pl.staging == Staging::Registers &&
       o.minBlocks < 0 && pl.threads <= kReadOnlyTwoCtasThreads)
     pl.minBlocks = 2;
-  bool readOnlyRow = pl.cluster == 1 && p.outputRowBytes == 0 && t.hasClusters();
-  bool wideRow = pl.cluster == 1 && pl.rows == 1 && pl.threads >= 256 && !oneWave(pl, p, t) &&
+  bool readOnlyRow = pl.ctasPerRow() == 1 && p.outputRowBytes == 0 && t.hasClusters();
+  bool wideRow = pl.ctasPerRow() == 1 && pl.rows == 1 && pl.threads >= 256 && !oneWave(pl, p, t) &&
                  t.hasClusters();
-  bool shiftedRow = pl.cluster == 1 && shifted && !oneWave(pl, p, t) && t.hasClusters();
+  bool shiftedRow = pl.ctasPerRow() == 1 && shifted && !oneWave(pl, p, t) && t.hasClusters();
   if (o.staging < 0 && pl.staging == Staging::Registers && p.inputElemBytes == 2 &&
       (readOnlyRow || wideRow || shiftedRow) && !readOnlyInRegisters) {
     RowPlan async = pl;
@@ -674,7 +739,7 @@ Expected<RowPlan> planRow(const RowProblem &p, const Target &t,
                          ? llvm::formatv("the row is staged in shared memory (cp.async) and swept "
                                          "in passes ({0}) of {1} elements; global memory is read once",
                                          passesOf(pl, p),
-                                         pl.threads * pl.cluster * pl.values).str()
+                                         pl.threads * pl.ctasPerRow() * pl.values).str()
                          : llvm::formatv("{0}; it is swept in passes ({1}) of {2} "
                                          "elements{3}",
                                          o.staging >= 0 ? "the schedule streams the row"
@@ -686,7 +751,7 @@ Expected<RowPlan> planRow(const RowProblem &p, const Target &t,
                                                "reduction deep) and would need a cluster"
                                              : "the row does not fit on chip",
                                          passesOf(pl, p),
-                                         pl.threads * pl.cluster * pl.values,
+                                         pl.threads * pl.ctasPerRow() * pl.values,
                                          p.reductionDepth ? ", with online combiners" : "")
                                .str()));
   if (pl.keep > 0 && pl.staging == Staging::Stream)

@@ -47,6 +47,8 @@ const Loaded &load() {
     sym(d.funcSetAttribute, "cuFuncSetAttribute");
     sym(d.launchKernel, "cuLaunchKernel");
     sym(d.getErrorString, "cuGetErrorString");
+    sym(d.occupancyMaxActiveBlocksPerMultiprocessor,
+        "cuOccupancyMaxActiveBlocksPerMultiprocessor");
     d.launchKernelEx = reinterpret_cast<decltype(d.launchKernelEx)>(
         dlsym(h, "cuLaunchKernelEx")); // optional
     sym(d.memAlloc, "cuMemAlloc_v2");

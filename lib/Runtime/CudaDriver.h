@@ -32,6 +32,9 @@ struct Driver {
   /// __cluster_dims__.
   CUresult (*launchKernelEx)(const CUlaunchConfig *, CUfunction, void **, void **);
   CUresult (*getErrorString)(CUresult, const char **);
+  /// cuOccupancyMaxActiveBlocksPerMultiprocessor: how many CTAs of a split
+  /// kernel (the grid tier) are resident at once.
+  CUresult (*occupancyMaxActiveBlocksPerMultiprocessor)(int *, CUfunction, int, size_t);
   // Memory, events and synchronisation (rkc run, the tuner).
   CUresult (*memAlloc)(CUdeviceptr *, size_t);
   CUresult (*memFree)(CUdeviceptr);

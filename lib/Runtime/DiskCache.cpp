@@ -17,7 +17,7 @@
 
 using namespace rkc;
 
-static constexpr const char *kMagic = "RKC-KERNEL-CACHE 5 " RKC_VERSION;
+static constexpr const char *kMagic = "RKC-KERNEL-CACHE 6 " RKC_VERSION;
 
 static void warnOnce(const std::string &msg) {
   static std::mutex mu;
@@ -85,7 +85,7 @@ std::string diskcache::serialize(const std::string &key, const CompileResult &r)
   std::ostringstream info;
   info << k.name << "\n" << k.ctaThreads << " " << k.rowsPerCta << " " << k.cluster
        << " " << k.rows << " " << k.cols << " " << k.vector << " " << k.smemBytes << " "
-       << k.gridCtas << "\n"
+       << k.gridCtas << " " << k.split << " " << k.workspaceBytes << "\n"
        << k.arch << "\n" << k.plan << "\n" << k.args.size() << "\n";
   for (const KernelArg &a : k.args) {
     info << a.name << " " << a.dtype << " " << (a.output ? 1 : 0) << " " << a.elemBytes
@@ -157,7 +157,7 @@ std::optional<CompileResult> diskcache::deserialize(const std::string &key,
   size_t nargs = 0;
   std::getline(in, k.name);
   in >> k.ctaThreads >> k.rowsPerCta >> k.cluster >> k.rows >> k.cols >> k.vector >>
-      k.smemBytes >> k.gridCtas;
+      k.smemBytes >> k.gridCtas >> k.split >> k.workspaceBytes;
   in.ignore(1, '\n');
   std::getline(in, k.arch);
   std::getline(in, k.plan);

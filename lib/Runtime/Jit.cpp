@@ -179,6 +179,56 @@ llvm::Expected<void *> Kernel::function() {
   return (void *)fn;
 }
 
+llvm::Expected<int64_t> Kernel::residentCtas(void *function) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = residentCtas_.find(function);
+  if (it != residentCtas_.end())
+    return it->second;
+  const cuda::Driver &d = **cuda::driver();
+  const KernelInfo &k = info();
+  int perSm = 0, sms = 0, coop = 0;
+  CUdevice dev;
+  CUresult r = d.occupancyMaxActiveBlocksPerMultiprocessor(
+      &perSm, (CUfunction)function, (int)k.ctaThreads, (size_t)k.smemBytes);
+  if (r == CUDA_SUCCESS)
+    r = d.ctxGetDevice(&dev);
+  if (r == CUDA_SUCCESS)
+    r = d.deviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev);
+  if (r == CUDA_SUCCESS)
+    r = d.deviceGetAttribute(&coop, CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH, dev);
+  if (r != CUDA_SUCCESS)
+    return llvm::createStringError(cuda::describe(d, r, "querying the resident CTAs"));
+  if (!coop)
+    return llvm::createStringError(
+        "this kernel splits each row over CTAs that combine through global memory "
+        "(schedule split), which needs cooperative launches; this device has none");
+  int64_t n = (int64_t)perSm * sms;
+  residentCtas_[function] = n;
+  return n;
+}
+
+llvm::Expected<void *> Kernel::workspace(void *stream, size_t bytes) {
+  auto ctx = cuda::currentContext();
+  if (!ctx)
+    return ctx.takeError();
+  std::lock_guard<std::mutex> lock(mu_);
+  auto &slot = workspaces_[{(void *)*ctx, stream}];
+  if (slot.first && slot.second >= bytes)
+    return slot.first;
+  const cuda::Driver &d = **cuda::driver();
+  // Zeroed once: every launch leaves the counters at zero again
+  // (rkc::grid_finish). A smaller one is replaced (and leaked: a launch
+  // queued on the stream may still use it).
+  CUdeviceptr p = 0;
+  CUresult r = d.memAlloc(&p, bytes);
+  if (r == CUDA_SUCCESS)
+    r = d.memsetD8(p, 0, bytes);
+  if (r != CUDA_SUCCESS)
+    return llvm::createStringError(cuda::describe(d, r, "allocating the split workspace"));
+  slot = {(void *)p, bytes};
+  return (void *)p;
+}
+
 Kernel::Kernel(CompileResult r) : result_(std::move(r)) {
   // Programmatic dependent launch needs sm_90 or newer (decided once, not
   // per launch).
@@ -273,6 +323,27 @@ llvm::Error Kernel::launch(void *const *ptrs, const int64_t *strides, int64_t ro
           k.args.empty() ? "" : k.args[0].name, rows).str());
     grid = k.gridCtas;
   }
+  void *ws = nullptr;
+  if (k.split > 1) {
+    // The grid tier: a persistent grid of groups of `split` CTAs, all
+    // resident at once (a cooperative launch), each group looping over
+    // rows; the workspace holds each group's counter and partial states.
+    auto resident = residentCtas(*fn);
+    if (!resident)
+      return resident.takeError();
+    int64_t residentGroups = *resident / k.split;
+    if (residentGroups < 1)
+      return llvm::createStringError(llvm::formatv(
+          "this kernel splits each row over {0} CTAs that must all be resident at once, "
+          "but this GPU holds {1} of them; schedule a smaller split",
+          k.split, *resident).str());
+    grid = std::min(groups, residentGroups) * k.split;
+    auto w = workspace(stream, (size_t)(residentGroups * k.workspaceBytes));
+    if (!w)
+      return w.takeError();
+    ws = *w;
+    params.push_back(&ws);
+  }
   if (grid > 0x7fffffff)
     return llvm::createStringError("too many rows for one launch");
   const cuda::Driver &d = **cuda::driver();
@@ -290,7 +361,15 @@ llvm::Error Kernel::launch(void *const *ptrs, const int64_t *strides, int64_t ro
     a.value.clusterDim.y = 1;
     a.value.clusterDim.z = 1;
   }
-  if ((flags & kLaunchPdl) && pdlCapable_) {
+  if (k.split > 1) {
+    if (!d.launchKernelEx)
+      return llvm::createStringError(
+          "this kernel (schedule split) needs cuLaunchKernelEx, which this driver lacks");
+    CUlaunchAttribute &a = attrs[numAttrs++];
+    a = {};
+    a.id = CU_LAUNCH_ATTRIBUTE_COOPERATIVE;
+    a.value.cooperative = 1;
+  } else if ((flags & kLaunchPdl) && pdlCapable_) {
     CUlaunchAttribute &a = attrs[numAttrs++];
     a = {};
     a.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;

@@ -514,7 +514,7 @@ static bool plansStreamWhenFused(func::FuncOp func, const ::rkc::plan::Target &t
 /// clusters of 2 (N = 32k) +0.6 % bf16, -2.2 % f32.
 constexpr int64_t kWelfordMinCluster = 4;
 
-/// Whether the planner splits the rows of `func` over a cluster of at least
+/// Whether the planner splits the rows of `func` over a cluster (or a split) of at least
 /// kWelfordMinCluster CTAs, on chip, once its variances are Welford
 /// reductions.
 static bool plansClusterWhenFused(func::FuncOp func, const ::rkc::plan::Target &t,
@@ -522,7 +522,7 @@ static bool plansClusterWhenFused(func::FuncOp func, const ::rkc::plan::Target &
   if (!findMeanAndVariance(func).first)
     return false; // nothing to fuse: no trial plan
   auto plan = planWhenFused(func, t, o, formWelford);
-  return plan && plan->cluster >= kWelfordMinCluster &&
+  return plan && plan->ctasPerRow() >= kWelfordMinCluster &&
          plan->staging != ::rkc::plan::Staging::Stream;
 }
 

@@ -510,10 +510,11 @@ llvm::Expected<TuneReport> rkc::tune(CompileRequest req, const TuneOptions &opt)
       auto o = plan::parseOverride(text);
       if (!o)
         return o.takeError();
-      if (o->staging == (int)plan::Staging::Stream || o->staging == (int)plan::Staging::Smem) {
-        // Swept rows are outside the search's space: the override as the
-        // planner reads it (unset fields from its rules), as
-        // `rkc compile --schedule` does.
+      if (o->staging == (int)plan::Staging::Stream || o->staging == (int)plan::Staging::Smem ||
+          o->split > 1) {
+        // Swept rows and split rows (the grid tier) are outside the
+        // search's space: the override as the planner reads it (unset
+        // fields from its rules), as `rkc compile --schedule` does.
         batch.push_back(text);
         continue;
       }
@@ -549,14 +550,26 @@ llvm::Expected<TuneReport> rkc::tune(CompileRequest req, const TuneOptions &opt)
   // shared memory against CTAs per SM and L1 (LayerNorm measured best with
   // one pass fewer than the other ops, docs/planner.md rule 5): one pass
   // fewer and one more, the rest of the plan the planner's.
+  // And its CTAs per row the other way: a cluster for a split (the grid
+  // tier), a split for a cluster.
   if (auto h = plan::parseOverride(rep.heuristic.schedule);
       h && h->staging == (int)plan::Staging::Stream) {
     int64_t keep = std::max<int64_t>(h->keep, 0);
-    for (int64_t k : {keep - 1, keep + 1}) {
-      if (k < 0)
+    for (int64_t k : {keep - 1, keep + 1, int64_t(-2)}) {
+      if (k == -1)
         continue;
       plan::PlanOverride o = *h;
-      o.keep = k;
+      if (k >= 0) {
+        o.keep = k;
+      } else if (h->split > 1) {
+        o.cluster = std::min<int64_t>(h->split, target->maxCluster);
+        o.split = -1;
+      } else if (h->cluster > 1) {
+        o.split = h->cluster;
+        o.cluster = -1;
+      } else {
+        continue;
+      }
       auto pl = plan::planRow(p, *target, o, nullptr);
       if (!pl) {
         llvm::consumeError(pl.takeError());

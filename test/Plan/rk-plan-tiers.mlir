@@ -35,6 +35,11 @@
 // RUN: rk-opt %t/bad_field.mlir --rk-plan-tiers="arch=sm_90a schedule=foo=1" -verify-diagnostics -mlir-print-op-on-diagnostic=false
 // RUN: rk-opt %t/keep_override.mlir --rk-plan-tiers="arch=sm_90a schedule=keep=1" -verify-diagnostics -mlir-print-op-on-diagnostic=false | FileCheck %s --check-prefix=KEEP1
 // RUN: rk-opt %t/keep_override.mlir --rk-plan-tiers="arch=sm_90a schedule=keep=0" -mlir-print-op-on-diagnostic=false 2>/dev/null | FileCheck %s --check-prefix=KEEP0
+// RUN: rk-opt %t/keep_override.mlir --rk-plan-tiers="arch=sm_90a schedule=cluster=16" -mlir-print-op-on-diagnostic=false 2>/dev/null | FileCheck %s --check-prefix=SPLIT-CLUSTER
+// RUN: rk-opt %t/split_override.mlir --rk-plan-tiers="arch=sm_90a schedule=split=8" -verify-diagnostics -mlir-print-op-on-diagnostic=false | FileCheck %s --check-prefix=SPLIT8
+// RUN: rk-opt %t/split_bad.mlir --rk-plan-tiers="arch=sm_90a schedule=split=4,cluster=2" -verify-diagnostics -mlir-print-op-on-diagnostic=false
+// RUN: rk-opt %t/split_bad_pow2.mlir --rk-plan-tiers="arch=sm_90a schedule=split=12" -verify-diagnostics -mlir-print-op-on-diagnostic=false
+// RUN: rk-opt %t/split_no_reduction.mlir --rk-plan-tiers="arch=sm_90a schedule=split=4" -verify-diagnostics -mlir-print-op-on-diagnostic=false
 // RUN: rk-opt %t/keep_not_streamed.mlir --rk-plan-tiers="arch=sm_90a schedule=keep=1" -verify-diagnostics -mlir-print-op-on-diagnostic=false
 // RUN: rk-opt %t/keep_too_many.mlir --rk-plan-tiers="arch=sm_90a schedule=keep=5" -verify-diagnostics -mlir-print-op-on-diagnostic=false
 // RUN: rk-opt %t/keep_too_big.mlir --rk-plan-tiers="arch=sm_90a schedule=threads=1024,values=64,cluster=8,staging=stream,keep=2" -verify-diagnostics -mlir-print-op-on-diagnostic=false
@@ -323,19 +328,52 @@ func.func @f32_n262144_two_deep(%x: tensor<512x262144xf32>) -> tensor<512xf32> {
 // N = 1048576 f32: 262144 vectors > 16 CTAs x 256 threads x 16 vectors:
 // no cluster holds the row, it is streamed with the largest cluster (16)
 // and half the register budget per sweep (8 vectors, 32 values):
-// 1048576 / (256 x 16 x 32) = 8 passes.
+// 1048576 / (256 x 16 x 32) = 8 passes. 128 rows of f32 keep the clusters
+// (128 x 16 CTAs fill the GPU; the grid tier measured no faster for f32).
 // expected-remark@below {{plan: vector = 4: 16-byte accesses of 4-byte elements}}
 // expected-remark@below {{plan: 256 threads per row, 32 values per thread (8 vector loads in flight)}}
 // expected-remark@below {{plan: cluster = 16: the row is split over the CTAs of a cluster and reduced through DSMEM}}
 // expected-remark@below {{plan: rows per CTA: 1 (256 threads)}}
 // expected-remark@below {{plan: reductions climb to the cluster tier}}
 // expected-remark@below {{plan: staging = stream: the row does not fit on chip; it is swept in passes (8) of 131072 elements, with online combiners}}
-func.func @f32_n1048576(%x: tensor<8x1048576xf32>) -> tensor<8xf32> {
-  %s = rk.reduce add %x : tensor<8x1048576xf32> -> tensor<8xf32>
-  return %s : tensor<8xf32>
+func.func @f32_n1048576(%x: tensor<128x1048576xf32>) -> tensor<128xf32> {
+  %s = rk.reduce add %x : tensor<128x1048576xf32> -> tensor<128xf32>
+  return %s : tensor<128xf32>
 }
 // SM90-LABEL: func.func @f32_n1048576
 // SM90-SAME:    attributes {tier.arch = "sm_90a", tier.layout = #tier.tv_layout<threads = 256, values = 32, vector = 4, rows = 1>, tier.schedule = #tier.schedule<reduce = cluster, cluster = 16, staging = stream, unroll = 8, min_blocks = 0>}
+
+// The same with 8 rows: 8 clusters of 16 CTAs would leave most of the GPU
+// idle; the grid tier splits each row over floor2(2 x 132 / 8) = 32 CTAs
+// of a persistent grid (256 CTAs, two per SM), which combine through
+// global memory: 1048576 / (256 x 32 x 32) = 4 passes.
+// expected-remark@below {{plan: vector = 4: 16-byte accesses of 4-byte elements}}
+// expected-remark@below {{plan: 256 threads per row, 32 values per thread (8 vector loads in flight)}}
+// expected-remark@below {{plan: split = 32: the row is split over 32 CTAs of a persistent, co-resident grid that combine their partial states through global memory (clusters of a streamed row leave SMs idle)}}
+// expected-remark@below {{plan: rows per CTA: 1 (256 threads)}}
+// expected-remark@below {{plan: reductions climb to the grid tier}}
+// expected-remark@below {{plan: staging = stream: the row does not fit on chip; it is swept in passes (4) of 262144 elements, with online combiners}}
+func.func @f32_n1048576_few_rows(%x: tensor<8x1048576xf32>) -> tensor<8xf32> {
+  %s = rk.reduce add %x : tensor<8x1048576xf32> -> tensor<8xf32>
+  return %s : tensor<8xf32>
+}
+// SM90-LABEL: func.func @f32_n1048576_few_rows
+// SM90-SAME:    attributes {tier.arch = "sm_90a", tier.layout = #tier.tv_layout<threads = 256, values = 32, vector = 4, rows = 1>, tier.schedule = #tier.schedule<reduce = grid, cluster = 1, staging = stream, unroll = 8, min_blocks = 0, split = 32>}
+
+// One row of 2^24: floor2(2 x 132) = 256 CTAs would fill the GPU; a
+// launch needs every CTA of a row resident, so at most floor2(132) = 128.
+// expected-remark@below {{plan: vector = 4: 16-byte accesses of 4-byte elements}}
+// expected-remark@below {{plan: 256 threads per row, 32 values per thread (8 vector loads in flight)}}
+// expected-remark@below {{plan: split = 128: the row is split over 128 CTAs of a persistent, co-resident grid that combine their partial states through global memory (clusters of a streamed row leave SMs idle)}}
+// expected-remark@below {{plan: rows per CTA: 1 (256 threads)}}
+// expected-remark@below {{plan: reductions climb to the grid tier}}
+// expected-remark@below {{plan: staging = stream: the row does not fit on chip; it is swept in passes (16) of 1048576 elements, with online combiners}}
+func.func @f32_one_row(%x: tensor<1x16777216xf32>) -> tensor<1xf32> {
+  %s = rk.reduce add %x : tensor<1x16777216xf32> -> tensor<1xf32>
+  return %s : tensor<1xf32>
+}
+// SM90-LABEL: func.func @f32_one_row
+// SM90-SAME:    split = 128>
 
 // N = 1048576 bf16 with an [M, N] result: streamed and swept twice, in
 // CTAs of 512 threads, two per SM (min_blocks = 2: half the row parts in
@@ -344,25 +382,27 @@ func.func @f32_n1048576(%x: tensor<8x1048576xf32>) -> tensor<8xf32> {
 // 1048576 / (512 x 16 x 32) = 4 passes. The first sweep keeps its first
 // passes in shared memory for the second, as many as two CTAs per SM
 // leave room for: (227 KiB / 2 - 4 KiB) / (512 x 32 x 2 bytes) = 3.
+// 16-bit rows with a result take the grid tier: 16 CTAs per row of a
+// persistent grid (clusters of 16 would leave 20 SMs idle).
 // expected-remark@below {{plan: keep = 3: the first 3 of the 4 passes stay in shared memory between the sweeps (96 KiB per CTA)}}
 // expected-remark@below {{plan: vector = 8: 16-byte accesses of 2-byte elements}}
 // expected-remark@below {{plan: 512 threads per row, 32 values per thread (4 vector loads in flight)}}
-// expected-remark@below {{plan: cluster = 16: the row is split over the CTAs of a cluster and reduced through DSMEM}}
+// expected-remark@below {{plan: split = 16: the row is split over 16 CTAs of a persistent, co-resident grid that combine their partial states through global memory (clusters of a streamed row leave SMs idle)}}
 // expected-remark@below {{plan: rows per CTA: 1 (512 threads)}}
-// expected-remark@below {{plan: reductions climb to the cluster tier}}
+// expected-remark@below {{plan: reductions climb to the grid tier}}
 // expected-remark@below {{plan: staging = stream: the row does not fit on chip; it is swept in passes (4) of 262144 elements, with online combiners}}
-func.func @bf16_n1048576_result(%x: tensor<8x1048576xbf16>) -> tensor<8x1048576xbf16> {
-  %s = rk.reduce add %x : tensor<8x1048576xbf16> -> tensor<8xf32>
-  %b = rk.broadcast %s dims [0] : tensor<8xf32> -> tensor<8x1048576xf32>
+func.func @bf16_n1048576_result(%x: tensor<128x1048576xbf16>) -> tensor<128x1048576xbf16> {
+  %s = rk.reduce add %x : tensor<128x1048576xbf16> -> tensor<128xf32>
+  %b = rk.broadcast %s dims [0] : tensor<128xf32> -> tensor<128x1048576xf32>
   %y = rk.map %x, %b {
   ^bb0(%a: f32, %c: f32):
     %p = arith.mulf %a, %c : f32
     rk.yield %p : f32
-  } : tensor<8x1048576xbf16>, tensor<8x1048576xf32> -> tensor<8x1048576xbf16>
-  return %y : tensor<8x1048576xbf16>
+  } : tensor<128x1048576xbf16>, tensor<128x1048576xf32> -> tensor<128x1048576xbf16>
+  return %y : tensor<128x1048576xbf16>
 }
 // SM90-LABEL: func.func @bf16_n1048576_result
-// SM90-SAME:    tier.layout = #tier.tv_layout<threads = 512, values = 32, vector = 8, rows = 1>, tier.schedule = #tier.schedule<reduce = cluster, cluster = 16, staging = stream, unroll = 4, min_blocks = 2, keep = 3>}
+// SM90-SAME:    tier.layout = #tier.tv_layout<threads = 512, values = 32, vector = 8, rows = 1>, tier.schedule = #tier.schedule<reduce = grid, cluster = 1, staging = stream, unroll = 4, min_blocks = 2, keep = 3, split = 16>}
 
 //--- sm80.mlir
 // Rows that fit one CTA are planned as on sm_90a.
@@ -1036,7 +1076,7 @@ func.func @bad_integer(%x: tensor<64x4096xbf16>) -> tensor<64xf32> {
 }
 
 //--- bad_field.mlir
-// expected-error@below {{schedule: unknown field 'foo' (threads, values, vector, rows, cluster, staging, unroll, min_blocks, prefetch, keep; column kernels: mma = 0 or 1, kwarps)}}
+// expected-error@below {{schedule: unknown field 'foo' (threads, values, vector, rows, cluster, split, staging, unroll, min_blocks, prefetch, keep; column kernels: mma = 0 or 1, kwarps)}}
 func.func @bad_field(%x: tensor<64x4096xbf16>) -> tensor<64xf32> {
   %s = rk.reduce add %x : tensor<64x4096xbf16> -> tensor<64xf32>
   return %s : tensor<64xf32>
@@ -1048,23 +1088,68 @@ func.func @bad_field(%x: tensor<64x4096xbf16>) -> tensor<64xf32> {
 // field in the attribute).
 // expected-remark@below {{plan: vector = 8: 16-byte accesses of 2-byte elements}}
 // expected-remark@below {{plan: 512 threads per row, 32 values per thread (4 vector loads in flight)}}
-// expected-remark@below {{plan: cluster = 16: the row is split over the CTAs of a cluster and reduced through DSMEM}}
+// expected-remark@below {{plan: split = 16: the row is split over 16 CTAs of a persistent, co-resident grid that combine their partial states through global memory (clusters of a streamed row leave SMs idle)}}
 // expected-remark@below {{plan: rows per CTA: 1 (512 threads)}}
-// expected-remark@below {{plan: reductions climb to the cluster tier}}
+// expected-remark@below {{plan: reductions climb to the grid tier}}
 // expected-remark@below {{plan: staging = stream: the row does not fit on chip; it is swept in passes (4) of 262144 elements, with online combiners}}
 // expected-remark@below {{plan: keep = 1: the first 1 of the 4 passes stay in shared memory between the sweeps (32 KiB per CTA)}}
-func.func @keep_override(%x: tensor<8x1048576xbf16>) -> tensor<8x1048576xbf16> {
-  %s = rk.reduce add %x : tensor<8x1048576xbf16> -> tensor<8xf32>
-  %b = rk.broadcast %s dims [0] : tensor<8xf32> -> tensor<8x1048576xf32>
+func.func @keep_override(%x: tensor<128x1048576xbf16>) -> tensor<128x1048576xbf16> {
+  %s = rk.reduce add %x : tensor<128x1048576xbf16> -> tensor<128xf32>
+  %b = rk.broadcast %s dims [0] : tensor<128xf32> -> tensor<128x1048576xf32>
   %y = rk.map %x, %b {
   ^bb0(%a: f32, %c: f32):
     %p = arith.mulf %a, %c : f32
     rk.yield %p : f32
-  } : tensor<8x1048576xbf16>, tensor<8x1048576xf32> -> tensor<8x1048576xbf16>
-  return %y : tensor<8x1048576xbf16>
+  } : tensor<128x1048576xbf16>, tensor<128x1048576xf32> -> tensor<128x1048576xbf16>
+  return %y : tensor<128x1048576xbf16>
 }
-// KEEP1: tier.schedule = #tier.schedule<reduce = cluster, cluster = 16, staging = stream, unroll = 4, min_blocks = 2, keep = 1>}
-// KEEP0: tier.schedule = #tier.schedule<reduce = cluster, cluster = 16, staging = stream, unroll = 4, min_blocks = 2>}
+// KEEP1: tier.schedule = #tier.schedule<reduce = grid, cluster = 1, staging = stream, unroll = 4, min_blocks = 2, keep = 1, split = 16>}
+// KEEP0: tier.schedule = #tier.schedule<reduce = grid, cluster = 1, staging = stream, unroll = 4, min_blocks = 2, split = 16>}
+
+// A schedule that names the cluster keeps it (the grid tier is the
+// planner's choice, or the schedule's split).
+// SPLIT-CLUSTER: tier.schedule = #tier.schedule<reduce = cluster, cluster = 16, staging = stream, unroll = 4, min_blocks = 2, keep = 3>}
+
+//--- split_override.mlir
+// split = 8 on a row held in registers (N = 65536 bf16): 8 CTAs of 256
+// threads x 32 values, through global memory instead of a cluster.
+// expected-remark@below {{plan: vector = 8: 16-byte accesses of 2-byte elements}}
+// expected-remark@below {{plan: 256 threads per row, 32 values per thread (4 vector loads in flight)}}
+// expected-remark@below {{plan: split = 8: the row is split over 8 CTAs of a persistent, co-resident grid that combine their partial states through global memory}}
+// expected-remark@below {{plan: rows per CTA: 1 (256 threads)}}
+// expected-remark@below {{plan: reductions climb to the grid tier}}
+// expected-remark@below {{plan: staging = async: the row is copied to shared memory with cp.async and read back where it is used; global memory is read once}}
+func.func @split_override(%x: tensor<4x65536xbf16>) -> tensor<4xf32> {
+  %s = rk.reduce max %x : tensor<4x65536xbf16> -> tensor<4xf32>
+  return %s : tensor<4xf32>
+}
+// SPLIT8: tier.layout = #tier.tv_layout<threads = 256, values = 32, vector = 8, rows = 1>
+// SPLIT8-SAME: tier.schedule = #tier.schedule<reduce = grid, cluster = 1, staging = async, unroll = 4, min_blocks = 0, split = 8>
+
+//--- split_bad.mlir
+// expected-error@below {{invalid schedule override: split > 1 (CTAs of a row combining through global memory) takes cluster = 1 and one row per CTA}}
+func.func @split_bad(%x: tensor<4x65536xbf16>) -> tensor<4xf32> {
+  %s = rk.reduce max %x : tensor<4x65536xbf16> -> tensor<4xf32>
+  return %s : tensor<4xf32>
+}
+
+//--- split_bad_pow2.mlir
+// expected-error@below {{invalid schedule override: split = 12 must be a power of two up to 1024}}
+func.func @split_bad_pow2(%x: tensor<4x65536xbf16>) -> tensor<4xf32> {
+  %s = rk.reduce max %x : tensor<4x65536xbf16> -> tensor<4xf32>
+  return %s : tensor<4xf32>
+}
+
+//--- split_no_reduction.mlir
+// expected-error@below {{invalid schedule override: split > 1 combines reductions across CTAs; this row program has none (a cluster spreads its rows)}}
+func.func @split_no_reduction(%x: tensor<4x65536xbf16>) -> tensor<4x65536xbf16> {
+  %y = rk.map %x {
+  ^bb0(%a: f32):
+    %p = arith.mulf %a, %a : f32
+    rk.yield %p : f32
+  } : tensor<4x65536xbf16> -> tensor<4x65536xbf16>
+  return %y : tensor<4x65536xbf16>
+}
 
 //--- keep_not_streamed.mlir
 // expected-error@below {{invalid schedule override: keep > 0 keeps passes of a streamed row (staging = stream, one row per CTA, 16-byte chunks of [M, N] inputs of one element size)}}
@@ -1081,15 +1166,15 @@ func.func @keep_not_streamed(%x: tensor<64x4096xbf16>) -> tensor<64x4096xbf16> {
 
 //--- keep_too_many.mlir
 // expected-error@below {{invalid schedule override: keep = 5: the row has 4 passes}}
-func.func @keep_too_many(%x: tensor<8x1048576xbf16>) -> tensor<8x1048576xbf16> {
-  %s = rk.reduce add %x : tensor<8x1048576xbf16> -> tensor<8xf32>
-  %b = rk.broadcast %s dims [0] : tensor<8xf32> -> tensor<8x1048576xf32>
+func.func @keep_too_many(%x: tensor<128x1048576xbf16>) -> tensor<128x1048576xbf16> {
+  %s = rk.reduce add %x : tensor<128x1048576xbf16> -> tensor<128xf32>
+  %b = rk.broadcast %s dims [0] : tensor<128xf32> -> tensor<128x1048576xf32>
   %y = rk.map %x, %b {
   ^bb0(%a: f32, %c: f32):
     %p = arith.mulf %a, %c : f32
     rk.yield %p : f32
-  } : tensor<8x1048576xbf16>, tensor<8x1048576xf32> -> tensor<8x1048576xbf16>
-  return %y : tensor<8x1048576xbf16>
+  } : tensor<128x1048576xbf16>, tensor<128x1048576xf32> -> tensor<128x1048576xbf16>
+  return %y : tensor<128x1048576xbf16>
 }
 
 //--- keep_too_big.mlir

@@ -36,9 +36,10 @@ print('ms', (time.perf_counter() - t) * 1e3)
 """
 
 
-def compile_once(cache):
+def compile_once(cache, shape="x=8x1000"):
     env = dict(os.environ, RKC_CACHE_DIR=str(cache), RKC_DISABLE_TUNING_DB="1")
-    r = subprocess.run([sys.executable, "-c", CODE], env=env, capture_output=True, text=True,
+    code = CODE.replace("b'x=8x1000'", repr(shape.encode()))
+    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
                        timeout=120)
     assert r.returncode == 0, r.stderr + r.stdout
     return r.stdout, r.stderr
@@ -59,6 +60,22 @@ def test_entry_written_once_and_reused(tmp_path):
     assert out2.splitlines()[0] == out1.splitlines()[0]
     assert files[0].stat().st_mtime_ns == before  # a hit: not rewritten
     assert "warning" not in err2
+
+
+def test_entry_keeps_the_grid_tier(tmp_path):
+    # A split kernel (two rows of 1M: the grid tier) is launched with its
+    # CTAs per row and a workspace per group: both are in the entry's
+    # launch line, and a disk hit gives the same plan.
+    cache = tmp_path / "c"
+    out1, _ = compile_once(cache, "x=2x1048576")
+    assert ",split=128" in out1.splitlines()[0]
+    data = entries(cache)[0].read_bytes()
+    info = data[data.index(b"\ninfo ") + 1:].split(b"\n")
+    launch = [int(v) for v in info[2].split()]  # after "info N" and the name
+    split, workspace = launch[-2:]
+    assert split == 128 and workspace > 0 and workspace % 128 == 0, launch
+    out2, _ = compile_once(cache, "x=2x1048576")
+    assert out2.splitlines()[0] == out1.splitlines()[0]
 
 
 @pytest.mark.parametrize("damage", ["truncate", "flip", "garbage"])
