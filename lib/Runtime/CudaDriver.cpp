@@ -49,6 +49,7 @@ const Loaded &load() {
     sym(d.getErrorString, "cuGetErrorString");
     sym(d.occupancyMaxActiveBlocksPerMultiprocessor,
         "cuOccupancyMaxActiveBlocksPerMultiprocessor");
+    sym(d.streamIsCapturing, "cuStreamIsCapturing");
     d.launchKernelEx = reinterpret_cast<decltype(d.launchKernelEx)>(
         dlsym(h, "cuLaunchKernelEx")); // optional
     sym(d.memAlloc, "cuMemAlloc_v2");

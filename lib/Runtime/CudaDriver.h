@@ -35,6 +35,9 @@ struct Driver {
   /// cuOccupancyMaxActiveBlocksPerMultiprocessor: how many CTAs of a split
   /// kernel (the grid tier) are resident at once.
   CUresult (*occupancyMaxActiveBlocksPerMultiprocessor)(int *, CUfunction, int, size_t);
+  /// cuStreamIsCapturing: a split kernel's first launch on a stream
+  /// allocates its workspace, which a CUDA graph capture cannot hold.
+  CUresult (*streamIsCapturing)(CUstream, CUstreamCaptureStatus *);
   // Memory, events and synchronisation (rkc run, the tuner).
   CUresult (*memAlloc)(CUdeviceptr *, size_t);
   CUresult (*memFree)(CUdeviceptr);

@@ -216,6 +216,13 @@ llvm::Expected<void *> Kernel::workspace(void *stream, size_t bytes) {
   if (slot.first && slot.second >= bytes)
     return slot.first;
   const cuda::Driver &d = **cuda::driver();
+  CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
+  if (d.streamIsCapturing((CUstream)stream, &capture) == CUDA_SUCCESS &&
+      capture != CU_STREAM_CAPTURE_STATUS_NONE)
+    return llvm::createStringError(
+        "this kernel (schedule split) allocates a workspace on its first launch on a "
+        "stream, which cannot happen during a CUDA graph capture: launch it once on this "
+        "stream before capturing");
   // Zeroed once: every launch leaves the counters at zero again
   // (rkc::grid_finish). A smaller one is replaced (and leaked: a launch
   // queued on the stream may still use it).

@@ -169,3 +169,30 @@ def test_split_not_resident_is_an_error():
     with pytest.raises(RuntimeError, match=r"splits each row over 1024 CTAs that must all be "
                                            r"resident at once, but this GPU holds \d+ of them"):
         f(x)
+
+
+@pytest.mark.gpu
+def test_cuda_graph_capture():
+    # The first launch on a stream allocates the workspace: refused inside
+    # a capture, with the way out; after one launch on the capturing
+    # stream, the captured kernel replays with the eager result.
+    _skip()
+    f = rkc.compile(_spec("softmax"))
+    gen = _generator("split-graph")
+    x = (torch.randn(3, 1048576, generator=gen, device="cuda") * 3.0).to(torch.bfloat16)
+    assert _split_of(f.kernel("x=3x1048576", dtype="bf16").plan) > 1
+    s = torch.cuda.Stream()
+    g = torch.cuda.CUDAGraph()
+    with pytest.raises(RuntimeError, match="launch it once on this stream before capturing"):
+        with torch.cuda.graph(g, stream=s):
+            f(x)
+    with torch.cuda.stream(s):
+        eager = f(x)
+    torch.cuda.synchronize()
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g, stream=s):
+        y = f(x)
+    for _ in range(3):
+        g.replay()
+    torch.cuda.synchronize()
+    assert torch.equal(y, eager)
