@@ -1,4 +1,4 @@
-//===- plan_test.cpp - the column planner's cluster residency --------------===//
+//===- plan_test.cpp - cluster residency and the planners built on it -----===//
 //
 // Target::residentCtas (the H100's measured cudaOccupancyMaxActiveClusters,
 // bench/results/2026-11-25-h100-cluster-residency.txt) and the tensor-core
@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "rkc/Plan/KSplitPlan.h"
+#include "rkc/Plan/RowPlan.h"
 #include "rkc/Plan/Target.h"
 
 #include "llvm/Support/Error.h"
@@ -50,7 +51,56 @@ static KSplitPlan plan(int bits, long long m, long long k, long long n, const ch
   return *pl;
 }
 
+/// A row program of one reduction over [rows, cols] elements of
+/// `elemBytes`, with an [M, N] result of the same size when `result`.
+static RowPlan rowPlan(long long rows, long long cols, int elemBytes, bool result,
+                       const char *arch = "sm_90a", const char *schedule = "") {
+  RowProblem p;
+  p.rows = rows, p.cols = cols;
+  p.elemBytes = p.minElemBytes = p.maxInputElemBytes = p.inputElemBytes = elemBytes;
+  p.inputRowBytes = elemBytes;
+  p.outputRowBytes = result ? elemBytes : 0;
+  p.reductionDepth = 1;
+  p.rowVectorInputs = result ? 1 : 0;
+  PlanOverride ovr;
+  if (*schedule)
+    ovr = *parseOverride(schedule);
+  auto pl = planRow(p, *lookupTarget(arch), ovr, nullptr);
+  if (!pl) {
+    std::fprintf(stderr, "FAIL row plan %lldx%lld: %s\n", rows, cols,
+                 llvm::toString(pl.takeError()).c_str());
+    ++failures;
+    return {};
+  }
+  return *pl;
+}
+
+static void expectRow(const RowPlan &pl, long long cluster, long long split, const char *what) {
+  std::string c = std::string(what) + ": cluster", s = std::string(what) + ": split";
+  expectEq(pl.cluster, cluster, c.c_str());
+  expectEq(pl.split, split, s.c_str());
+}
+
 int main() {
+  // The grid tier (H100: 132 SMs, clusters of 16 hold 224 CTAs at two per
+  // SM). Few streamed rows: split = floor2(2 x 132 / M) in [16, 128].
+  expectRow(rowPlan(1, 1 << 24, 4, false), 1, 128, "f32 1 x 16M");
+  expectRow(rowPlan(8, 1 << 20, 4, false), 1, 32, "f32 8 x 1M");
+  expectRow(rowPlan(13, 1 << 20, 4, false), 1, 16, "f32 13 x 1M (208 CTAs < 224)");
+  expectRow(rowPlan(14, 1 << 20, 4, false), 16, 1, "f32 14 x 1M (224 CTAs: clusters fill)");
+  expectRow(rowPlan(128, 1 << 20, 4, true), 16, 1, "f32 128 x 1M with a result");
+  // Streamed 16-bit rows with a result, any M: 16 CTAs per row.
+  expectRow(rowPlan(128, 1 << 20, 2, true), 1, 16, "bf16 128 x 1M with a result");
+  expectRow(rowPlan(4096, 1 << 20, 2, true), 1, 16, "bf16 4096 x 1M with a result");
+  // Read once at 128 rows keeps the cluster; rows on chip keep theirs.
+  expectRow(rowPlan(128, 1 << 20, 2, false), 16, 1, "bf16 128 x 1M read once");
+  expectRow(rowPlan(1, 1 << 18, 2, true), 16, 1, "bf16 1 x 256k on chip");
+  // No clusters on sm_80: no grid tier either (unless scheduled).
+  expectRow(rowPlan(1, 1 << 22, 2, true, "sm_80"), 1, 1, "sm_80 bf16 1 x 4M");
+  expectRow(rowPlan(4, 65536, 2, true, "sm_80", "split=8"), 1, 8, "sm_80 split=8");
+  // A schedule's cluster keeps the cluster.
+  expectRow(rowPlan(1, 1 << 22, 2, true, "sm_90a", "cluster=16"), 16, 1, "cluster=16 override");
+
   Target h100 = *lookupTarget("sm_90a");
   expectEq(h100.residentCtas(1, 1), 132, "clusters of 1, 1 per SM");
   expectEq(h100.residentCtas(2, 2), 264, "clusters of 2, 2 per SM");
