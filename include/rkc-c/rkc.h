@@ -81,7 +81,12 @@ unsigned rkcKernelLaunchFlags(rkc_kernel kernel);
 
 /* Launches on `stream` (a CUstream, NULL = default stream). `ptrs` holds one
  * device pointer per argument; `strides` a row stride in elements per
- * argument (NULL, or 0 for an entry: contiguous rows); `rows` is M. */
+ * argument (NULL, or 0 for an entry: contiguous rows); `rows` is M.
+ * A kernel whose plan has `split=S` (rows split over CTAs that combine
+ * through global memory) is launched cooperatively, without PDL, and its
+ * first launch on a stream allocates and zeroes a small workspace kept for
+ * the process (synchronous; refused inside a CUDA graph capture: launch
+ * once on the stream first). docs/runtime.md. */
 rkc_status rkcKernelLaunch(rkc_kernel kernel, void *const *ptrs,
                            const int64_t *strides, int64_t rows, void *stream);
 
