@@ -118,23 +118,25 @@ LogicalResult BlockReduceOp::verify() {
   return verifyCombiner(*this, getKindAttr(), getCombiner(), getResultTypes());
 }
 
-LogicalResult ClusterReduceOp::verify() {
-  int64_t c = getCluster(), w = getWarps();
-  if (c < 2 || c > 16 || (c & (c - 1)))
-    return emitOpError() << "cluster must be a power of two in [2, 16], got " << c;
+/// A reduction across the CTAs of a row: `ctas` of them (the attribute
+/// `what`, a power of two in [2, maxCtas]) with `warps` warps each.
+template <class ReduceOp>
+static LogicalResult verifyAcrossCtas(ReduceOp op, int64_t ctas, int64_t maxCtas,
+                                      StringRef what) {
+  if (ctas < 2 || ctas > maxCtas || (ctas & (ctas - 1)))
+    return op.emitOpError() << what << " must be a power of two in [2, " << maxCtas
+                            << "], got " << ctas;
+  int64_t w = op.getWarps();
   if (w < 1 || w > 32 || (w & (w - 1)))
-    return emitOpError() << "warps per row must be a power of two in [1, 32], got " << w;
-  return verifyCombiner(*this, getKindAttr(), getCombiner(), getResultTypes());
+    return op.emitOpError() << "warps per row must be a power of two in [1, 32], got " << w;
+  return verifyCombiner(op, op.getKindAttr(), op.getCombiner(), op.getResultTypes());
 }
 
-LogicalResult GridReduceOp::verify() {
-  int64_t n = getSplit(), w = getWarps();
-  if (n < 2 || n > 1024 || (n & (n - 1)))
-    return emitOpError() << "split must be a power of two in [2, 1024], got " << n;
-  if (w < 1 || w > 32 || (w & (w - 1)))
-    return emitOpError() << "warps per row must be a power of two in [1, 32], got " << w;
-  return verifyCombiner(*this, getKindAttr(), getCombiner(), getResultTypes());
+LogicalResult ClusterReduceOp::verify() {
+  return verifyAcrossCtas(*this, getCluster(), 16, "cluster");
 }
+
+LogicalResult GridReduceOp::verify() { return verifyAcrossCtas(*this, getSplit(), 1024, "split"); }
 
 #define GET_OP_CLASSES
 #include "tier/TierOps.cpp.inc"
