@@ -50,6 +50,7 @@ static constexpr int64_t kKeepSmemHeadroom = 4096; // per CTA: reduction buffers
 static constexpr int64_t kKeepL1Room = 32 * 1024; // per CTA, rows with >= 2 [N] operands
 static constexpr int64_t kMaxSplit = 1024; // CTAs per row of the grid tier, at most
 static constexpr int64_t kGridTierSlots = 33; // its shared states: 32 lanes' + the result
+static constexpr int64_t kSplitPasses = 4; // passes of a streamed row per CTA of a split
 
 /// Sweeps a streamed row takes: one per reduction on the longest chain of
 /// them (each needs the one before), and one for the [M, N] results.
@@ -575,43 +576,51 @@ Expected<RowPlan> planRow(const RowProblem &p, const Target &t,
   // 5b. The grid tier. A row swept in passes over a cluster (it does not
   // fit on chip) is split over CTAs of a persistent, co-resident
   // (cooperative) grid instead, which combine their partial states through
-  // global memory, where the clusters leave SMs idle:
+  // global memory, where the clusters leave SMs idle or sweep too much:
   //  - a few rows (their clusters hold fewer CTAs than two per SM): each
   //    CTA takes a smaller part of the row, the rows spread over the GPU;
-  //  - rows of 16-bit data with a result (CTAs of 512 threads, two per
-  //    SM): clusters of 16 at two CTAs per SM use 112 of the H100's 132
-  //    SMs (Target::residentCtas); measured at M = 128, N = 1M
-  //    (docs/performance-notes.md, session 24), split = 16 against the
-  //    clusters: RMSNorm +2.0 %, LayerNorm +5.5 %, softmax +3.9 %,
-  //    log-softmax +2.9 %. Not for f32 rows (RMSNorm +1 %, softmax +2 %,
-  //    log-softmax 0, LayerNorm -10 %: three CTAs per SM by registers and
-  //    shared memory leave L1 less room for its [N] operands) nor rows read
-  //    once (cross-entropy bf16 -2 %, f32 -4.5 %).
-  // At most a power of two of CTAs per row that fits at one per SM (a
-  // launch needs them all resident).
+  //  - rows with a result (swept twice): clusters of 16 at two CTAs per SM
+  //    use 112 of the H100's 132 SMs (Target::residentCtas), and a CTA's
+  //    part of a row of 32-bit data is 8 passes, of which the second sweep
+  //    finds only the 3 kept ones in shared memory. The split keeps each
+  //    CTA to kSplitPasses passes (16 CTAs per 16-bit row of 1M, 32 per
+  //    f32 row). Measured at M = 128, N = 1M against the clusters
+  //    (docs/performance-notes.md, session 24): bf16 split = 16 RMSNorm
+  //    +2.0 %, LayerNorm +5.5 %, softmax +3.9 %, log-softmax +2.9 % (32:
+  //    RMSNorm -3.3 %); f32 split = 32 RMSNorm +11.1 %, softmax +11.5 %,
+  //    LayerNorm +2.4 % (16, 8 passes: +1 %, +2 %, -10 %; 64: +11.8 %,
+  //    +3.6 %, +8.1 %).
+  // Not rows read once (cross-entropy at 16: bf16 -2 %, f32 -4.5 %): they
+  // keep their clusters unless few. At most a power of two of CTAs per row
+  // that fits at one per SM (a launch needs them all resident).
   bool gridSplit = false;
   bool fewRows = p.rows * pl.cluster < t.residentCtas(pl.cluster, kStreamCtasPerSm);
-  bool sixteenBitResult = p.inputElemBytes == 2 && p.outputRowBytes > 0;
   if (o.split > 0) {
     pl.split = o.split;
     if (o.cluster <= 0)
       pl.cluster = 1;
   } else if (o.cluster <= 0 && pl.staging == Staging::Stream && pl.cluster > 1 &&
-             p.reductionDepth > 0 && t.hasClusters() && (fewRows || sixteenBitResult)) {
+             p.reductionDepth > 0 && t.hasClusters() && (fewRows || p.outputRowBytes > 0)) {
     int64_t useful = std::max<int64_t>(1, nvec / (pl.threads * 2));
     int64_t cap = std::max<int64_t>(
         pl.cluster, std::min<int64_t>(llvm::bit_floor((uint64_t)t.planSms()),
                                       llvm::bit_floor((uint64_t)useful)));
     int64_t fill = (int64_t)llvm::bit_floor(
         (uint64_t)std::max<int64_t>(1, kStreamCtasPerSm * t.planSms() / p.rows));
-    pl.split = std::min(std::max(fill, pl.cluster), cap);
+    // Rows swept twice: few enough passes that most are kept.
+    int64_t fewPasses = p.outputRowBytes > 0 || sweeps(p) >= 2
+                            ? pow2Ceil(ceilDiv(nvec, pl.threads * chunks * kSplitPasses))
+                            : 1;
+    pl.split = std::min(std::max({fill, fewPasses, pl.cluster}), cap);
     pl.cluster = 1;
     gridSplit = true;
   }
   if (pl.split > 1) {
     int64_t per = ceilDiv(nvec, pl.threads * pl.split);
+    // A swept row keeps its pass (values per thread) unless the split's
+    // part is smaller; a row held on chip is covered.
     chunks = pl.staging == Staging::Stream || pl.staging == Staging::Smem
-                 ? std::min(passChunks, per)
+                 ? std::min(chunks, per)
                  : per;
   }
   pl.values = o.values > 0 ? o.values : chunks * pl.vector;

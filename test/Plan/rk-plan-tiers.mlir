@@ -329,8 +329,9 @@ func.func @f32_n262144_two_deep(%x: tensor<512x262144xf32>) -> tensor<512xf32> {
 // N = 1048576 f32: 262144 vectors > 16 CTAs x 256 threads x 16 vectors:
 // no cluster holds the row, it is streamed with the largest cluster (16)
 // and half the register budget per sweep (8 vectors, 32 values):
-// 1048576 / (256 x 16 x 32) = 8 passes. 128 rows of f32 keep the clusters
-// (128 x 16 CTAs fill the GPU; the grid tier measured no faster for f32).
+// 1048576 / (256 x 16 x 32) = 8 passes. 128 rows read once keep the
+// clusters (128 x 16 CTAs fill the GPU; the grid tier measured slower for
+// cross-entropy, session 24).
 // expected-remark@below {{plan: vector = 4: 16-byte accesses of 4-byte elements}}
 // expected-remark@below {{plan: 256 threads per row, 32 values per thread (8 vector loads in flight)}}
 // expected-remark@below {{plan: cluster = 16: the row is split over the CTAs of a cluster and reduced through DSMEM}}

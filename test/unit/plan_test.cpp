@@ -88,10 +88,13 @@ int main() {
   expectRow(rowPlan(8, 1 << 20, 4, false), 1, 32, "f32 8 x 1M");
   expectRow(rowPlan(13, 1 << 20, 4, false), 1, 16, "f32 13 x 1M (208 CTAs < 224)");
   expectRow(rowPlan(14, 1 << 20, 4, false), 16, 1, "f32 14 x 1M (224 CTAs: clusters fill)");
-  expectRow(rowPlan(128, 1 << 20, 4, true), 16, 1, "f32 128 x 1M with a result");
-  // Streamed 16-bit rows with a result, any M: 16 CTAs per row.
+  // Streamed rows with a result, any M: as many CTAs per row as keep each
+  // CTA's part to 4 passes (bf16, 512 threads x 32 values: 16 per row of
+  // 1M; f32, 256 x 32: 32 per row of 1M, 64 per row of 2M).
   expectRow(rowPlan(128, 1 << 20, 2, true), 1, 16, "bf16 128 x 1M with a result");
   expectRow(rowPlan(4096, 1 << 20, 2, true), 1, 16, "bf16 4096 x 1M with a result");
+  expectRow(rowPlan(128, 1 << 20, 4, true), 1, 32, "f32 128 x 1M with a result");
+  expectRow(rowPlan(64, 1 << 21, 4, true), 1, 64, "f32 64 x 2M with a result");
   // Read once at 128 rows keeps the cluster; rows on chip keep theirs.
   expectRow(rowPlan(128, 1 << 20, 2, false), 16, 1, "bf16 128 x 1M read once");
   expectRow(rowPlan(1, 1 << 18, 2, true), 16, 1, "bf16 1 x 256k on chip");
