@@ -1,7 +1,7 @@
 """A representative subset of the rkc row ops for compute-sanitizer
 (test/gpu/sanitize.sh): every op, bf16 and f32, N in {33, 1000, 4096, 65536
 (a cluster), 262144 (the largest cluster)}, M = 3, N = 1048576 (the streaming
-tier), M = 2, read-once rows streamed one CTA per row (N = 65544, M = 264),
+tier and the grid tier), M = 2, read-once rows streamed one CTA per row (N = 65544, M = 264),
 plus M = 1, misaligned
 rows (the vector fallback), shifted rows (N not a multiple of the vector:
 4095, 65539, 1000003 streamed, 65537 read-once) and the custom specs. Each result is compared
@@ -98,7 +98,9 @@ OPS = ["rms_norm", "rms_norm_residual", "layer_norm", "layer_norm_nobias", "soft
 def main():
     cases = [(op, dt, N, M, None) for op in OPS for dt in DT for N in NS]
     cases += [(op, "bf16", 4096, 1, None) for op in OPS[:7]]
-    # The streaming tier (rows swept in passes by a cluster of 16).
+    # The streaming tier (rows swept in passes; at M = 2 split over 128
+    # CTAs of a persistent grid, the grid tier; a cluster of 16 when read
+    # once at more rows).
     cases += [(op, dt, 1048576, 2, None) for op in OPS for dt in DT]
     cases += [(op, dt, N, M, "off1") for op in OPS[:7] for dt in DT for N in (1000, 65536)]
     # Read-once rows over enough rows to fill the GPU: streamed, one CTA per
