@@ -551,29 +551,38 @@ llvm::Expected<TuneReport> rkc::tune(CompileRequest req, const TuneOptions &opt)
   // one pass fewer than the other ops, docs/planner.md rule 5): one pass
   // fewer and one more, the rest of the plan the planner's.
   // And its CTAs per row the other way: a cluster for a split (the grid
-  // tier), a split for a cluster.
+  // tier), a split for a cluster; a split halved and doubled.
   if (auto h = plan::parseOverride(rep.heuristic.schedule);
       h && h->staging == (int)plan::Staging::Stream) {
     int64_t keep = std::max<int64_t>(h->keep, 0);
-    for (int64_t k : {keep - 1, keep + 1, int64_t(-2)}) {
-      if (k == -1)
-        continue;
-      plan::PlanOverride o = *h;
+    std::vector<plan::PlanOverride> variants;
+    for (int64_t k : {keep - 1, keep + 1})
       if (k >= 0) {
-        o.keep = k;
-      } else if (h->split > 1) {
-        o.cluster = std::min<int64_t>(h->split, target->maxCluster);
-        o.split = -1;
-      } else if (h->cluster > 1) {
-        o.split = h->cluster;
-        o.cluster = -1;
-      } else {
-        continue;
+        variants.push_back(*h);
+        variants.back().keep = k;
       }
+    if (h->split > 1) {
+      // A split's CTAs per row halved and doubled (the kept passes the
+      // planner's for each), and the cluster instead.
+      for (int64_t s2 : {h->split / 2, h->split * 2})
+        if (s2 >= 2) {
+          variants.push_back(*h);
+          variants.back().split = s2;
+          variants.back().keep = -1;
+        }
+      variants.push_back(*h);
+      variants.back().cluster = std::min<int64_t>(h->split, target->maxCluster);
+      variants.back().split = -1;
+    } else if (h->cluster > 1) {
+      variants.push_back(*h);
+      variants.back().split = h->cluster;
+      variants.back().cluster = -1;
+    }
+    for (const plan::PlanOverride &o : variants) {
       auto pl = plan::planRow(p, *target, o, nullptr);
       if (!pl) {
         llvm::consumeError(pl.takeError());
-        ++rep.pruned["kept passes beyond the row or shared memory"];
+        ++rep.pruned["streamed variants the planner refuses (kept passes, split)"];
         continue;
       }
       if (seen.insert(scheduleOf(*pl)).second)
