@@ -201,6 +201,18 @@ def test_compile_vector_override(vec):
 
 
 @needs_lib
+def test_split_plans():
+    # The grid tier: the planner's split for two rows of 1M, a schedule's
+    # on a row held on chip (its kernel takes the workspace parameter).
+    k = rkc.Kernel(rkc.spec_text("softmax"), "x=2x1048576", "bf16", arch="sm_90a")
+    assert ",split=128" in k.plan and "cluster=1," in k.plan
+    assert "rkc::grid_reduce<" in k.cuda and "rkc_ws" in k.cuda
+    k = rkc.Kernel(rkc.spec_text("rms_norm"), "x=4x65536", "f32", arch="sm_90a",
+                   schedule="split=8")
+    assert ",split=8" in k.plan and "__cluster_dims__" not in k.cuda
+
+
+@needs_lib
 @pytest.mark.parametrize("eps", [1e-5, 1e-6, 0.25])
 def test_eps_reaches_the_kernel(eps):
     k = rkc.Kernel(_spec.with_eps(rkc.spec_text("rms_norm"), eps), "x=4x1024", "f32")
@@ -251,7 +263,9 @@ def test_compile_error_has_location(text, shapes, dtype, pattern):
 
 @needs_lib
 @pytest.mark.parametrize("sched,pattern", [("vector=3", "power of two"), ("bogus=1", "unknown field"),
-                                           ("threads=x", "integer")])
+                                           ("threads=x", "integer"),
+                                           ("split=3", "split = 3 must be a power of two"),
+                                           ("split=4,cluster=2", "takes cluster = 1")])
 def test_bad_schedule(sched, pattern):
     with pytest.raises(rkc.RkcError) as e:
         rkc.Kernel(rkc.spec_text("softmax"), "x=3x1024", "f32", schedule=sched)
