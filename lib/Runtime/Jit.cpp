@@ -355,9 +355,11 @@ llvm::Error Kernel::launch(void *const *ptrs, const int64_t *strides, int64_t ro
     return llvm::createStringError("too many rows for one launch");
   const cuda::Driver &d = **cuda::driver();
   // Launch attributes: the cluster shape (it matches the kernel's
-  // __cluster_dims__, which keeps drivers without cuLaunchKernelEx working)
-  // and programmatic dependent launch (sm_90+; every rkc kernel waits for
-  // the previous grid before it touches what that grid may write).
+  // __cluster_dims__, which keeps drivers without cuLaunchKernelEx working),
+  // a cooperative launch for split kernels (their CTAs wait for each
+  // other), or programmatic dependent launch (sm_90+; every rkc kernel
+  // waits for the previous grid before it touches what that grid may
+  // write).
   CUlaunchAttribute attrs[2];
   unsigned numAttrs = 0;
   if (k.cluster > 1) {
