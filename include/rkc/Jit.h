@@ -42,22 +42,28 @@ public:
 
 private:
   explicit Kernel(CompileResult r);
-  llvm::Expected<void *> function();
 
-  /// The grid tier (KernelInfo::split > 1): CTAs of this kernel resident
-  /// at once in the current context, and the workspace of launches on
-  /// `stream` (one per context and stream, so that launches that may run
-  /// at once never share one; kept for the process's lifetime).
-  llvm::Expected<int64_t> residentCtas(void *function);
-  llvm::Expected<void *> workspace(void *stream, size_t bytes);
+  /// The kernel loaded in one context (once, at its first launch there).
+  struct Loaded {
+    void *context = nullptr;  ///< CUcontext
+    void *function = nullptr; ///< CUfunction
+    /// The grid tier (KernelInfo::split > 1): whether the device launches
+    /// cooperatively, and how many CTAs of the kernel are resident at once.
+    bool cooperative = false;
+    int64_t residentCtas = 0;
+  };
+  llvm::Expected<Loaded> function();
+
+  /// The grid tier: the zeroed workspace of launches on `stream` in `l`'s
+  /// context (one per context and stream, so that launches that may run at
+  /// once never share one; kept for the process's lifetime), `bytes` long.
+  llvm::Expected<void *> workspace(const Loaded &l, void *stream, size_t bytes);
 
   CompileResult result_;
   bool pdlCapable_ = false; ///< the kernel's arch has PDL (sm_90+)
   std::mutex mu_;
-  std::unordered_map<void *, void *> functions_; // CUcontext -> CUfunction
-  std::unordered_map<void *, int64_t> residentCtas_; // CUfunction -> CTAs
-  std::map<std::pair<void *, void *>, std::pair<void *, size_t>>
-      workspaces_; // (CUcontext, CUstream) -> (device pointer, bytes)
+  std::unordered_map<void *, Loaded> functions_; // CUcontext -> the kernel there
+  std::map<std::pair<void *, void *>, void *> workspaces_; // (CUcontext, CUstream) -> workspace
 };
 
 /// Fills an empty `request.options.arch` with the current GPU's

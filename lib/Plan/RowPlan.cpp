@@ -629,14 +629,14 @@ Expected<RowPlan> planRow(const RowProblem &p, const Target &t,
                      pl.threads, pl.threads < 32 ? " (sub-warp)" : "",
                      pl.values, pl.values / pl.vector));
   if (pl.split == 1)
-  note(llvm::formatv("cluster = {0}{1}", pl.cluster,
-                     pl.cluster <= 1             ? ""
-                     : p.reductionDepth == 0     ? ": the row is split over the CTAs of a "
-                                                   "cluster (no reduction: they spread the "
-                                                   "rows over the GPU)"
-                                                 : ": the row is split over the CTAs of a "
-                                                   "cluster and reduced through DSMEM"));
-  if (pl.split > 1)
+    note(llvm::formatv("cluster = {0}{1}", pl.cluster,
+                       pl.cluster <= 1             ? ""
+                       : p.reductionDepth == 0     ? ": the row is split over the CTAs of a "
+                                                     "cluster (no reduction: they spread the "
+                                                     "rows over the GPU)"
+                                                   : ": the row is split over the CTAs of a "
+                                                     "cluster and reduced through DSMEM"));
+  else
     note(llvm::formatv("split = {0}: the row is split over {0} CTAs of a persistent, "
                        "co-resident grid that combine their partial states through global "
                        "memory{1}",

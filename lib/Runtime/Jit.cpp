@@ -140,7 +140,7 @@ llvm::Expected<std::shared_ptr<Kernel>> Kernel::get(CompileRequest req) {
   return f.kernel;
 }
 
-llvm::Expected<void *> Kernel::function() {
+llvm::Expected<Kernel::Loaded> Kernel::function() {
   auto drv = cuda::driver();
   if (!drv)
     return drv.takeError();
@@ -175,46 +175,36 @@ llvm::Expected<void *> Kernel::function() {
     if (r != CUDA_SUCCESS)
       return llvm::createStringError(cuda::describe(d, r, "allowing a cluster of 16"));
   }
-  functions_[*ctx] = fn;
-  return (void *)fn;
+  Loaded l;
+  l.context = *ctx;
+  l.function = fn;
+  if (info().split > 1) {
+    // The grid tier: how many CTAs fit at once (a cooperative launch
+    // needs every CTA resident).
+    int perSm = 0, sms = 0, coop = 0;
+    CUdevice dev;
+    r = d.occupancyMaxActiveBlocksPerMultiprocessor(&perSm, fn, (int)info().ctaThreads,
+                                                    (size_t)info().smemBytes);
+    if (r == CUDA_SUCCESS)
+      r = d.ctxGetDevice(&dev);
+    if (r == CUDA_SUCCESS)
+      r = d.deviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev);
+    if (r == CUDA_SUCCESS)
+      r = d.deviceGetAttribute(&coop, CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH, dev);
+    if (r != CUDA_SUCCESS)
+      return llvm::createStringError(cuda::describe(d, r, "querying the resident CTAs"));
+    l.cooperative = coop != 0;
+    l.residentCtas = (int64_t)perSm * sms;
+  }
+  functions_[*ctx] = l;
+  return l;
 }
 
-llvm::Expected<int64_t> Kernel::residentCtas(void *function) {
+llvm::Expected<void *> Kernel::workspace(const Loaded &l, void *stream, size_t bytes) {
   std::lock_guard<std::mutex> lock(mu_);
-  auto it = residentCtas_.find(function);
-  if (it != residentCtas_.end())
-    return it->second;
-  const cuda::Driver &d = **cuda::driver();
-  const KernelInfo &k = info();
-  int perSm = 0, sms = 0, coop = 0;
-  CUdevice dev;
-  CUresult r = d.occupancyMaxActiveBlocksPerMultiprocessor(
-      &perSm, (CUfunction)function, (int)k.ctaThreads, (size_t)k.smemBytes);
-  if (r == CUDA_SUCCESS)
-    r = d.ctxGetDevice(&dev);
-  if (r == CUDA_SUCCESS)
-    r = d.deviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev);
-  if (r == CUDA_SUCCESS)
-    r = d.deviceGetAttribute(&coop, CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH, dev);
-  if (r != CUDA_SUCCESS)
-    return llvm::createStringError(cuda::describe(d, r, "querying the resident CTAs"));
-  if (!coop)
-    return llvm::createStringError(
-        "this kernel splits each row over CTAs that combine through global memory "
-        "(schedule split), which needs cooperative launches; this device has none");
-  int64_t n = (int64_t)perSm * sms;
-  residentCtas_[function] = n;
-  return n;
-}
-
-llvm::Expected<void *> Kernel::workspace(void *stream, size_t bytes) {
-  auto ctx = cuda::currentContext();
-  if (!ctx)
-    return ctx.takeError();
-  std::lock_guard<std::mutex> lock(mu_);
-  auto &slot = workspaces_[{(void *)*ctx, stream}];
-  if (slot.first && slot.second >= bytes)
-    return slot.first;
+  void *&slot = workspaces_[{l.context, stream}];
+  if (slot)
+    return slot;
   const cuda::Driver &d = **cuda::driver();
   CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
   if (d.streamIsCapturing((CUstream)stream, &capture) == CUDA_SUCCESS &&
@@ -224,16 +214,19 @@ llvm::Expected<void *> Kernel::workspace(void *stream, size_t bytes) {
         "stream, which cannot happen during a CUDA graph capture: launch it once on this "
         "stream before capturing");
   // Zeroed once: every launch leaves the counters at zero again
-  // (rkc::grid_finish). A smaller one is replaced (and leaked: a launch
-  // queued on the stream may still use it).
+  // (rkc::grid_finish). Its size is the same at every launch in the
+  // context (the resident groups times the kernel's bytes per group).
   CUdeviceptr p = 0;
   CUresult r = d.memAlloc(&p, bytes);
   if (r == CUDA_SUCCESS)
     r = d.memsetD8(p, 0, bytes);
-  if (r != CUDA_SUCCESS)
+  if (r != CUDA_SUCCESS) {
+    if (p)
+      d.memFree(p);
     return llvm::createStringError(cuda::describe(d, r, "allocating the split workspace"));
-  slot = {(void *)p, bytes};
-  return (void *)p;
+  }
+  slot = (void *)p;
+  return slot;
 }
 
 Kernel::Kernel(CompileResult r) : result_(std::move(r)) {
@@ -335,17 +328,18 @@ llvm::Error Kernel::launch(void *const *ptrs, const int64_t *strides, int64_t ro
     // The grid tier: a persistent grid of groups of `split` CTAs, all
     // resident at once (a cooperative launch), each group looping over
     // rows; the workspace holds each group's counter and partial states.
-    auto resident = residentCtas(*fn);
-    if (!resident)
-      return resident.takeError();
-    int64_t residentGroups = *resident / k.split;
+    if (!fn->cooperative)
+      return llvm::createStringError(
+          "this kernel splits each row over CTAs that combine through global memory "
+          "(schedule split), which needs cooperative launches; this device has none");
+    int64_t residentGroups = fn->residentCtas / k.split;
     if (residentGroups < 1)
       return llvm::createStringError(llvm::formatv(
           "this kernel splits each row over {0} CTAs that must all be resident at once, "
           "but this GPU holds {1} of them; schedule a smaller split",
-          k.split, *resident).str());
+          k.split, fn->residentCtas).str());
     grid = std::min(groups, residentGroups) * k.split;
-    auto w = workspace(stream, (size_t)(residentGroups * k.workspaceBytes));
+    auto w = workspace(*fn, stream, (size_t)(residentGroups * k.workspaceBytes));
     if (!w)
       return w.takeError();
     ws = *w;
@@ -394,12 +388,12 @@ llvm::Error Kernel::launch(void *const *ptrs, const int64_t *strides, int64_t ro
     cfg.hStream = (CUstream)stream;
     cfg.attrs = attrs;
     cfg.numAttrs = numAttrs;
-    CUresult r = d.launchKernelEx(&cfg, (CUfunction)*fn, params.data(), nullptr);
+    CUresult r = d.launchKernelEx(&cfg, (CUfunction)fn->function, params.data(), nullptr);
     if (r != CUDA_SUCCESS)
       return llvm::createStringError(cuda::describe(d, r, "cuLaunchKernelEx"));
     return llvm::Error::success();
   }
-  CUresult r = d.launchKernel((CUfunction)*fn, (unsigned)grid, 1, 1,
+  CUresult r = d.launchKernel((CUfunction)fn->function, (unsigned)grid, 1, 1,
                               (unsigned)k.ctaThreads, 1, 1, (unsigned)k.smemBytes,
                               (CUstream)stream,
                               params.data(), nullptr);

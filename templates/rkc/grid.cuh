@@ -144,8 +144,7 @@ RKC_DEVICE S grid_reduce(S v, Op op, S *buf, unsigned char *ws, int offset, u32 
       lanes[lane] = acc;
     }
     __syncwarp();
-    const S r = detail::reduce_slots<G>(lanes, op, lane);
-    __syncwarp();
+    const S r = detail::reduce_slots<G>(lanes, op, lane); // reads lanes[0, G) only
     if (lane == 0)
       lanes[G] = r;
   }
