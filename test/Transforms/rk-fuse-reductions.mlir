@@ -10,6 +10,11 @@
 // gets its variance as one Welford reduction too, whatever the streaming
 // mode (one cluster barrier instead of two); a cluster of 2 keeps both.
 // RUN: rk-opt %s -split-input-file --rk-fuse-reductions="streaming=auto arch=sm_90a schedule={cluster=2,threads=1024,values=32,staging=smem}" | FileCheck %s --check-prefix=SMALLCLUSTER --enable-var-scope
+// The same for a row split over CTAs that are not a cluster (schedule
+// split, the grid tier: each reduction is a wait on global memory): 4 or
+// more CTAs per row take the Welford state, 2 keep both reductions.
+// RUN: rk-opt %s -split-input-file --rk-fuse-reductions="streaming=auto arch=sm_90a schedule={split=4,threads=256,staging=async}" | FileCheck %s --check-prefix=SPLIT --enable-var-scope
+// RUN: rk-opt %s -split-input-file --rk-fuse-reductions="streaming=auto arch=sm_90a schedule={split=2,threads=1024,values=32,staging=async}" | FileCheck %s --check-prefix=SMALLSPLIT --enable-var-scope
 // RUN: not rk-opt %s --rk-fuse-reductions="streaming=sometimes" -mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=BADMODE
 // RUN: not rk-opt %s --rk-fuse-reductions="streaming=auto arch=sm_70" -mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=BADARCH
 
@@ -377,6 +382,12 @@ func.func @not_the_mean(%x: tensor<8x1024xf32>) -> tensor<8xf32> {
 // SMALLCLUSTER-LABEL: func.func @layer_norm_cluster
 // SMALLCLUSTER-COUNT-2: rk.reduce add
 // SMALLCLUSTER-NOT: rk.fold
+// SPLIT-LABEL: func.func @layer_norm_cluster
+// SPLIT:         rk.reduce %{{.*}}, %arg0, %{{.*}} init [0.000000e+00 : f32, 0.000000e+00 : f32, 0.000000e+00 : f32] {
+// SPLIT:         } {rk.fold = "mean_m2"}
+// SMALLSPLIT-LABEL: func.func @layer_norm_cluster
+// SMALLSPLIT-COUNT-2: rk.reduce add
+// SMALLSPLIT-NOT: rk.fold
 func.func @layer_norm_cluster(%arg0: tensor<2048x65536xf32> {rk.name = "x"}, %arg1: tensor<65536xf32> {rk.name = "w"}, %arg2: tensor<65536xf32> {rk.name = "b"}) -> tensor<2048x65536xf32> {
   %cst = arith.constant 9.99999974E-6 : f32
   %cst_0 = arith.constant 6.553600e+04 : f32
