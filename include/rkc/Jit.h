@@ -68,6 +68,9 @@ private:
 
 /// Fills an empty `request.options.arch` with the current GPU's
 /// architecture; without a GPU, with `fallback` if given, else an error.
+/// Then, when `options.sms` is 0 and a context is current in this thread on
+/// a device of that architecture, sets it to the device's SM count (the
+/// planners size grids, splits and waves by it).
 llvm::Error resolveArch(CompileRequest &request, const char *fallback = nullptr);
 
 /// Cache key of a request: a hash of everything that changes the binary.

@@ -23,6 +23,9 @@ struct PipelineOptions {
   std::vector<std::string> shapes; ///< NAME=D0xD1...
   std::string dtype;               ///< f32 | bf16 | f16 ("" for non-generic specs)
   std::string arch = "sm_90a";
+  /// SMs of the device planned for (0: the arch's largest part, e.g. 132
+  /// for sm_90; the JIT fills it from the current device).
+  int sms = 0;
   std::string schedule;            ///< plan override ("" = heuristic)
   std::string streaming = "auto";  ///< online combiners: auto | always | never
 };

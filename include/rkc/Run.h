@@ -79,6 +79,7 @@ struct RunOptions {
 
 struct RunReport {
   std::string plan;
+  std::vector<std::string> remarks; ///< the plan's decisions (rk-plan-tiers)
   Harness::Check check;
   double medianMs = 0;
   double bytes = 0;

@@ -21,6 +21,7 @@ void rkc::buildPipeline(OpPassManager &pm, const PipelineOptions &o, Stage until
     ::rkc::RkFuseReductionsPassOptions fuse;
     fuse.streaming = o.streaming;
     fuse.arch = o.arch;
+    fuse.sms = o.sms;
     fuse.schedule = o.schedule;
     fpm.addPass(::rkc::createRkFuseReductionsPass(fuse));
   }
@@ -29,6 +30,7 @@ void rkc::buildPipeline(OpPassManager &pm, const PipelineOptions &o, Stage until
   OpPassManager &fpm = pm.nest<func::FuncOp>();
   ::rkc::RkPlanTiersPassOptions plan;
   plan.arch = o.arch;
+  plan.sms = o.sms;
   plan.schedule = o.schedule;
   fpm.addPass(::rkc::createRkPlanTiersPass(plan));
   fpm.addPass(::rkc::createRkLowerToTierPass());
@@ -49,6 +51,8 @@ struct PipelineCLOptions : public PassPipelineOptions<PipelineCLOptions> {
   Option<std::string> dtype{*this, "dtype", llvm::cl::desc("f32, bf16 or f16")};
   Option<std::string> arch{*this, "arch", llvm::cl::desc("target arch"),
                            llvm::cl::init("sm_90a")};
+  Option<int> sms{*this, "sms", llvm::cl::desc("SMs of the device (0: the arch's largest part)"),
+                  llvm::cl::init(0)};
   Option<std::string> schedule{*this, "schedule", llvm::cl::desc("plan override")};
   Option<std::string> streaming{*this, "streaming", llvm::cl::desc("auto|always|never"),
                                 llvm::cl::init("auto")};
@@ -64,6 +68,7 @@ void rkc::registerPassesAndPipeline() {
         o.shapes.assign(cl.shapes.begin(), cl.shapes.end());
         o.dtype = cl.dtype;
         o.arch = cl.arch;
+        o.sms = cl.sms;
         o.schedule = cl.schedule;
         o.streaming = cl.streaming;
         buildPipeline(pm, o);

@@ -6,9 +6,10 @@
 
 namespace rkc::plan {
 
-std::optional<Target> lookupTarget(llvm::StringRef arch) {
+std::optional<Target> lookupTarget(llvm::StringRef arch, int sms) {
   Target t;
   t.arch = arch.str();
+  t.numSms = std::clamp(sms, 0, kMaxSms);
   if (arch == "sm_80" || arch == "sm_86" || arch == "sm_89") {
     t.smVersion = 80;
     t.maxCluster = t.portableCluster = 1;

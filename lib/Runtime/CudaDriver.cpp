@@ -133,6 +133,34 @@ llvm::Expected<std::string> rkc::cuda::currentArch() {
   return "sm_" + std::to_string(major) + std::to_string(minor);
 }
 
+rkc::cuda::CurrentDevice rkc::cuda::currentDevice() {
+  static std::mutex mu;
+  static std::map<int, CurrentDevice> memo;
+  auto d = driver();
+  if (!d) {
+    llvm::consumeError(d.takeError());
+    return {};
+  }
+  CUcontext ctx = nullptr;
+  CUdevice dev = 0;
+  if ((*d)->ctxGetCurrent(&ctx) != CUDA_SUCCESS || !ctx ||
+      (*d)->ctxGetDevice(&dev) != CUDA_SUCCESS)
+    return {};
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = memo.find((int)dev);
+  if (it != memo.end())
+    return it->second;
+  CurrentDevice c;
+  if ((*d)->deviceGetAttribute(&c.sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev) !=
+          CUDA_SUCCESS ||
+      (*d)->deviceGetAttribute(&c.major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev) !=
+          CUDA_SUCCESS ||
+      (*d)->deviceGetAttribute(&c.minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev) !=
+          CUDA_SUCCESS)
+    c = CurrentDevice{};
+  return memo[(int)dev] = c;
+}
+
 std::string rkc::cuda::deviceSignature() {
   // The device of the current context (device 0 without one), memoised per
   // device: it does not change while the process runs.

@@ -74,6 +74,16 @@ std::string deviceSignature();
 /// "sm_90a" etc. for the current device.
 llvm::Expected<std::string> currentArch();
 
+/// What the planner needs of the device of the context current in this
+/// thread: its SM count and compute capability (all 0 when no context is
+/// current or there is no driver; never creates a context; memoised per
+/// device).
+struct CurrentDevice {
+  int sms = 0;
+  int major = 0, minor = 0;
+};
+CurrentDevice currentDevice();
+
 } // namespace rkc::cuda
 
 #endif

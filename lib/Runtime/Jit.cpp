@@ -52,6 +52,7 @@ std::string rkc::cacheKey(const CompileRequest &r) {
     add(s);
   add(r.options.dtype);
   add(r.options.arch);
+  add(std::to_string(r.options.sms));
   add(r.options.schedule);
   add(r.options.streaming);
   // The toolchain and the machine: NVRTC, driver and GPU.
@@ -80,18 +81,33 @@ Cache &cache() {
 }
 } // namespace
 
+/// "sm_90a" -> "90": the compute capability an arch names.
+static llvm::StringRef archNumber(llvm::StringRef arch) {
+  arch.consume_front("sm_");
+  arch.consume_back("a");
+  return arch;
+}
+
 llvm::Error rkc::resolveArch(CompileRequest &req, const char *fallback) {
-  if (!req.options.arch.empty())
-    return llvm::Error::success();
-  auto arch = cuda::currentArch();
-  if (arch) {
-    req.options.arch = *arch;
-    return llvm::Error::success();
+  if (req.options.arch.empty()) {
+    auto arch = cuda::currentArch();
+    if (arch) {
+      req.options.arch = *arch;
+    } else {
+      if (!fallback)
+        return arch.takeError();
+      llvm::consumeError(arch.takeError());
+      req.options.arch = fallback;
+    }
   }
-  if (!fallback)
-    return arch.takeError();
-  llvm::consumeError(arch.takeError());
-  req.options.arch = fallback;
+  // Plan for the current device's SMs when compiling for its architecture
+  // (of a context current in this thread: none is created for it).
+  if (req.options.sms == 0) {
+    cuda::CurrentDevice dev = cuda::currentDevice();
+    if (dev.sms > 0 &&
+        archNumber(req.options.arch) == std::to_string(dev.major * 10 + dev.minor))
+      req.options.sms = dev.sms;
+  }
   return llvm::Error::success();
 }
 

@@ -550,6 +550,7 @@ llvm::Expected<RunReport> rkc::runOnDevice(CompileRequest req, const RunOptions 
     return h.takeError();
   RunReport rep;
   rep.plan = (*kernel)->info().plan;
+  rep.remarks = (*kernel)->result().remarks;
   // The host reference is ~10 M element-ops per second: bound its rows.
   int64_t cols = std::max<int64_t>((*kernel)->info().cols, 1);
   int64_t rows = std::clamp<int64_t>((int64_t(1) << 22) / cols, 1, opt.checkRows);

@@ -539,7 +539,12 @@ struct FuseReductions
       return signalPassFailure();
     }
     bool stream = streaming == "always";
-    auto target = ::rkc::plan::lookupTarget(arch);
+    if (sms < 0 || sms > ::rkc::plan::kMaxSms) {
+      func.emitError() << "sms must be 0 (the arch's largest part) or 1.."
+                       << ::rkc::plan::kMaxSms << ", got " << (int)sms;
+      return signalPassFailure();
+    }
+    auto target = ::rkc::plan::lookupTarget(arch, sms);
     if (!target && streaming != "always") {
       func.emitError() << "unsupported arch '" << arch << "' (supported: "
                        << ::rkc::plan::supportedArchs() << ")";

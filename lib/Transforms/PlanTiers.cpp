@@ -48,7 +48,12 @@ struct PlanTiers : public ::rkc::impl::RkPlanTiersPassBase<PlanTiers> {
     func::FuncOp func = getOperation();
     if (func.isExternal())
       return;
-    auto target = ::rkc::plan::lookupTarget(arch);
+    if (sms < 0 || sms > ::rkc::plan::kMaxSms) {
+      func.emitError() << "sms must be 0 (the arch's largest part) or 1.."
+                       << ::rkc::plan::kMaxSms << ", got " << (int)sms;
+      return signalPassFailure();
+    }
+    auto target = ::rkc::plan::lookupTarget(arch, sms);
     if (!target) {
       func.emitError() << "unsupported arch '" << arch << "' (supported: "
                        << ::rkc::plan::supportedArchs() << ")";
@@ -90,6 +95,8 @@ struct PlanTiers : public ::rkc::impl::RkPlanTiersPassBase<PlanTiers> {
       signalPassFailure();
       return std::nullopt;
     }
+    if (sms > 0)
+      func.emitRemark() << "plan: for a device of " << (int)sms << " SMs";
     for (const std::string &r : remarks)
       func.emitRemark() << "plan: " << r;
     func->setAttr(tier::kArchAttr, StringAttr::get(&getContext(), arch));

@@ -231,7 +231,7 @@ llvm::Expected<TuneReport> rkc::tune(CompileRequest req, const TuneOptions &opt)
   if (!bres.problem && !bres.columnProblem)
     return llvm::createStringError("the tuner takes row programs and column programs "
                                    "(rk.gemv, rk.quantize / rk.dequantize along K)");
-  auto target = plan::lookupTarget(req.options.arch);
+  auto target = plan::lookupTarget(req.options.arch, req.options.sms);
   if (!target)
     return llvm::createStringError("unsupported arch " + req.options.arch);
   // The heuristic column plan, as a schedule the search starts from.

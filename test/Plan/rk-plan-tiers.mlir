@@ -32,6 +32,8 @@
 // RUN: rk-opt %t/async_override.mlir --rk-plan-tiers="arch=sm_90a schedule=staging=async" -verify-diagnostics -mlir-print-op-on-diagnostic=false | FileCheck %s --check-prefix=ASYNC-OVERRIDE
 // RUN: rk-opt %t/async_bad.mlir --rk-plan-tiers="arch=sm_90a schedule=staging=async,vector=2" -verify-diagnostics -mlir-print-op-on-diagnostic=false
 // RUN: rk-opt %t/bad_arch.mlir --rk-plan-tiers="arch=sm_70" -verify-diagnostics -mlir-print-op-on-diagnostic=false
+// RUN: rk-opt %t/bad_sms.mlir --rk-plan-tiers="arch=sm_90a sms=2000" -verify-diagnostics -mlir-print-op-on-diagnostic=false
+// RUN: rk-opt %t/device_sms.mlir --rk-plan-tiers="arch=sm_90a sms=78" -verify-diagnostics -mlir-print-op-on-diagnostic=false | FileCheck %s --check-prefix=SMS78
 // RUN: rk-opt %t/bad_integer.mlir --rk-plan-tiers="arch=sm_90a schedule=threads=abc" -verify-diagnostics -mlir-print-op-on-diagnostic=false
 // RUN: rk-opt %t/bad_field.mlir --rk-plan-tiers="arch=sm_90a schedule=foo=1" -verify-diagnostics -mlir-print-op-on-diagnostic=false
 // RUN: rk-opt %t/keep_override.mlir --rk-plan-tiers="arch=sm_90a schedule=keep=1" -verify-diagnostics -mlir-print-op-on-diagnostic=false | FileCheck %s --check-prefix=KEEP1
@@ -1069,6 +1071,45 @@ func.func @bad_arch(%x: tensor<64x4096xbf16>) -> tensor<64xf32> {
   %s = rk.reduce add %x : tensor<64x4096xbf16> -> tensor<64xf32>
   return %s : tensor<64xf32>
 }
+
+//--- bad_sms.mlir
+// expected-error@below {{sms must be 0 (the arch's largest part) or 1..1024, got 2000}}
+func.func @bad_sms(%x: tensor<64x4096xbf16>) -> tensor<64xf32> {
+  %s = rk.reduce add %x : tensor<64x4096xbf16> -> tensor<64xf32>
+  return %s : tensor<64xf32>
+}
+
+//--- device_sms.mlir
+// Planned for a device of 78 SMs (an H20; the JIT passes the current
+// device's count). A single streamed row of 1M is split over the largest
+// power of two of CTAs that fits at one per SM: 64, not the 128 of 132
+// SMs. The long-K GEMV's 128 column tiles outnumber the SMs, so its CTAs
+// take 8 warps (16 only when the tiles fit one CTA per SM, as on 132 SMs:
+// gemv_long_k of the COLS part), and K is split 8 ways.
+// expected-remark@below {{plan: for a device of 78 SMs}}
+// expected-remark@below {{plan: vector = 8: 16-byte accesses of 2-byte elements}}
+// expected-remark@below {{plan: 256 threads per row, 32 values per thread (4 vector loads in flight)}}
+// expected-remark@below {{plan: split = 64: the row is split over 64 CTAs}}
+// expected-remark@below {{plan: rows per CTA: 1 (256 threads)}}
+// expected-remark@below {{plan: reductions climb to the grid tier}}
+// expected-remark@below {{plan: staging = stream}}
+func.func @few_rows(%x: tensor<1x1048576xbf16>) -> tensor<1xf32> {
+  %s = rk.reduce add %x : tensor<1x1048576xbf16> -> tensor<1xf32>
+  return %s : tensor<1xf32>
+}
+// SMS78-LABEL: func.func @few_rows
+// SMS78-SAME: split = 64>
+// expected-remark@below {{plan: for a device of 78 SMs}}
+// expected-remark@below {{plan: mma: int4 x 16-bit products on tensor cores}}
+// expected-remark@below {{plan: unroll = 8}}
+// expected-remark@below {{plan: K split 8 ways: 8 of the 8 warps x cluster 1; CTA tiles of 32 columns (128 CTAs, 1024 warps for ~78 SMs)}}
+// expected-remark@below {{plan: activations staged in shared memory}}
+func.func @gemv_long_k(%x: tensor<1x14336xf16>, %q: tensor<14336x4096xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, %s: tensor<112x4096xf16>) -> tensor<1x4096xf16> {
+  %o = rk.gemv %x, %q, %s : (tensor<1x14336xf16>, tensor<14336x4096xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, tensor<112x4096xf16>) -> tensor<1x4096xf16>
+  return %o : tensor<1x4096xf16>
+}
+// SMS78-LABEL: func.func @gemv_long_k
+// SMS78-SAME: tier.ksplit_layout<rows = 1, cols = 1, warps = 8, cluster = 1, unroll = 8, mma = true>
 
 //--- bad_integer.mlir
 // expected-error@below {{schedule: 'threads' needs a positive integer, got 'abc'}}

@@ -17,9 +17,11 @@
 // RUN: rk-opt %s -split-input-file --rk-fuse-reductions="streaming=auto arch=sm_90a schedule={split=2,threads=1024,values=32,staging=async}" | FileCheck %s --check-prefix=SMALLSPLIT --enable-var-scope
 // RUN: not rk-opt %s --rk-fuse-reductions="streaming=sometimes" -mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=BADMODE
 // RUN: not rk-opt %s --rk-fuse-reductions="streaming=auto arch=sm_70" -mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=BADARCH
+// RUN: not rk-opt %s --rk-fuse-reductions="streaming=auto arch=sm_90a sms=-3" -mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=BADSMS
 
 // BADMODE: error: streaming must be auto, always or never, got 'sometimes'
 // BADARCH: error: unsupported arch 'sm_70' (supported: sm_80, sm_86, sm_89, sm_90, sm_90a, sm_100a)
+// BADSMS: error: sms must be 0 (the arch's largest part) or 1..1024, got -3
 
 // Two independent reductions of the same row become one rk.reduce whose
 // state is the pair (sum, max): one climb of the tiers instead of two.

@@ -196,3 +196,22 @@ def test_cuda_graph_capture():
         g.replay()
     torch.cuda.synchronize()
     assert torch.equal(y, eager)
+
+
+def test_planned_for_the_devices_sms(tmp_path):
+    """`rkc run` plans for the SMs of the device it runs on (the JIT passes
+    the current device's count to the planner): the plan says so, and two
+    rows of 1M are split over the largest power of two of CTAs that fits
+    at one per SM, which the kernel's check against the reference and its
+    cooperative launch (every CTA resident) then confirm."""
+    _skip()
+    import subprocess
+    from test_column_tuning_gpu import env_for, rkc_exe
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    out = subprocess.run([rkc_exe(), "run", os.path.join(EXAMPLES, "softmax.mlir"), "--dtype",
+                          "bf16", "--shape", "x=2x1048576", "--reps", "2", "--print-plan"],
+                         env=env_for(tmp_path), capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0 and "PASS" in out.stdout, out.stdout + out.stderr
+    assert "plan: for a device of %d SMs" % sms in out.stderr, out.stderr
+    split = 1 << (sms.bit_length() - 1)
+    assert "split=%d" % min(split, 128) in out.stdout, out.stdout

@@ -115,6 +115,12 @@ int main() {
   Target b200 = *lookupTarget("sm_100a"); // 148 SMs: the H100's table scaled
   expectEq(b200.residentCtas(2, 1), 148, "148 SMs, clusters of 2");
   expectEq(b200.residentCtas(4, 1), 134, "148 SMs, clusters of 4");
+  // A device's own SM count (the JIT passes it): an H20's 78 SMs.
+  Target h20 = *lookupTarget("sm_90a", 78);
+  expectEq(h20.planSms(), 78, "78 SMs given");
+  expectEq(h20.residentCtas(2, 2), 156, "78 SMs, clusters of 2, 2 per SM");
+  expectEq(h20.residentCtas(16, 2), 132, "78 SMs, clusters of 16 (224 x 78 / 132)");
+  expectEq(lookupTarget("sm_90a", 0)->planSms(), 132, "0: the arch's largest part");
 
   // W4A16 M = 8, 14336 x 4096: 256 CTAs in clusters of 4 would exceed the
   // 248 resident; 16 warps in clusters of 2, 128 CTAs (measured 24.0 ->

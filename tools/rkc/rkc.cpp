@@ -1,6 +1,6 @@
 //===- rkc.cpp - the rkc command-line driver ------------------------------===//
 //
-//   rkc compile SPEC [--dtype f32|bf16|f16] --shape NAME=D0xD1... [--arch sm_90a]
+//   rkc compile SPEC [--dtype f32|bf16|f16] --shape NAME=D0xD1... [--arch sm_90a] [--sms N]
 //               [--emit rk|tier|cuda|ptx|cubin] [-o FILE] [--print-plan]
 //               [--schedule threads=...,vector=...] [--streaming auto|always|never]
 //   rkc version
@@ -35,12 +35,12 @@ namespace {
 
 int usage(llvm::raw_ostream &os, int code) {
   os << "usage: rkc compile SPEC [--dtype f32|bf16|f16] --shape NAME=D0xD1... "
-        "[--arch ARCH]\n"
+        "[--arch ARCH] [--sms N]\n"
         "                   [--emit rk|tier|cuda|ptx|cubin] [-o FILE] "
         "[--print-plan]\n"
         "                   [--schedule FIELD=V,...] [--streaming auto|always|never]\n"
         "       rkc run SPEC [--dtype ...] --shape NAME=D0xD1... [--reps N] "
-        "[--seed S] [--schedule ...]\n"
+        "[--seed S] [--schedule ...] [--print-plan]\n"
         "       rkc tune SPEC [--dtype ...] (--shape NAME=D0xD1... | --shapes FILE) "
         "[--budget-ms N]\n"
         "       rkc tune --report | --export FILE | --import FILE\n"
@@ -106,6 +106,12 @@ int readSpec(const std::string &path, rkc::CompileRequest &req) {
 }
 int tuneCommand(std::vector<std::string> args);
 
+/// The planner's decisions, one "plan: ..." line each, on stderr.
+void printRemarks(const std::vector<std::string> &remarks) {
+  for (const std::string &r : remarks)
+    llvm::errs() << "plan: " << StringRef(r).drop_front(r.rfind("plan: ") == 0 ? 6 : 0) << "\n";
+}
+
 int compileCommand(std::vector<std::string> args) {
   rkc::CompileRequest req;
   std::string spec, out, emit = "ptx";
@@ -131,6 +137,13 @@ int compileCommand(std::vector<std::string> args) {
       if (!value(req.options.dtype)) return error("error: --dtype needs a value");
     } else if (flag("--arch")) {
       if (!value(req.options.arch)) return error("error: --arch needs a value");
+    } else if (flag("--sms")) {
+      unsigned n;
+      if (!value(v) || StringRef(v).getAsInteger(10, n) || n < 1 ||
+          n > (unsigned)rkc::plan::kMaxSms)
+        return error("error: --sms needs the device's SM count (1.." +
+                     llvm::Twine(rkc::plan::kMaxSms) + ")");
+      req.options.sms = (int)n;
     } else if (flag("--emit")) {
       if (!value(emit)) return error("error: --emit needs a value");
     } else if (flag("--schedule")) {
@@ -179,8 +192,7 @@ int compileCommand(std::vector<std::string> args) {
     return error(llvm::toString(res.takeError()));
 
   if (printPlan) {
-    for (const std::string &r : res->remarks)
-      llvm::errs() << "plan: " << StringRef(r).drop_front(r.rfind("plan: ") == 0 ? 6 : 0) << "\n";
+    printRemarks(res->remarks);
     for (const rkc::KernelInfo &k : res->kernels) {
       llvm::errs() << "kernel " << k.name << ": " << k.plan << ", " << k.ctaThreads
                    << " threads per CTA, ";
@@ -219,6 +231,7 @@ int runCommand(std::vector<std::string> args) {
   req.options.arch = "";
   rkc::RunOptions opt;
   std::string spec;
+  bool printPlan = false;
   for (size_t i = 0; i < args.size(); ++i) {
     StringRef a = args[i];
     auto next = [&](std::string &dst) { return takeValue(args, i, dst); };
@@ -230,6 +243,8 @@ int runCommand(std::vector<std::string> args) {
       if (!next(req.options.dtype)) return error("error: --dtype needs a value");
     } else if (a == "--schedule") {
       if (!next(req.options.schedule)) return error("error: --schedule needs a value");
+    } else if (a == "--print-plan") {
+      printPlan = true;
     } else if (a == "--reps" || a == "--seed") {
       unsigned n;
       if (!next(v) || StringRef(v).getAsInteger(10, n) || n == 0)
@@ -253,6 +268,8 @@ int runCommand(std::vector<std::string> args) {
   auto rep = rkc::runOnDevice(req, opt);
   if (!rep)
     return error("error: " + llvm::toString(rep.takeError()));
+  if (printPlan)
+    printRemarks(rep->remarks);
   llvm::outs() << "plan: " << rep->plan << "\n";
   for (size_t i = 0; i < rep->check.relErrors.size(); ++i)
     llvm::outs() << "result #" << i << ": rel. error "

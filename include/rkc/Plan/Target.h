@@ -43,8 +43,14 @@ struct Target {
   int64_t residentCtas(int64_t cluster, int64_t ctasPerSm) const;
 };
 
-/// The target for an architecture name, or nullopt if unsupported.
-std::optional<Target> lookupTarget(llvm::StringRef arch);
+/// The most SMs a target may be given (a bound on user input, far above
+/// any part).
+constexpr int kMaxSms = 1024;
+
+/// The target for an architecture name planned for `sms` SMs (0: the arch's
+/// largest part, Target::planSms), or nullopt if the arch is unsupported.
+/// `sms` must be in [0, kMaxSms] (the passes check it).
+std::optional<Target> lookupTarget(llvm::StringRef arch, int sms = 0);
 
 /// Comma-separated list of supported architectures, for error messages.
 const char *supportedArchs();

@@ -83,6 +83,8 @@ def RkFuseReductionsPass : Pass<"rk-fuse-reductions", "mlir::func::FuncOp"> {
            "When to form online combiners: auto (ask the planner), always, never">,
     Option<"arch", "arch", "std::string", /*default=*/"\"sm_90a\"",
            "Target architecture for the capacity model (auto mode)">,
+    Option<"sms", "sms", "int", /*default=*/"0",
+           "SMs of the device (0: the arch's largest part)">,
     Option<"schedule", "schedule", "std::string", /*default=*/"\"\"",
            "The plan override rk-plan-tiers will get (auto mode: its staging "
            "decides)">
@@ -110,6 +112,9 @@ def RkPlanTiersPass : Pass<"rk-plan-tiers", "mlir::func::FuncOp"> {
   let options = [
     Option<"arch", "arch", "std::string", /*default=*/"\"sm_90a\"",
            "Target architecture: sm_90a, sm_90, sm_80, sm_100a">,
+    Option<"sms", "sms", "int", /*default=*/"0",
+           "SMs of the device planned for (0: the arch's largest part: sm_80 "
+           "108, sm_90 132, sm_100a 148)">,
     Option<"schedule", "schedule", "std::string", /*default=*/"\"\"",
            "Override: comma-separated threads=,vector=,values=,rows=,cluster=,staging=,unroll=,min_blocks=">
   ];
