@@ -10,6 +10,7 @@
 
 #include "rkc/Tuning.h"
 #include "rkc/Jit.h"
+#include "rkc/Plan/Target.h"
 
 #include "../Runtime/CudaDriver.h"
 #include "../Runtime/DiskCache.h"
@@ -21,6 +22,7 @@
 #include "llvm/Support/SHA256.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <fcntl.h>
@@ -168,6 +170,36 @@ std::vector<TuningEntry> TuningDb::entries() const {
   return entries_;
 }
 
+/// Whether a row kernel tuned as `e` keeps its grid regime at `m` rows: the
+/// tuned rows' schedules choose how a row spreads over CTAs (rows per CTA,
+/// cluster, split) for the tuned row count (M x N = 2^27: hundreds to
+/// hundreds of thousands of rows), and carried to a few rows of a nearby N
+/// they would leave most SMs idle (a streamed cross-entropy row of 262144
+/// tuned with one CTA per row, at 8 rows: 8 CTAs where the planner splits
+/// each row over 64). So a nearby row carries over only where its schedule
+/// gives the request as many CTAs as it gave the tuned rows, counted up to
+/// two per SM (more is the same regime); otherwise the planner decides.
+static bool sameGridRegime(const TuningEntry &e, int64_t m, int64_t sms) {
+  int64_t rows = 1, perRow = 1;
+  llvm::SmallVector<llvm::StringRef> fields;
+  llvm::StringRef(e.schedule).split(fields, ',', -1, false);
+  for (llvm::StringRef f : fields) {
+    auto [name, value] = f.split('=');
+    int64_t v = 0;
+    if (value.getAsInteger(10, v) || v < 1)
+      continue;
+    if (name == "rows")
+      rows = v;
+    else if (name == "cluster" || name == "split")
+      perRow = std::max(perRow, v);
+  }
+  auto fill = [&](int64_t mm) {
+    int64_t ctas = (std::max<int64_t>(mm, 1) + rows - 1) / rows * perRow;
+    return std::min(ctas, 2 * sms);
+  };
+  return m > 0 && fill(m) >= fill(e.rows);
+}
+
 std::optional<std::string> TuningDb::lookup(const CompileRequest &r) const {
   std::lock_guard<std::mutex> lock(mu_);
   if (entries_.empty())
@@ -177,13 +209,15 @@ std::optional<std::string> TuningDb::lookup(const CompileRequest &r) const {
   std::string gpu = cuda::deviceSignature();
   const TuningEntry *exact = nullptr, *near = nullptr;
   double bestDist = 1e30;
-  int64_t n = 0; // the request's row length
+  int64_t m = 0, n = 0; // the request's rows and row length
   for (const std::string &s : r.options.shapes) {
     llvm::SmallVector<llvm::StringRef> parts;
     llvm::StringRef(s).split('=').second.split(parts, 'x');
-    if (parts.size() == 2)
-      parts.back().getAsInteger(10, n);
+    if (parts.size() == 2 && (parts.front().getAsInteger(10, m) || parts.back().getAsInteger(10, n)))
+      m = n = 0;
   }
+  auto target = plan::lookupTarget(r.options.arch, r.options.sms);
+  int64_t sms = target ? target->planSms() : 132;
   // Later rows win (the user's over the built-in ones, newer over older).
   for (const TuningEntry &e : entries_) {
     if (e.key == key)
@@ -194,8 +228,9 @@ std::optional<std::string> TuningDb::lookup(const CompileRequest &r) const {
     // exactly only: their best plan turns on K, N and M together.
     if (llvm::StringRef(e.schedule).contains("mma="))
       continue;
-    // Nearest row length: the shape bucket.
-    if (n <= 0)
+    // Nearest row length: the shape bucket, of rows that fill the GPU as
+    // the tuned ones did.
+    if (n <= 0 || !sameGridRegime(e, m, sms))
       continue;
     double dist = std::fabs(std::log2((double)n) - std::log2((double)e.cols));
     if (dist <= bestDist) {

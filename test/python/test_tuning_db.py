@@ -74,12 +74,12 @@ def test_key_follows_the_spec_meaning_not_its_spelling(tmp_path):
     assert print_key(cache, "x=8x4096", spec=shipped)["op"] == f[0]["op"]
 
 
-def row(key, machine, shape, n, schedule, dtype="bf16", version=None, codegen=None):
+def row(key, machine, shape, n, schedule, dtype="bf16", version=None, codegen=None, m=64):
     gpu = machine.split("|nvrtc ")[0]
     nvrtc = machine.split("|nvrtc ")[1].split("|rkc ")[0]
     rkcv = version or machine.split("|rkc ")[1]
     r = {"format": 1, "key": key, "op": OP, "name": "rkc_softmax", "dtype": dtype,
-         "shapes": shape, "M": 64, "N": n, "gpu": gpu, "nvrtc": nvrtc, "rkc": rkcv,
+         "shapes": shape, "M": m, "N": n, "gpu": gpu, "nvrtc": nvrtc, "rkc": rkcv,
          "arch": "sm_90a", "schedule": schedule, "ms": 0.01, "tbps": 1.0,
          "heuristic_ms": 0.02, "roofline_tbps": 3.0}
     if codegen != "absent":
@@ -226,6 +226,32 @@ def test_bucket_row_recomputes_kept_passes(tmp_path):
     near, _ = plan_of(cache, "x=64x4096")
     assert near.startswith("threads=512,values=8,") and "staging=stream" in near, near
     assert "keep=2" not in near, near
+
+
+def test_bucket_row_keeps_its_grid_regime(tmp_path):
+    # A streamed row tuned at 512 rows with one CTA per row carries to 512
+    # rows of a nearby N, not to 4 rows of it: there its schedule would
+    # run 4 CTAs, where the planner spreads each row over many (the
+    # heuristic's plan is used, as with no database).
+    cache = tmp_path / "cache"
+    key, machine = key_and_machine(cache, "x=512x262144")
+    streamed = "threads=512,values=32,vector=8,rows=1,cluster=1,staging=stream,unroll=4,min_blocks=0"
+    (tmp_path / "db.jsonl").write_text(
+        json.dumps(row(key, machine, "x=512x262144", 262144, streamed, m=512)) + "\n")
+    rkc("tune", "--import", tmp_path / "db.jsonl", cache=cache)
+    many, _ = plan_of(cache, "x=512x300000")
+    assert many.startswith("threads=512,") and "cluster=1,staging=stream" in many, many
+    assert "split=" not in many, many  # the row's cluster = 1: one CTA per row
+    few, _ = plan_of(cache, "x=4x300000")
+    heuristic, _ = plan_of(tmp_path / "empty", "x=4x300000")
+    assert few == heuristic, (few, heuristic)
+    assert "split=" in few, few  # (the carried schedule's cluster = 1 cannot split)
+    # 264 rows of the same N: 264 CTAs, the tuned rows' two per SM (132
+    # SMs planned for without a GPU): carried; 263 are not.
+    carried = plan_of(cache, "x=264x300000")[0]
+    assert carried.startswith("threads=512,") and "split=" not in carried, carried
+    kept = plan_of(cache, "x=263x300000")[0]
+    assert kept == plan_of(tmp_path / "empty", "x=263x300000")[0] and "split=" in kept, kept
 
 
 def test_corrupt_database_is_ignored_with_a_warning(tmp_path):
