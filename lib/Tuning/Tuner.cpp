@@ -626,9 +626,11 @@ llvm::Expected<TuneReport> rkc::tune(CompileRequest req, const TuneOptions &opt)
 static llvm::Expected<std::shared_ptr<Kernel>> getTunedSlow(CompileRequest req);
 
 llvm::Expected<std::shared_ptr<Kernel>> rkc::getTuned(CompileRequest req) {
-  // The hit path: one hash-map lookup on the request as given (no hashing
-  // of keys, no driver or database queries), a few microseconds.
+  // The hit path: one hash-map lookup on the request as given and the
+  // current device's SM count (plans are per SM count; a memoised driver
+  // query, no hashing of keys, no database), a few microseconds.
   std::string fast = req.specText;
+  fast += '\0' + std::to_string(req.options.sms ? req.options.sms : cuda::currentDevice().sms);
   for (const std::string *s : {&req.options.dtype, &req.options.arch, &req.options.schedule,
                                &req.options.streaming})
     fast += '\0' + *s;
