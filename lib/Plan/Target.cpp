@@ -44,7 +44,10 @@ int64_t Target::residentCtas(int64_t cluster, int64_t ctasPerSm) const {
                                      {112, 224, 336, 448}};  // 16
   int row = cluster <= 4 ? 0 : cluster <= 8 ? 1 : 2;
   int64_t perK = k <= 4 ? h100[row][k - 1] : h100[row][3] * k / 4;
-  return sms == 132 ? perK : perK * sms / 132;
+  // (At least one: the planners divide by it; a part with fewer SMs than
+  // a cluster's CTAs, a small MIG slice, holds none, which the launch
+  // reports.)
+  return sms == 132 ? perK : std::max<int64_t>(1, perK * sms / 132);
 }
 
 const char *supportedArchs() { return "sm_80, sm_86, sm_89, sm_90, sm_90a, sm_100a"; }
