@@ -28,7 +28,8 @@ static void expectEq(long long got, long long want, const char *what) {
   }
 }
 
-static KSplitPlan plan(int bits, long long m, long long k, long long n, const char *schedule = "") {
+static KSplitPlan plan(int bits, long long m, long long k, long long n, const char *schedule = "",
+                       int sms = 0) {
   KSplitProblem p;
   p.rows = m, p.k = k, p.n = n, p.bits = bits, p.group = 128, p.actBytes = 2;
   PlanOverride ovr;
@@ -41,7 +42,7 @@ static KSplitPlan plan(int bits, long long m, long long k, long long n, const ch
     }
     ovr = *o;
   }
-  auto pl = planKSplit(p, *lookupTarget("sm_90a"), ovr, nullptr);
+  auto pl = planKSplit(p, *lookupTarget("sm_90a", sms), ovr, nullptr);
   if (!pl) {
     std::fprintf(stderr, "FAIL plan W%d M=%lld %lldx%lld: %s\n", bits, m, k, n,
                  llvm::toString(pl.takeError()).c_str());
@@ -121,6 +122,12 @@ int main() {
   expectEq(h20.residentCtas(2, 2), 156, "78 SMs, clusters of 2, 2 per SM");
   expectEq(h20.residentCtas(16, 2), 132, "78 SMs, clusters of 16 (224 x 78 / 132)");
   expectEq(lookupTarget("sm_90a", 0)->planSms(), 132, "0: the arch's largest part");
+  // A part with fewer SMs than a cluster's CTAs (a small MIG slice) holds
+  // none; the planners divide by the count, so it is at least one.
+  expectEq(lookupTarget("sm_90a", 1)->residentCtas(8, 1), 1, "1 SM, clusters of 8");
+  // The column planner still plans there (W4A16 M = 16 14336 x 4096 used
+  // to divide by zero); plan() reports a failure.
+  expectEq(plan(4, 16, 14336, 4096, "", 1).warps > 0, 1, "W4 M=16 14336x4096 on 1 SM");
 
   // W4A16 M = 8, 14336 x 4096: 256 CTAs in clusters of 4 would exceed the
   // 248 resident; 16 warps in clusters of 2, 128 CTAs (measured 24.0 ->
