@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # compute-sanitizer over a representative subset of the rkc row ops and the
 # quantized column kernels (test/gpu/sanitize_cases.py; RKC_SANITIZE_CASES=quant:
-# the quantized ones only):
+# the quantized ones only, =split: the grid tier's only):
 #
 #   bash test/gpu/sanitize.sh OUTDIR
 #

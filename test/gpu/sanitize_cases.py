@@ -114,9 +114,15 @@ def main():
     cases += [(op, dt, 1000003, 2, None) for op in ("softmax", "layer_norm") for dt in DT]
     cases += [(op, dt, 65537, 264, None) for op in ("cross_entropy", "row_logsumexp")
               for dt in DT]
-    # RKC_SANITIZE_CASES=quant: the quantized column kernels only.
-    if os.environ.get("RKC_SANITIZE_CASES") == "quant":
+    # RKC_SANITIZE_CASES=quant: the quantized column kernels only;
+    # RKC_SANITIZE_CASES=split: the grid tier only (two rows of 1M, and of
+    # 1000003 (shifted), each split over the CTAs of a persistent grid that
+    # combine their reductions through the workspace).
+    which = os.environ.get("RKC_SANITIZE_CASES")
+    if which == "quant":
         cases = []
+    elif which == "split":
+        cases = [c for c in cases if c[3] == 2 and c[2] in (1048576, 1000003)]
     # Compile the named ops' aligned kernels up front, in parallel.
     pre = set()
     for op, dt, N, rows, layout in cases:
@@ -154,12 +160,15 @@ def main():
     # partial sums: M = 16 14336 x 4096; weights as A: M = 8; __syncwarp
     # parts, 16 warps splitting K: int8 M = 12 12288 x 2048). Compared with
     # the float64 reference.
-    qcases = [(4, 128, True, 1, 4096, 4096, False), (4, 32, False, 4, 1024, 1000, True),
-              (8, 128, True, 1, 4096, 14336, False), (4, 0, True, 16, 256, 72, True),
-              (4, 128, True, 1, 14336, 1024, False), (8, 128, True, 1, 2048, 4096, True),
-              (4, 64, True, 2, 1024, 34816, False), (4, 128, True, 1, 8192, 8192, False),
-              (4, 128, True, 16, 14336, 4096, False), (4, 128, True, 8, 14336, 4100, True),
-              (8, 64, True, 12, 12288, 2048, False)]
+    if which == "split":
+        qcases = []
+    else:
+        qcases = [(4, 128, True, 1, 4096, 4096, False), (4, 32, False, 4, 1024, 1000, True),
+                  (8, 128, True, 1, 4096, 14336, False), (4, 0, True, 16, 256, 72, True),
+                  (4, 128, True, 1, 14336, 1024, False), (8, 128, True, 1, 2048, 4096, True),
+                  (4, 64, True, 2, 1024, 34816, False), (4, 128, True, 1, 8192, 8192, False),
+                  (4, 128, True, 16, 14336, 4096, False), (4, 128, True, 8, 14336, 4100, True),
+                  (8, 64, True, 12, 12288, 2048, False)]
     for bits, G, sym, Mq, K, N, bias in qcases:
         name = "gemv w%d g%d %s M=%d K=%d N=%d%s" % (bits, G, "sym" if sym else "asym", Mq, K, N,
                                                     " bias" if bias else "")
