@@ -193,9 +193,10 @@ static bool sameGridRegime(const TuningEntry &e, int64_t m, int64_t sms) {
     else if (name == "cluster" || name == "split")
       perRow = std::max(perRow, v);
   }
-  auto fill = [&](int64_t mm) {
-    int64_t ctas = (std::max<int64_t>(mm, 1) + rows - 1) / rows * perRow;
-    return std::min(ctas, 2 * sms);
+  int64_t cap = 2 * sms;
+  auto fill = [&](int64_t mm) { // min(ceil(mm / rows) x perRow, cap), no overflow
+    int64_t groups = std::max<int64_t>(mm, 1) / rows + (mm % rows != 0);
+    return groups >= cap || perRow >= cap ? cap : std::min(groups * perRow, cap);
   };
   return m > 0 && fill(m) >= fill(e.rows);
 }
