@@ -31,6 +31,16 @@ struct HostTensor {
 llvm::Expected<std::vector<HostTensor>>
 evaluateRowProgram(const std::string &rkIR, const std::vector<HostTensor> &inputs);
 
+/// evaluateRowProgram over parts of the rows at once (a row program's rows
+/// are independent): `rowIndexed[i]` says which inputs are indexed by row
+/// ([M, N] and [M] ones, sliced per part; the others, [N], are given whole
+/// to every part). `parts` = 0: one per hardware thread, at most one per
+/// row. The results are evaluateRowProgram's, value for value; a program
+/// whose results are not indexed by row is evaluated whole.
+llvm::Expected<std::vector<HostTensor>>
+evaluateRowProgramInParts(const std::string &rkIR, const std::vector<HostTensor> &inputs,
+                          const std::vector<bool> &rowIndexed, unsigned parts = 0);
+
 /// An argument of a column program (rk.gemv, or rk.quantize /
 /// rk.dequantize along K of a [K, N] tensor; lib/Runtime/ColumnReference.cpp).
 struct ColumnArgument {

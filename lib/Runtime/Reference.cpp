@@ -14,10 +14,13 @@
 #include "mlir/Parser/Parser.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/Parallel.h"
+#include "llvm/Support/Threading.h"
 
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <optional>
 
 using namespace mlir;
 
@@ -424,4 +427,68 @@ rkc::evaluateRowProgram(const std::string &rkIR, const std::vector<HostTensor> &
                                    op.getName().getStringRef().str() + "'");
   }
   return llvm::createStringError("reference: kernel without return");
+}
+
+llvm::Expected<std::vector<rkc::HostTensor>>
+rkc::evaluateRowProgramInParts(const std::string &rkIR, const std::vector<HostTensor> &inputs,
+                               const std::vector<bool> &rowIndexed, unsigned parts) {
+  int64_t rows = -1;
+  for (size_t i = 0; i < inputs.size() && i < rowIndexed.size(); ++i)
+    if (rowIndexed[i] && !inputs[i].shape.empty()) {
+      rows = inputs[i].shape[0];
+      break;
+    }
+  if (parts == 0)
+    parts = llvm::hardware_concurrency().compute_thread_count();
+  if (rows < 2 || parts < 2 || rowIndexed.size() != inputs.size())
+    return evaluateRowProgram(rkIR, inputs);
+  int64_t n = std::min<int64_t>(parts, rows);
+  // Every row-indexed input must hold `rows` rows.
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (rowIndexed[i] && (inputs[i].shape.empty() || inputs[i].shape[0] != rows))
+      return evaluateRowProgram(rkIR, inputs);
+  std::vector<std::optional<std::vector<HostTensor>>> results(n);
+  std::vector<std::string> errors(n);
+  llvm::parallelFor(0, (size_t)n, [&](size_t p) {
+    int64_t r0 = rows * (int64_t)p / n, r1 = rows * (int64_t)(p + 1) / n;
+    std::vector<HostTensor> part;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      const HostTensor &t = inputs[i];
+      if (!rowIndexed[i]) {
+        part.push_back(t);
+        continue;
+      }
+      size_t per = t.data.size() / (size_t)rows;
+      HostTensor s{t.shape, std::vector<double>(t.data.begin() + r0 * per,
+                                                t.data.begin() + r1 * per)};
+      s.shape[0] = r1 - r0;
+      part.push_back(std::move(s));
+    }
+    auto out = evaluateRowProgram(rkIR, part);
+    if (out)
+      results[p] = std::move(*out);
+    else
+      errors[p] = llvm::toString(out.takeError());
+  });
+  for (const std::string &e : errors)
+    if (!e.empty())
+      return llvm::createStringError(e);
+  // Concatenate the parts' results; each must be indexed by row.
+  for (int64_t p = 0; p < n; ++p) {
+    int64_t partRows = rows * (p + 1) / n - rows * p / n;
+    if (results[p]->size() != results[0]->size())
+      return evaluateRowProgram(rkIR, inputs);
+    for (const HostTensor &t : *results[p])
+      if (t.shape.empty() || t.shape[0] != partRows)
+        return evaluateRowProgram(rkIR, inputs);
+  }
+  std::vector<HostTensor> whole = std::move(*results[0]);
+  for (size_t k = 0; k < whole.size(); ++k) {
+    whole[k].shape[0] = rows;
+    for (int64_t p = 1; p < n; ++p) {
+      const std::vector<double> &d = (*results[p])[k].data;
+      whole[k].data.insert(whole[k].data.end(), d.begin(), d.end());
+    }
+  }
+  return whole;
 }

@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <random>
 #include <string>
 
@@ -159,6 +160,56 @@ static void columnPrograms(std::mt19937_64 &rng) {
     if (!out)
       llvm::consumeError(out.takeError());
     expect(ok, "quantize int4: scales (1, 0), q rounds ties to even, a zero group is 0");
+  }
+}
+
+/// evaluateRowProgramInParts gives evaluateRowProgram's values exactly, for
+/// programs with [N] operands (weights), [M] operands (targets), [M] and
+/// several [M, N] results, in 1 to 7 parts of 7 rows (the parts' row
+/// counts differ), and the default part count.
+static void rowsInParts(const std::string &examples, std::mt19937_64 &rng) {
+  const int64_t m = 7, n = 1000;
+  std::normal_distribution<double> normal(0.0, 2.0);
+  auto tensor = [&](std::vector<int64_t> shape) {
+    int64_t size = 1;
+    for (int64_t d : shape) size *= d;
+    rkc::HostTensor t{shape, std::vector<double>(size)};
+    for (double &v : t.data)
+      v = rkc::roundTo(normal(rng), "bf16");
+    return t;
+  };
+  rkc::HostTensor targets{{m}, {3, 999, -100, 0, 512, 7, 100}};
+  struct Case {
+    const char *spec;
+    std::vector<rkc::HostTensor> inputs;
+    std::vector<bool> rowIndexed;
+  };
+  std::vector<Case> cases = {
+      {"softmax", {tensor({m, n})}, {true}},
+      {"rms_norm", {tensor({m, n}), tensor({n})}, {true, false}},
+      {"layer_norm", {tensor({m, n}), tensor({n}), tensor({n})}, {true, false, false}},
+      {"cross_entropy", {tensor({m, n}), targets}, {true, true}},
+      {"rms_norm_residual", {tensor({m, n}), tensor({n}), tensor({m, n})}, {true, false, true}},
+  };
+  for (const Case &c : cases) {
+    std::string ir = rowProgram(examples + "/" + c.spec + ".mlir", m, n, "bf16");
+    auto whole = rkc::evaluateRowProgram(ir, c.inputs);
+    if (!whole) {
+      expect(false, std::string(c.spec) + " evaluates: " + llvm::toString(whole.takeError()));
+      continue;
+    }
+    for (unsigned parts : {1u, 2u, 3u, 7u, 0u}) {
+      auto split = rkc::evaluateRowProgramInParts(ir, c.inputs, c.rowIndexed, parts);
+      bool same = (bool)split && split->size() == whole->size();
+      for (size_t k = 0; same && k < whole->size(); ++k)
+        same = (*split)[k].shape == (*whole)[k].shape &&
+               std::memcmp((*split)[k].data.data(), (*whole)[k].data.data(),
+                           (*whole)[k].data.size() * sizeof(double)) == 0;
+      if (!split)
+        llvm::consumeError(split.takeError());
+      expect(same, std::string(c.spec) + " in " + std::to_string(parts) +
+                       " parts: the values of the whole evaluation");
+    }
   }
 }
 
@@ -329,5 +380,6 @@ int main(int argc, char **argv) {
     }
   }
   columnPrograms(rng);
+  rowsInParts(examples, rng);
   return failures ? 1 : 0;
 }
