@@ -55,6 +55,10 @@ int64_t rkcKernelArgDim(rkc_kernel kernel, int index, int dim);
 int rkcKernelArgIsOutput(rkc_kernel kernel, int index);
 /* The plan ("threads=...,vector=...") and the generated CUDA / PTX. */
 const char *rkcKernelPlan(rkc_kernel kernel);
+/* The planner's decisions behind the plan, one "plan: ..." line each (what
+ * `rkc compile --print-plan` prints; the first names the device's SM count
+ * when the kernel was planned for the current GPU). */
+const char *rkcKernelRemarks(rkc_kernel kernel);
 const char *rkcKernelCuda(rkc_kernel kernel);
 const char *rkcKernelPtx(rkc_kernel kernel);
 /* Elements per vector access: pointers and row strides of [M, N]

@@ -12,6 +12,7 @@
 struct rkc_kernel_s {
   std::shared_ptr<rkc::Kernel> kernel; ///< shared by all handles of a request
   unsigned flags = 0;                  ///< this handle's RKC_LAUNCH_* flags
+  std::string remarks;                 ///< "plan: ..." lines (rkcKernelRemarks)
 };
 
 static_assert(RKC_LAUNCH_PDL == rkc::kLaunchPdl, "C and C++ launch flags differ");
@@ -58,7 +59,10 @@ rkc_status rkcKernelCompile(const char *spec, const char *name, const char *shap
   auto k = rkc::getTuned(req);
   if (!k)
     return fail(RKC_ERROR_COMPILE, llvm::toString(k.takeError()));
-  *out = new rkc_kernel_s{*k};
+  std::string remarks;
+  for (const std::string &r : (*k)->result().remarks)
+    remarks += (llvm::StringRef(r).starts_with("plan: ") ? "" : "plan: ") + r + "\n";
+  *out = new rkc_kernel_s{*k, 0, std::move(remarks)};
   lastError.clear();
   return RKC_OK;
 }
@@ -87,6 +91,9 @@ int rkcKernelArgIsOutput(rkc_kernel k, int i) {
 }
 const char *rkcKernelPlan(rkc_kernel k) {
   return k && k->kernel ? k->kernel->info().plan.c_str() : nullptr;
+}
+const char *rkcKernelRemarks(rkc_kernel k) {
+  return k && k->kernel ? k->remarks.c_str() : nullptr;
 }
 const char *rkcKernelCuda(rkc_kernel k) {
   return k && k->kernel ? k->kernel->result().cuda.c_str() : nullptr;

@@ -87,6 +87,7 @@ def _declare(lib):
         "rkcKernelArgDim": (c_int64, [c_void_p, c_int, c_int]),
         "rkcKernelArgIsOutput": (c_int, [c_void_p, c_int]),
         "rkcKernelPlan": (c_char_p, [c_void_p]),
+        "rkcKernelRemarks": (c_char_p, [c_void_p]),
         "rkcKernelCuda": (c_char_p, [c_void_p]),
         "rkcKernelPtx": (c_char_p, [c_void_p]),
         "rkcKernelVectorWidth": (c_int, [c_void_p]),
@@ -297,6 +298,12 @@ class Kernel(object):
     def cuda(self):
         """The generated CUDA C++ source."""
         return _text(self._lib.rkcKernelCuda(self._handle))
+
+    @property
+    def remarks(self):
+        """The planner's decisions behind `plan`, one "plan: ..." line each
+        (as `rkc compile --print-plan` prints them)."""
+        return tuple(_text(self._lib.rkcKernelRemarks(self._handle)).splitlines())
 
     @property
     def ptx(self):

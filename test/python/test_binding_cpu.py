@@ -213,6 +213,21 @@ def test_split_plans():
 
 
 @needs_lib
+def test_plan_remarks():
+    # The planner's decisions behind the plan, as `rkc compile --print-plan`
+    # prints them; without a GPU the plan is for the arch's largest part
+    # (no "for a device of N SMs" line).
+    k = rkc.Kernel(rkc.spec_text("softmax"), "x=2x1048576", "bf16", arch="sm_90a")
+    r = k.remarks
+    assert r and all(line.startswith("plan: ") for line in r), r
+    assert r[0] == "plan: vector = 8: 16-byte accesses of 2-byte elements", r
+    assert any(line.startswith("plan: split = 128: the row is split over 128 CTAs") for line in r), r
+    assert not any("for a device of" in line for line in r), r
+    q = rkc.Kernel(rkc.spec_text("rms_norm"), "x=4x4096", "f32", arch="sm_90a")
+    assert any("reductions climb to the block tier" in line for line in q.remarks), q.remarks
+
+
+@needs_lib
 @pytest.mark.parametrize("eps", [1e-5, 1e-6, 0.25])
 def test_eps_reaches_the_kernel(eps):
     k = rkc.Kernel(_spec.with_eps(rkc.spec_text("rms_norm"), eps), "x=4x1024", "f32")
