@@ -215,3 +215,17 @@ def test_planned_for_the_devices_sms(tmp_path):
     assert "plan: for a device of %d SMs" % sms in out.stderr, out.stderr
     split = 1 << (sms.bit_length() - 1)
     assert "split=%d" % min(split, 128) in out.stdout, out.stdout
+
+
+@pytest.mark.parametrize("arch", [None, "current"])
+def test_binding_kernels_plan_for_the_devices_sms(arch):
+    """Kernels compiled through the C API in a thread with a current context
+    (PyTorch's) are planned for its device's SMs, whether the arch is left
+    to librkc or named as the device's: the first remark says so."""
+    _skip()
+    torch.zeros(1, device="cuda")
+    props = torch.cuda.get_device_properties(0)
+    if arch == "current":
+        arch = "sm_%d%d%s" % (props.major, props.minor, "a" if props.major in (9, 10) else "")
+    k = rkc.Kernel(rkc.spec_text("softmax"), "x=3x1048576", "bf16", arch=arch)
+    assert k.remarks[0] == "plan: for a device of %d SMs" % props.multi_processor_count, k.remarks
