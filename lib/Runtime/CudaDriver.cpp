@@ -118,12 +118,8 @@ llvm::Expected<std::string> rkc::cuda::currentArch() {
   auto ctx = currentContext();
   if (!ctx)
     return ctx.takeError();
-  const Driver &d = **driver();
-  CUdevice dev;
-  d.ctxGetDevice(&dev);
-  int major = 0, minor = 0;
-  d.deviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev);
-  d.deviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev);
+  CurrentDevice dev = currentDevice();
+  int major = dev.major, minor = dev.minor;
   if (major == 9 && minor == 0)
     return std::string("sm_90a");
   if (major == 10 && minor == 0)
@@ -156,6 +152,8 @@ rkc::cuda::CurrentDevice rkc::cuda::currentDevice() {
       (*d)->deviceGetAttribute(&c.major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev) !=
           CUDA_SUCCESS ||
       (*d)->deviceGetAttribute(&c.minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev) !=
+          CUDA_SUCCESS ||
+      (*d)->deviceGetAttribute(&c.cooperative, CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH, dev) !=
           CUDA_SUCCESS)
     c = CurrentDevice{};
   return memo[(int)dev] = c;

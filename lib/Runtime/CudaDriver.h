@@ -71,16 +71,18 @@ llvm::Expected<CUcontext> currentContext();
 /// or "no-gpu": part of every cache key.
 std::string deviceSignature();
 
-/// "sm_90a" etc. for the current device.
+/// "sm_90a" etc. for the current device (of the current context, else of
+/// device 0's primary context, made current).
 llvm::Expected<std::string> currentArch();
 
-/// What the planner needs of the device of the context current in this
-/// thread: its SM count and compute capability (all 0 when no context is
-/// current or there is no driver; never creates a context; memoised per
-/// device).
+/// What the planner and the launches need of the device of the context
+/// current in this thread: its SM count, compute capability and whether it
+/// launches cooperatively (all 0 when no context is current or there is no
+/// driver; never creates a context; memoised per device).
 struct CurrentDevice {
   int sms = 0;
   int major = 0, minor = 0;
+  int cooperative = 0; ///< CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH
 };
 CurrentDevice currentDevice();
 

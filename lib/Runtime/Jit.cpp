@@ -197,20 +197,17 @@ llvm::Expected<Kernel::Loaded> Kernel::function() {
   if (info().split > 1) {
     // The grid tier: how many CTAs fit at once (a cooperative launch
     // needs every CTA resident).
-    int perSm = 0, sms = 0, coop = 0;
-    CUdevice dev;
+    int perSm = 0;
     r = d.occupancyMaxActiveBlocksPerMultiprocessor(&perSm, fn, (int)info().ctaThreads,
                                                     (size_t)info().smemBytes);
-    if (r == CUDA_SUCCESS)
-      r = d.ctxGetDevice(&dev);
-    if (r == CUDA_SUCCESS)
-      r = d.deviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev);
-    if (r == CUDA_SUCCESS)
-      r = d.deviceGetAttribute(&coop, CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH, dev);
     if (r != CUDA_SUCCESS)
       return llvm::createStringError(cuda::describe(d, r, "querying the resident CTAs"));
-    l.cooperative = coop != 0;
-    l.residentCtas = (int64_t)perSm * sms;
+    cuda::CurrentDevice dev = cuda::currentDevice(); // *ctx's device
+    if (dev.sms <= 0)
+      return llvm::createStringError("querying the resident CTAs: no SM count for the "
+                                     "current device");
+    l.cooperative = dev.cooperative != 0;
+    l.residentCtas = (int64_t)perSm * dev.sms;
   }
   functions_[*ctx] = l;
   return l;
