@@ -7,11 +7,13 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringRef.h"
 
+#include <mutex>
 #include <string>
 
 struct rkc_kernel_s {
   std::shared_ptr<rkc::Kernel> kernel; ///< shared by all handles of a request
   unsigned flags = 0;                  ///< this handle's RKC_LAUNCH_* flags
+  std::once_flag remarksOnce;          ///< rkcKernelRemarks joins them once
   std::string remarks;                 ///< "plan: ..." lines (rkcKernelRemarks)
 };
 
@@ -59,10 +61,7 @@ rkc_status rkcKernelCompile(const char *spec, const char *name, const char *shap
   auto k = rkc::getTuned(req);
   if (!k)
     return fail(RKC_ERROR_COMPILE, llvm::toString(k.takeError()));
-  std::string remarks;
-  for (const std::string &r : (*k)->result().remarks)
-    remarks += (llvm::StringRef(r).starts_with("plan: ") ? "" : "plan: ") + r + "\n";
-  *out = new rkc_kernel_s{*k, 0, std::move(remarks)};
+  *out = new rkc_kernel_s{*k};
   lastError.clear();
   return RKC_OK;
 }
@@ -93,7 +92,14 @@ const char *rkcKernelPlan(rkc_kernel k) {
   return k && k->kernel ? k->kernel->info().plan.c_str() : nullptr;
 }
 const char *rkcKernelRemarks(rkc_kernel k) {
-  return k && k->kernel ? k->remarks.c_str() : nullptr;
+  if (!k || !k->kernel)
+    return nullptr;
+  // Joined on first use: rkcKernelCompile's in-process hits stay lookups.
+  std::call_once(k->remarksOnce, [k] {
+    for (const std::string &r : k->kernel->result().remarks)
+      k->remarks += (llvm::StringRef(r).starts_with("plan: ") ? "" : "plan: ") + r + "\n";
+  });
+  return k->remarks.c_str();
 }
 const char *rkcKernelCuda(rkc_kernel k) {
   return k && k->kernel ? k->kernel->result().cuda.c_str() : nullptr;
