@@ -317,10 +317,12 @@ llvm::Expected<Harness::Check> Harness::check(Kernel &kernel, int64_t rows) {
   const cuda::Driver &d = *I.d;
   const KernelInfo &info = I.info;
   rows = I.column.empty() ? std::min(rows, info.rows) : info.rows;
-  // A row count that a rank-1 argument cannot tell apart from N: all rows.
+  // A row count that a rank-1 argument cannot tell apart from N: all rows,
+  // evaluated whole (which arguments are indexed by row is not known).
+  bool ambiguous = false;
   for (size_t i = 0; i < info.args.size(); ++i)
     if (info.args[i].shape.size() == 1 && info.rows == info.cols)
-      rows = info.rows;
+      rows = info.rows, ambiguous = true;
   for (size_t i = 0; i < info.args.size(); ++i)
     if (info.args[i].output)
       d.memsetD8((CUdeviceptr)I.ptrs[i], 0xff, storageBytes(info.args[i], I.role(i)));
@@ -333,11 +335,9 @@ llvm::Expected<Harness::Check> Harness::check(Kernel &kernel, int64_t rows) {
   if (I.refRows != rows) {
     // The reference on the first `rows` rows of every row-indexed input,
     // in parts of the rows on every host thread (a row program's rows are
-    // independent; 64 rows of 1M take ~45 s on one thread). Not where a
-    // rank-1 argument may be [M] or [N] (rows == N): whole.
+    // independent; 64 rows of 1M take ~45 s on one thread).
     std::vector<HostTensor> sub;
     std::vector<bool> rowIndexed;
-    bool ambiguous = false;
     size_t k = 0;
     for (size_t i = 0; i < info.args.size(); ++i) {
       if (info.args[i].output)
@@ -348,7 +348,6 @@ llvm::Expected<Harness::Check> Harness::check(Kernel &kernel, int64_t rows) {
         t.shape[0] = rows;
         t.data.resize((size_t)(rows * per));
       }
-      ambiguous |= t.shape.size() == 1 && info.rows == info.cols;
       rowIndexed.push_back(I.perRow[i]);
       sub.push_back(std::move(t));
     }
