@@ -402,8 +402,36 @@ Expected<RowPlan> planRow(const RowProblem &p, const Target &t,
         threads *= 2;
     }
   }
+  // A row just past what the widest CTA holds with the budget's margin
+  // (16 registers of addresses and loop state): one CTA of half the
+  // threads holds it in registers at up to kRegisterValues values each,
+  // where values x live fragments fill the registers exactly (ptxas fits
+  // them: the epilogue consumes the fragments chunk by chunk), instead of
+  // a cluster of 2 staged asynchronously. Measured on the H100
+  // (docs/performance-notes.md, session 26), LayerNorm bf16 / f16 at N =
+  // 32768 (512 threads x 64 values, 128 registers, no spills): 1.21-1.32x
+  // at M = 1-64, 1.15x at 512 and 1.03x at 4096 (there async staging,
+  // below). Rows of one 16-bit [M, N] input only: RMSNorm f32 lost at a
+  // few rows (0.91x at M = 1-4: the cluster's prefetched weight) and
+  // gained 1-1.5 % at 64-4096, RMSNorm bf16 with a residual lost 2-4 %
+  // at M = 1-4 and at 512 (async), and ptxas spilled the rows the layout
+  // does not cover exactly (ptxas -v, sm_90a: LayerNorm bf16 at N = 32000
+  // 136 bytes, 32767 1048).
+  bool registersAtEdge = false;
+  if (o.threads <= 0 && o.cluster <= 0 && o.staging < 0 && o.values <= 0 &&
+      t.hasClusters() && p.reductionDepth > 0 && p.outputRowBytes > 0 &&
+      p.inputRowBytes == 2 && !shifted && threads == t.maxThreadsPerCta &&
+      nvec % (threads / 2) == 0 && ceilDiv(nvec, threads) > kmaxFor(threads)) {
+    int64_t half = threads / 2;
+    int64_t values = ceilDiv(nvec, half) * pl.vector;
+    int64_t regs = std::min<int64_t>(255, 65536 / half);
+    if (values <= kRegisterValues && values * std::max(p.liveFrags, 1.0) <= regs) {
+      threads = half;
+      registersAtEdge = true;
+    }
+  }
   bool clusterAsync = false;
-  if (ceilDiv(nvec, threads) > kmaxFor(threads) && t.hasClusters()) {
+  if (!registersAtEdge && ceilDiv(nvec, threads) > kmaxFor(threads) && t.hasClusters()) {
     // The row needs a cluster. CTAs of 256 threads holding up to 32 values
     // each keep two or more CTAs per SM in different phases (one loading
     // while another reduces through DSMEM); one 1024-thread CTA per SM
@@ -500,7 +528,7 @@ Expected<RowPlan> planRow(const RowProblem &p, const Target &t,
   pl.threads = threads;
   pl.cluster = cluster;
   int64_t chunks = ceilDiv(nvec, threads * cluster);
-  bool fits = chunks <= kmax || o.values > 0;
+  bool fits = chunks <= kmax || o.values > 0 || registersAtEdge;
   pl.staging = o.staging >= 0 ? (Staging)o.staging
                               : (!fits || readOnce || elementwise ? Staging::Stream
                                  : clusterAsync ? Staging::Async

@@ -614,6 +614,90 @@ func.func @rms_f32_many(%x: tensor<4096x32768xf32> {rk.name = "x"}, %w: tensor<3
 // RMS-LABEL: func.func @rms_f32_many
 // RMS-SAME:    tier.schedule = #tier.schedule<reduce = cluster, cluster = 2, staging = async, unroll = 16, min_blocks = 0>}
 
+// RMSNorm with a bias, bf16, N = 32768: x (1) + w and b (1/2 each, packed
+// where first used, after the reduction) = 2 live fragments. 1024 threads
+// have (64 - 16) / 2 = 24 -> 16 values, too few for the 4096 vectors of 8,
+// but one CTA of 512 threads holds them at 64 values each: 64 x 2 = 128,
+// the registers exactly (the planner's margin would have said a cluster
+// of 2): the row stays in one CTA, in registers.
+// expected-remark@below {{plan: vector = 8: 16-byte accesses of 2-byte elements}}
+// expected-remark@below {{plan: 512 threads per row, 64 values per thread (8 vector loads in flight)}}
+// expected-remark@below {{plan: cluster = 1}}
+// expected-remark@below {{plan: rows per CTA: 1 (512 threads)}}
+// expected-remark@below {{plan: reductions climb to the block tier}}
+// expected-remark@below {{plan: staging = registers: the row stays in registers and is read from global memory once}}
+func.func @rms_bias_bf16(%x: tensor<8x32768xbf16> {rk.name = "x"}, %w: tensor<32768xbf16> {rk.name = "w"}, %b: tensor<32768xbf16> {rk.name = "b"}) -> tensor<8x32768xbf16> {
+  %eps = arith.constant 9.99999997E-7 : f32
+  %n = arith.constant 3.276800e+04 : f32
+  %0 = rk.map %x {
+  ^bb0(%a: f32):
+    %6 = arith.mulf %a, %a : f32
+    rk.yield %6 : f32
+  } : tensor<8x32768xbf16> -> tensor<8x32768xf32>
+  %1 = rk.reduce add %0 : tensor<8x32768xf32> -> tensor<8xf32>
+  %2 = rk.map %1, %n, %eps {
+  ^bb0(%a: f32, %c: f32, %d: f32):
+    %6 = arith.divf %a, %c : f32
+    %7 = arith.addf %6, %d : f32
+    %8 = math.rsqrt %7 : f32
+    rk.yield %8 : f32
+  } : tensor<8xf32>, f32, f32 -> tensor<8xf32>
+  %3 = rk.broadcast %2 dims [0] : tensor<8xf32> -> tensor<8x32768xf32>
+  %4 = rk.broadcast %w dims [1] : tensor<32768xbf16> -> tensor<8x32768xbf16>
+  %5 = rk.broadcast %b dims [1] : tensor<32768xbf16> -> tensor<8x32768xbf16>
+  %y = rk.map %x, %3, %4, %5 {
+  ^bb0(%a: f32, %c: f32, %d: f32, %e: f32):
+    %6 = arith.mulf %a, %c : f32
+    %7 = arith.mulf %6, %d : f32
+    %8 = arith.addf %7, %e : f32
+    rk.yield %8 : f32
+  } : tensor<8x32768xbf16>, tensor<8x32768xf32>, tensor<8x32768xbf16>, tensor<8x32768xbf16> -> tensor<8x32768xbf16>
+  return %y : tensor<8x32768xbf16>
+}
+// RMS-LABEL: func.func @rms_bias_bf16
+// RMS-SAME:    tier.tv_layout<threads = 512, values = 64, vector = 8, rows = 1>, tier.schedule = #tier.schedule<reduce = block, cluster = 1, staging = registers, unroll = 8, min_blocks = 0>}
+
+// The same at N = 32000: 4000 vectors, not a multiple of 512 threads (the
+// last chunks masked: ptxas spilled them at 128 registers), so a cluster
+// (16 CTAs, less than a wave: w and b loaded with the row).
+// expected-remark@below {{plan: vector = 8: 16-byte accesses of 2-byte elements}}
+// expected-remark@below {{plan: 256 threads per row, 64 values per thread (8 vector loads in flight)}}
+// expected-remark@below {{plan: cluster = 2: the row is split over the CTAs of a cluster and reduced through DSMEM}}
+// expected-remark@below {{plan: rows per CTA: 1 (256 threads)}}
+// expected-remark@below {{plan: reductions climb to the cluster tier}}
+// expected-remark@below {{plan: prefetch: the [N] operands are loaded with the row (16 CTAs, about one wave: the kernel is latency-bound)}}
+// expected-remark@below {{plan: staging = async: the row is copied to shared memory with cp.async and read back where it is used; global memory is read once}}
+func.func @rms_bias_bf16_partial(%x: tensor<8x32000xbf16> {rk.name = "x"}, %w: tensor<32000xbf16> {rk.name = "w"}, %b: tensor<32000xbf16> {rk.name = "b"}) -> tensor<8x32000xbf16> {
+  %eps = arith.constant 9.99999997E-7 : f32
+  %n = arith.constant 3.200000e+04 : f32
+  %0 = rk.map %x {
+  ^bb0(%a: f32):
+    %6 = arith.mulf %a, %a : f32
+    rk.yield %6 : f32
+  } : tensor<8x32000xbf16> -> tensor<8x32000xf32>
+  %1 = rk.reduce add %0 : tensor<8x32000xf32> -> tensor<8xf32>
+  %2 = rk.map %1, %n, %eps {
+  ^bb0(%a: f32, %c: f32, %d: f32):
+    %6 = arith.divf %a, %c : f32
+    %7 = arith.addf %6, %d : f32
+    %8 = math.rsqrt %7 : f32
+    rk.yield %8 : f32
+  } : tensor<8xf32>, f32, f32 -> tensor<8xf32>
+  %3 = rk.broadcast %2 dims [0] : tensor<8xf32> -> tensor<8x32000xf32>
+  %4 = rk.broadcast %w dims [1] : tensor<32000xbf16> -> tensor<8x32000xbf16>
+  %5 = rk.broadcast %b dims [1] : tensor<32000xbf16> -> tensor<8x32000xbf16>
+  %y = rk.map %x, %3, %4, %5 {
+  ^bb0(%a: f32, %c: f32, %d: f32, %e: f32):
+    %6 = arith.mulf %a, %c : f32
+    %7 = arith.mulf %6, %d : f32
+    %8 = arith.addf %7, %e : f32
+    rk.yield %8 : f32
+  } : tensor<8x32000xbf16>, tensor<8x32000xf32>, tensor<8x32000xbf16>, tensor<8x32000xbf16> -> tensor<8x32000xbf16>
+  return %y : tensor<8x32000xbf16>
+}
+// RMS-LABEL: func.func @rms_bias_bf16_partial
+// RMS-SAME:    tier.schedule = #tier.schedule<reduce = cluster, cluster = 2, staging = async
+
 //--- override.mlir
 // The override replaces the heuristic field by field: 8-byte vectors, 512
 // threads -> 4096 / 512 = 8 values; unroll and min_blocks as given.

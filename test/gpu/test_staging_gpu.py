@@ -44,6 +44,11 @@ CASES = [
     ("rms_norm", "f32", 4097, 64, ""),
     ("softmax", "bf16", 130, 4096, "threads=128,rows=2"),
     ("layer_norm", "f16", 129, 16384, ""),
+    # One CTA of 512 threads x 64 values at the registers' edge (the
+    # planner's LayerNorm 16-bit plan at N = 32768: registers at a few
+    # rows, async over many; docs/planner.md rule 4).
+    ("layer_norm", "bf16", 16, 32768, "threads=512,values=64,vector=8,rows=1,cluster=1"),
+    ("layer_norm", "f16", 512, 32768, "threads=512,values=64,vector=8,rows=1,cluster=1"),
 ]
 
 
