@@ -32,6 +32,7 @@ _state_lock = threading.Lock()
 _FLOAT = {}      # torch dtype -> rkc dtype name ("f32", "bf16", "f16")
 _TORCH_OF = {}   # rkc arg dtype name ("f32", "i64", ...) -> torch dtype
 _arch_of = {}    # device index -> "sm_90a"
+_sms_of = {}     # device index -> its SM count
 _ops_registered = False
 
 
@@ -151,15 +152,15 @@ _ROW_ARG = {"rms_norm": "x", "rms_norm_residual": "x", "layer_norm": "x",
             "cross_entropy": "logits"}
 
 
-def _builtin_kernel(spec, attr, M, N, dt, arch, vec=None):
+def _builtin_kernel(spec, attr, M, N, dt, dev, vec=None):
     pdl = _pdl
-    key = (spec, attr, M, N, dt, arch, vec, pdl)
+    key = (spec, attr, M, N, dt, _target(dev), vec, pdl)
     k = _kernels.get(key)
     if k is not None:
         return k
-    return _cached_kernel(key, lambda: Kernel(
-        _builtin_text(spec, attr), "%s=%dx%d" % (_ROW_ARG[spec], M, N), dt, arch,
-        None if vec is None else "vector=%d" % vec, spec + ".mlir", pdl=pdl))
+    return _cached_kernel(key, lambda: _compile_on(dev, lambda: Kernel(
+        _builtin_text(spec, attr), "%s=%dx%d" % (_ROW_ARG[spec], M, N), dt, _arch(dev),
+        None if vec is None else "vector=%d" % vec, spec + ".mlir", pdl=pdl)))
 
 
 def _env_pdl():
@@ -202,6 +203,29 @@ def _arch(dev):
             a = "sm_%d%d" % (major, minor)
         _arch_of[dev] = a
     return a
+
+
+def _target(dev):
+    """What a kernel for device `dev` is planned for, the cache keys' part:
+    (arch, SM count). librkc plans grids, splits and waves for the SMs of
+    the device current in the thread that compiles (_compile_on makes `dev`
+    current), so two GPUs of one arch with different SM counts get their
+    own kernels, and GPUs alike share them."""
+    if dev is None:  # no device (the CPU tests' stand-ins)
+        return (_arch(dev), None)
+    s = _sms_of.get(dev)
+    if s is None:
+        s = _torch.cuda.get_device_properties(dev).multi_processor_count
+        _sms_of[dev] = s
+    return (_arch(dev), s)
+
+
+def _compile_on(dev, make):
+    """make() (a compile) with device `dev` current (None: as it is)."""
+    if dev is None or dev == _torch.cuda.current_device():
+        return make()
+    with _torch.cuda.device(dev):
+        return make()
 
 
 def _strides_ok(V, N, strides):
@@ -270,13 +294,12 @@ def _run_builtin(spec, attr, M, N, dt, dev, tensors, n_in, skip=(), key=None, de
     it once the launch went through; `device`: the tensors' torch.device;
     `src`: the op's row input as given; `fast`: the launcher's op-specific
     fields (oshape, odtype: of the outputs; wcast, bcast, tcast)."""
-    arch = _arch(dev)
-    k = _builtin_kernel(spec, attr, M, N, dt, arch)
+    k = _builtin_kernel(spec, attr, M, N, dt, dev)
     strides = [t.stride(0) if (i < n_in and M > 1 and t.dim() == 2) else 0
                for i, t in enumerate(tensors)]
 
     def recompile(v):
-        return _builtin_kernel(spec, attr, M, N, dt, arch, v)
+        return _builtin_kernel(spec, attr, M, N, dt, dev, v)
 
     _launch(k, tensors, strides, M, dev, skip, recompile)
     if key is not None and device.type in _FAST_DEVICES:
@@ -848,7 +871,7 @@ def precompile(op, shape, dtype, device=None, **params):
     dev = None if device is None else torch.device(device).index
     if dev is None:
         dev = torch.cuda.current_device()
-    return _builtin_kernel(spec, attr, M, N, dt, _arch(dev))
+    return _builtin_kernel(spec, attr, M, N, dt, dev)
 
 
 # --- custom specs ----------------------------------------------------------
@@ -983,17 +1006,18 @@ class CompiledSpec(object):
                                  "tensors are supported" % (fn, a.name, a.type))
             prepared.append(t)
         dev = device.index
-        arch = _arch(dev)
+        target = _target(dev)
         shapes = ";".join("%s=%s" % (a.name, "x".join(str(d) for d in t.shape))
                           for a, t in zip(self.args, prepared))
 
         def get(vec):
-            key = (shapes, dt, arch, vec)
+            key = (shapes, dt, target, vec)
             k = self._kernels.get(key)
             if k is None:
                 sched = self.schedule if vec is None else (
                     "vector=%d" % vec if not self.schedule else "%s,vector=%d" % (self.schedule, vec))
-                k = Kernel(self.spec_text, shapes, dt, arch, sched, self.spec_name)
+                k = _compile_on(dev, lambda: Kernel(self.spec_text, shapes, dt, target[0], sched,
+                                                    self.spec_name))
                 self._kernels.setdefault(key, k)
             return k
 

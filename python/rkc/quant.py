@@ -57,18 +57,20 @@ def _token_rows(rows, D, G):
     return (rows * (D // G), G) if 0 < G < D else (rows, D)
 
 
-def _kernel_key(op, bits, group, symmetric, scale, axis, bias, shapes, dtype, arch, vec,
+def _kernel_key(op, bits, group, symmetric, scale, axis, bias, shapes, dtype, target, vec,
                 pdl=False):
     return ("quant", op, bits, group, bool(symmetric), scale, axis, bool(bias), shapes, dtype,
-            arch, vec, bool(pdl))
+            target, vec, bool(pdl))
 
 
-def _compile(op, bits, group, symmetric, scale, axis, bias, shapes, dtype, arch, vec=None,
-             pdl=False):
+def _compile(op, bits, group, symmetric, scale, axis, bias, shapes, dtype, target, vec=None,
+             pdl=False, dev=None):
     """The cached rkc.Kernel of one quantized op; `shapes` a format_shapes
-    string, `group` already canonical (_spec_group); `pdl`: its handle
+    string, `group` already canonical (_spec_group); `target`: (arch, SM
+    count) of device `dev` (rkc.ops._target; (arch, None) and dev None for
+    an explicit arch), compiled with `dev` current; `pdl`: its handle
     launches with programmatic dependent launch."""
-    key = _kernel_key(op, bits, group, symmetric, scale, axis, bias, shapes, dtype, arch, vec,
+    key = _kernel_key(op, bits, group, symmetric, scale, axis, bias, shapes, dtype, target, vec,
                       pdl)
     k = _ops._kernels.get(key)
     if k is not None:
@@ -77,8 +79,9 @@ def _compile(op, bits, group, symmetric, scale, axis, bias, shapes, dtype, arch,
     def make():
         name = _spec.quant_spec_name(op, bits, group, symmetric, axis, bias)
         text = _spec.quant_spec_text(op, bits, group, symmetric, scale, axis, bias)
-        return Kernel(text, shapes, dtype, arch, None if vec is None else "vector=%d" % vec,
-                      name + ".mlir", pdl=pdl)
+        return _ops._compile_on(dev, lambda: Kernel(
+            text, shapes, dtype, target[0], None if vec is None else "vector=%d" % vec,
+            name + ".mlir", pdl=pdl))
 
     return _ops._cached_kernel(key, make)
 
@@ -129,7 +132,7 @@ def kernel(op, dtype, bits=4, group_size=128, symmetric=True, scale="f16", axis=
         name = _spec.quant_spec_name(op, bits, group, symmetric, axis, bias)
         return Kernel(_spec.quant_spec_text(op, bits, group, symmetric, scale, axis, bias),
                       shapes, dtype, arch, schedule, name + ".mlir")
-    return _compile(op, bits, group, symmetric, scale, axis, bias, shapes, dtype, arch)
+    return _compile(op, bits, group, symmetric, scale, axis, bias, shapes, dtype, (arch, None))
 
 
 # --- argument checks -------------------------------------------------------
@@ -402,7 +405,7 @@ def _run(k, tensors, dev, key):
     the narrower-vector variant of a kernel with vector accesses when the
     data is not aligned for them (column kernels have none: 1)."""
     _ops._launch(k, tensors, [0] * len(tensors), k.rows, dev, (),
-                 lambda v: _compile(*key, vec=v, pdl=k.pdl))
+                 lambda v: _compile(*key, vec=v, pdl=k.pdl, dev=dev))
 
 
 # --- quantize ----------------------------------------------------------------
@@ -481,8 +484,8 @@ def quantize(w, bits=4, group_size=128, symmetric=True, scale_dtype=None, axis=0
     group = _spec_group(G, rows if ax == 0 else cols)
     shapes = _shapes(op, bits, group, symmetric, ax, False, K=rows, N=cols)
     dev = w.device.index
-    key = (op, bits, group, symmetric, sname, ax, False, shapes, dt, _ops._arch(dev))
-    k = _compile(*key)
+    key = (op, bits, group, symmetric, sname, ax, False, shapes, dt, _ops._target(dev))
+    k = _compile(*key, dev=dev)
     if len(k.outputs) != (2 if symmetric else 3):
         raise RkcError("rkc.quantize: the kernel has %d results, expected %d"
                        % (len(k.outputs), 2 if symmetric else 3))
@@ -521,8 +524,8 @@ def dequantize(q, dtype=None):
         group = _spec_group(group, cols)
     shapes = _shapes(op, bits, group, symmetric, axis, False, K=rows, N=cols)
     dev = q.device.index
-    key = (op, bits, group, symmetric, sname, axis, False, shapes, dt, _ops._arch(dev))
-    k = _compile(*key)
+    key = (op, bits, group, symmetric, sname, axis, False, shapes, dt, _ops._target(dev))
+    k = _compile(*key, dev=dev)
     out = _ops._empty(shape, dtype, q.device)
     ins = [q.packed, q.scales] + ([] if symmetric else [q.zeros])
     _run(k, ins + [out], dev, key)
@@ -626,8 +629,8 @@ def _gemv_checked(x, q, b, pdl=False):
         tensors.append(b2)
     shapes = _shapes(op, bits, group, symmetric, 0, b is not None, M=M, K=K, N=N)
     dev = x.device.index
-    key = (op, bits, group, symmetric, sname, 0, b is not None, shapes, dt, _ops._arch(dev))
-    k = _compile(*key, pdl=pdl)
+    key = (op, bits, group, symmetric, sname, 0, b is not None, shapes, dt, _ops._target(dev))
+    k = _compile(*key, pdl=pdl, dev=dev)
     oshape = xshape[:-1] + (N,)
     out = _ops._empty(oshape, x.dtype, x.device)
     tensors.append(out)
@@ -688,4 +691,5 @@ def precompile(op, shape, dtype, bits=4, group_size=128, symmetric=True, scale_d
     dev = None if device is None else torch.device(device).index
     if dev is None:
         dev = torch.cuda.current_device()
-    return _compile(op, bits, group, symmetric, sname, ax, bias, shapes, dt, _ops._arch(dev))
+    return _compile(op, bits, group, symmetric, sname, ax, bias, shapes, dt, _ops._target(dev),
+                    dev=dev)

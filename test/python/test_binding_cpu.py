@@ -524,3 +524,75 @@ def test_vector_alignment_rule_of_shifted_rows():
     assert rkc.ops._aligned(8, 4095, [4096, 8192], sizes, [4095, 0], skip)
     assert not rkc.ops._aligned(8, 4095, [4098, 8192], sizes, [4095, 0], skip)
     assert rkc.ops._aligned(1, 4095, [4098, 8192], sizes, [4095, 0], skip)
+
+
+class _FakeCuda:
+    """torch.cuda's device queries for three GPUs of sm_90: 0 and 2 with 132
+    SMs, 1 with 114 (an H100 SXM and PCIe in one host)."""
+
+    SMS = {0: 132, 1: 114, 2: 132}
+
+    def __init__(self):
+        self.current = 0
+        self.switches = []
+
+    def get_device_capability(self, dev):
+        return (9, 0)
+
+    def get_device_properties(self, dev):
+        class Props:
+            multi_processor_count = self.SMS[dev]
+        return Props()
+
+    def current_device(self):
+        return self.current
+
+    def device(self, dev):
+        cuda = self
+
+        class Guard:
+            def __enter__(self):
+                self.prev, cuda.current = cuda.current, dev
+                cuda.switches.append(dev)
+
+            def __exit__(self, *exc):
+                cuda.current = self.prev
+        return Guard()
+
+
+@pytest.fixture
+def fake_gpus(monkeypatch):
+    import types
+    from rkc import ops
+    cuda = _FakeCuda()
+    monkeypatch.setattr(ops, "_torch", types.SimpleNamespace(cuda=cuda))
+    monkeypatch.setattr(ops, "_arch_of", {})
+    monkeypatch.setattr(ops, "_sms_of", {})
+    monkeypatch.setattr(ops, "_kernels", {})
+    return cuda
+
+
+def test_kernel_cache_keys_carry_the_devices_sm_count(fake_gpus):
+    """librkc plans grids, splits and waves for the SMs of the device current
+    when it compiles: the binding keys its kernels by (arch, SM count) and
+    compiles with the tensor's device current, so two GPUs of one arch with
+    different SM counts get their own kernels and GPUs alike share them."""
+    from rkc import ops
+    assert ops._target(0) == ("sm_90a", 132)
+    assert ops._target(1) == ("sm_90a", 114)
+    assert ops._target(2) == ops._target(0)
+    assert ops._compile_on(1, lambda: fake_gpus.current_device()) == 1
+    assert fake_gpus.current_device() == 0  # restored
+    assert ops._compile_on(0, lambda: "same") == "same" and fake_gpus.switches == [1]
+
+
+@needs_lib
+def test_builtin_kernels_per_sm_count(fake_gpus):
+    from rkc import ops
+    k0 = ops._builtin_kernel("softmax", None, 4, 4096, "bf16", 0)
+    k1 = ops._builtin_kernel("softmax", None, 4, 4096, "bf16", 1)
+    k2 = ops._builtin_kernel("softmax", None, 4, 4096, "bf16", 2)
+    assert k0 is k2 and k1 is not k0
+    # Device 1's kernel compiled with device 1 current; device 2 took 0's.
+    assert fake_gpus.switches == [1]
+    assert len(ops._kernels) == 2
