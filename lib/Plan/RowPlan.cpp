@@ -416,11 +416,21 @@ Expected<RowPlan> planRow(const RowProblem &p, const Target &t,
   // gained 1-1.5 % at 64-4096, RMSNorm bf16 with a residual lost 2-4 %
   // at M = 1-4 and at 512 (async), and ptxas spilled the rows the layout
   // does not cover exactly (ptxas -v, sm_90a: LayerNorm bf16 at N = 32000
-  // 136 bytes, 32767 1048).
+  // 136 bytes, 32767 1048). Rows whose results are 16-bit too (16-byte
+  // vectors of 8): wider results (f32 out of bf16 in) take vectors of 4,
+  // 16 loads in flight per thread, not measured. And rows whose
+  // reductions wait with the row input alone (liveAtReductions): random
+  // programs holding an elementwise result or an early [N] operand across
+  // them spilled 4-208 bytes at 128 registers (test/gpu/random_specs.py
+  // seeds 61, 68, 100 at N = 32768; their cluster plans none), and so did
+  // rows mapped through exp, tanh or atan (seeds 270, 344: 124-132 bytes):
+  // no math-dialect op in the row's maps but sqrt, rsqrt, abs and fma.
   bool registersAtEdge = false;
   if (o.threads <= 0 && o.cluster <= 0 && o.staging < 0 && o.values <= 0 &&
       t.hasClusters() && p.reductionDepth > 0 && p.outputRowBytes > 0 &&
-      p.inputRowBytes == 2 && !shifted && threads == t.maxThreadsPerCta &&
+      p.inputRowBytes == 2 && p.elemBytes == 2 && p.liveAtReductions <= 1.0 &&
+      p.rowMathOps == 0 && !shifted &&
+      threads == t.maxThreadsPerCta &&
       nvec % (threads / 2) == 0 && ceilDiv(nvec, threads) > kmaxFor(threads)) {
     int64_t half = threads / 2;
     int64_t values = ceilDiv(nvec, half) * pl.vector;

@@ -110,7 +110,8 @@ std::string diskcache::serialize(const std::string &key, const CompileResult &r)
     problem << p->rows << " " << p->cols << " " << p->elemBytes << " " << p->minElemBytes << " "
             << p->liveFrags << " " << p->liveFragsStaged << " " << p->reductions << " "
             << p->stateWords << " " << p->inputRowBytes << " " << p->inputElemBytes << " "
-            << p->outputRowBytes << " " << p->rowVectorInputs << " " << (p->uniformInputs ? 1 : 0);
+            << p->outputRowBytes << " " << p->rowVectorInputs << " " << (p->uniformInputs ? 1 : 0)
+            << " " << p->liveAtReductions << " " << p->rowMathOps;
   putBlob(payload, "problem", problem.str());
   // ... and column kernels.
   std::ostringstream column;
@@ -195,7 +196,8 @@ std::optional<CompileResult> diskcache::deserialize(const std::string &key,
     std::istringstream pin(*problem);
     pin >> p.rows >> p.cols >> p.elemBytes >> p.minElemBytes >> p.liveFrags >>
         p.liveFragsStaged >> p.reductions >> p.stateWords >> p.inputRowBytes >>
-        p.inputElemBytes >> p.outputRowBytes >> p.rowVectorInputs >> uniform;
+        p.inputElemBytes >> p.outputRowBytes >> p.rowVectorInputs >> uniform >>
+        p.liveAtReductions >> p.rowMathOps;
     if (!pin)
       return std::nullopt;
     p.uniformInputs = uniform != 0;

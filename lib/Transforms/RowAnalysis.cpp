@@ -5,6 +5,7 @@
 #include "rk/RkDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
@@ -241,7 +242,20 @@ rkc::analyzeRowProgram(func::FuncOp func) {
       depth[r] = d;
   }
   p.reductionDepth = deepest;
+  func.walk([&](rk::MapOp map) {
+    if (map->getNumResults() == 0 || !isFragment(map->getResult(0), p.rows, p.cols))
+      return;
+    map.getBody().walk([&](Operation *inner) {
+      if (inner->getDialect() && inner->getDialect()->getNamespace() == "math" &&
+          !isa<math::SqrtOp, math::RsqrtOp, math::AbsFOp, math::FmaOp>(inner))
+        ++p.rowMathOps;
+    });
+  });
   p.liveFrags = std::max(1.0, *llvm::max_element(held));
+  p.liveAtReductions =
+      lastReduction == 0
+          ? p.liveFrags
+          : std::max(1.0, *std::max_element(held.begin(), held.begin() + lastReduction + 1));
   p.liveFragsStaged = std::max(1.0, *llvm::max_element(heldStaged));
   p.reductions = std::max(reductions, 1);
   p.stateWords = stateWords;

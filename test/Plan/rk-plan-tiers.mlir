@@ -698,6 +698,65 @@ func.func @rms_bias_bf16_partial(%x: tensor<8x32000xbf16> {rk.name = "x"}, %w: t
 // RMS-LABEL: func.func @rms_bias_bf16_partial
 // RMS-SAME:    tier.schedule = #tier.schedule<reduce = cluster, cluster = 2, staging = async
 
+// The registers' edge needs an epilogue that consumes its fragments chunk
+// by chunk: a row mapped through exp (many temporaries per value: random
+// programs with exp, tanh or atan spilled at 128 registers) keeps the
+// cluster, and so does a row whose reductions wait with more than the row
+// input (here a result computed before them, held to the end).
+// expected-remark@below {{plan: vector = 8: 16-byte accesses of 2-byte elements}}
+// expected-remark@below {{plan: 256 threads per row, 64 values per thread (8 vector loads in flight)}}
+// expected-remark@below {{plan: cluster = 2: the row is split over the CTAs of a cluster and reduced through DSMEM}}
+// expected-remark@below {{plan: rows per CTA: 1 (256 threads)}}
+// expected-remark@below {{plan: reductions climb to the cluster tier}}
+// expected-remark@below {{plan: staging = async: the row is copied to shared memory with cp.async and read back where it is used; global memory is read once}}
+func.func @edge_exp(%x: tensor<4096x32768xbf16> {rk.name = "x"}, %w: tensor<32768xbf16> {rk.name = "w"}, %b: tensor<32768xbf16> {rk.name = "b"}) -> tensor<4096x32768xbf16> {
+  %0 = rk.reduce add %x : tensor<4096x32768xbf16> -> tensor<4096xf32>
+  %1 = rk.map %0 {
+  ^bb0(%a: f32):
+    %r = math.rsqrt %a : f32
+    rk.yield %r : f32
+  } : tensor<4096xf32> -> tensor<4096xf32>
+  %2 = rk.broadcast %1 dims [0] : tensor<4096xf32> -> tensor<4096x32768xf32>
+  %3 = rk.broadcast %w dims [1] : tensor<32768xbf16> -> tensor<4096x32768xbf16>
+  %4 = rk.broadcast %b dims [1] : tensor<32768xbf16> -> tensor<4096x32768xbf16>
+  %y = rk.map %x, %2, %3, %4 {
+  ^bb0(%a: f32, %s: f32, %c: f32, %d: f32):
+    %m = arith.mulf %a, %s : f32
+    %e = math.exp %m : f32
+    %r = arith.mulf %e, %c : f32
+    %q = arith.addf %r, %d : f32
+    rk.yield %q : f32
+  } : tensor<4096x32768xbf16>, tensor<4096x32768xf32>, tensor<4096x32768xbf16>, tensor<4096x32768xbf16> -> tensor<4096x32768xbf16>
+  return %y : tensor<4096x32768xbf16>
+}
+// RMS-LABEL: func.func @edge_exp
+// RMS-SAME:    tier.schedule = #tier.schedule<reduce = cluster, cluster = 2, staging = async
+
+// expected-remark@below {{plan: vector = 8: 16-byte accesses of 2-byte elements}}
+// expected-remark@below {{plan: 256 threads per row, 64 values per thread (8 vector loads in flight)}}
+// expected-remark@below {{plan: cluster = 2: the row is split over the CTAs of a cluster and reduced through DSMEM}}
+// expected-remark@below {{plan: rows per CTA: 1 (256 threads)}}
+// expected-remark@below {{plan: reductions climb to the cluster tier}}
+// expected-remark@below {{plan: staging = async: the row is copied to shared memory with cp.async and read back where it is used; global memory is read once}}
+func.func @edge_held_result(%x: tensor<4096x32768xbf16> {rk.name = "x"}) -> (tensor<4096x32768xbf16>, tensor<4096x32768xbf16>) {
+  %z = rk.map %x {
+  ^bb0(%a: f32):
+    %c = arith.constant 2.0 : f32
+    %r = arith.mulf %a, %c : f32
+    rk.yield %r : f32
+  } : tensor<4096x32768xbf16> -> tensor<4096x32768xbf16>
+  %0 = rk.reduce add %x : tensor<4096x32768xbf16> -> tensor<4096xf32>
+  %1 = rk.broadcast %0 dims [0] : tensor<4096xf32> -> tensor<4096x32768xf32>
+  %y = rk.map %x, %1 {
+  ^bb0(%a: f32, %b: f32):
+    %r = arith.mulf %a, %b : f32
+    rk.yield %r : f32
+  } : tensor<4096x32768xbf16>, tensor<4096x32768xf32> -> tensor<4096x32768xbf16>
+  return %y, %z : tensor<4096x32768xbf16>, tensor<4096x32768xbf16>
+}
+// RMS-LABEL: func.func @edge_held_result
+// RMS-SAME:    tier.schedule = #tier.schedule<reduce = cluster, cluster = 2, staging = async
+
 //--- override.mlir
 // The override replaces the heuristic field by field: 8-byte vectors, 512
 // threads -> 4096 / 512 = 8 values; unroll and min_blocks as given.

@@ -402,6 +402,42 @@ def test_random_program_compiles_for_other_archs(seed, arch):
             assert "cluster=1" in k.plan, k.plan
 
 
+def _ptxas_spills(ptx, tmp_path):
+    """(registers, spill store bytes) of a kernel's PTX by ptxas -v (sm_90a)."""
+    import shutil
+    ptxas = shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas"
+    if not os.path.exists(ptxas):
+        pytest.skip("ptxas not found")
+    path = tmp_path / "k.ptx"
+    path.write_text(ptx)
+    out = subprocess.run([ptxas, "-arch=sm_90a", "-v", str(path), "-o", os.devnull],
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    regs = re.search(r"Used (\d+) registers", out.stderr)
+    spills = re.search(r"(\d+) bytes spill stores", out.stderr)
+    return int(regs.group(1)), int(spills.group(1))
+
+
+@needs_lib
+@pytest.mark.parametrize("seed,edge", [(266, True), (886, True), (61, False), (68, False),
+                                       (100, False), (270, False), (344, False)])
+def test_registers_edge_rule_does_not_spill(seed, edge, tmp_path):
+    """The planner's registers edge (docs/planner.md rule 4: one CTA of 512
+    threads x 64 values where values x live fragments fill the 128
+    registers) takes random programs whose epilogue consumes its fragments
+    chunk by chunk (266, 886: no spills), and not those that spilled there
+    (a result held across the reductions, exp / tanh / atan in the row's
+    maps: 4-208 bytes), which keep their cluster."""
+    rs = _random_specs()
+    prog = rs.generate(seed)
+    f = rkc.compile(prog.text, spec_name="random_%d.mlir" % seed)
+    k = f.kernel(rs.input_shapes(prog, 4, 32768), "bf16", arch="sm_90a")
+    took = "threads=512," in k.plan and "cluster=1," in k.plan
+    assert took == edge, k.plan
+    regs, spills = _ptxas_spills(k.ptx, tmp_path)
+    assert spills == 0, (k.plan, regs, spills)
+
+
 # --- launch validation (no GPU needed: checked before the driver) -------------
 
 @needs_lib

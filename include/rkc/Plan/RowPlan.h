@@ -38,6 +38,14 @@ struct RowProblem {
   /// elementwise results (recomputed after each reduction) count at their
   /// uses only.
   double liveFragsStaged = 1;
+  /// liveFrags up to the last reduction (registers staging): the fragments
+  /// the reductions wait with. 1 when only the row input is held across
+  /// them and everything else (an [N] operand, a result) comes after, which
+  /// the epilogue then consumes chunk by chunk (LayerNorm).
+  double liveAtReductions = 1;
+  /// math-dialect ops (exp, tanh, atan, ...: many temporaries each) in the
+  /// bodies of the maps over the row, but sqrt, rsqrt, abs and fma.
+  int rowMathOps = 0;
   int reductions = 1;      ///< reductions per row (each owns smem buffers)
   int stateWords = 1;      ///< largest reduction state, in 32-bit words
   int inputRowBytes = 0;   ///< bytes per column of all [M, N] inputs together
