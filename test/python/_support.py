@@ -22,9 +22,12 @@ def library_ok():
 
 
 def has_cuda_driver():
-    """True if a CUDA driver is present (host-pointer tests must not run)."""
+    """True if librkc would find a CUDA driver (host-pointer tests must not
+    run). librkc loads RKC_CUDA_DRIVER_LIBRARY if set, else libcuda.so.1: a
+    GPU machine runs these tests (with its torch) by pointing it at no
+    library (scripts/gpu-run's pycpu step)."""
     try:
-        ctypes.CDLL("libcuda.so.1")
+        ctypes.CDLL(os.environ.get("RKC_CUDA_DRIVER_LIBRARY") or "libcuda.so.1")
         return True
     except OSError:
         return False
