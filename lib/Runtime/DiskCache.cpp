@@ -111,7 +111,8 @@ std::string diskcache::serialize(const std::string &key, const CompileResult &r)
             << p->liveFrags << " " << p->liveFragsStaged << " " << p->reductions << " "
             << p->stateWords << " " << p->inputRowBytes << " " << p->inputElemBytes << " "
             << p->outputRowBytes << " " << p->rowVectorInputs << " " << (p->uniformInputs ? 1 : 0)
-            << " " << p->liveAtReductions << " " << p->rowMathOps;
+            << " " << p->liveAtReductions << " " << p->rowMathOps << " "
+            << p->maxInputElemBytes << " " << p->reductionDepth;
   putBlob(payload, "problem", problem.str());
   // ... and column kernels.
   std::ostringstream column;
@@ -197,7 +198,7 @@ std::optional<CompileResult> diskcache::deserialize(const std::string &key,
     pin >> p.rows >> p.cols >> p.elemBytes >> p.minElemBytes >> p.liveFrags >>
         p.liveFragsStaged >> p.reductions >> p.stateWords >> p.inputRowBytes >>
         p.inputElemBytes >> p.outputRowBytes >> p.rowVectorInputs >> uniform >>
-        p.liveAtReductions >> p.rowMathOps;
+        p.liveAtReductions >> p.rowMathOps >> p.maxInputElemBytes >> p.reductionDepth;
     if (!pin)
       return std::nullopt;
     p.uniformInputs = uniform != 0;

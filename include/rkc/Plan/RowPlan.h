@@ -23,7 +23,9 @@ enum class Level { Thread, Warp, Block, Cluster, Grid };
 const char *stagingName(Staging s);
 const char *levelName(Level l);
 
-/// What the planner needs to know about a row program.
+/// What the planner needs to know about a row program. The disk cache
+/// stores it with each kernel (the tuner plans from it): a new field goes
+/// into DiskCache.cpp's problem blob too (test/unit/diskcache_test.cpp).
 struct RowProblem {
   int64_t rows = 1;        ///< M
   int64_t cols = 1;        ///< N, the reduced (row) length
