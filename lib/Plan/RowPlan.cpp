@@ -203,11 +203,16 @@ static bool copiesInChunks(const RowProblem &p, int64_t vector) {
   return p.uniformInputs && p.inputRowBytes > 0 && vector * p.inputElemBytes == 16;
 }
 
+/// Registers per thread when one CTA of `ctaThreads` threads fills an SM
+/// (65536 registers, at most 255 per thread).
+static int64_t registersPerThread(int64_t ctaThreads) {
+  return std::min<int64_t>(255, 65536 / std::max<int64_t>(ctaThreads, 128));
+}
+
 int64_t registerBudget(const RowProblem &p, int64_t threads, bool staged) {
-  // Registers per thread when one CTA of `threads` threads fills an SM
-  // (65536 registers, at most 255 per thread), less ~16 for addresses,
-  // loop state and the reduction; shared by the live fragments.
-  int64_t regs = std::min<int64_t>(255, 65536 / std::max<int64_t>(threads, 128));
+  // registersPerThread less ~16 for addresses, loop state and the
+  // reduction; shared by the live fragments.
+  int64_t regs = registersPerThread(threads);
   double live = std::max(staged ? p.liveFragsStaged : p.liveFrags, 1.0);
   int64_t v = std::max<int64_t>((int64_t)((regs - 16) / live), 1);
   return std::min<int64_t>((int64_t)llvm::bit_floor((uint64_t)v), kRegisterValues);
@@ -260,7 +265,7 @@ std::string checkPlan(const RowPlan &pl, const RowProblem &p, const Target &t) {
     return llvm::formatv("threads x CTAs per row x values ({0} x {1} x {2}) does not "
                          "cover the row of {3} elements",
                          pl.threads, pl.ctasPerRow(), pl.values, p.cols);
-  int64_t regs = std::min<int64_t>(255, 65536 / std::max<int64_t>(pl.ctaThreads(), 128));
+  int64_t regs = registersPerThread(pl.ctaThreads());
   if (pl.prefetch && !inRegisters)
     return "prefetch = 1 needs a row held in registers (staging = registers or async)";
   // Prefetched [N] operands are held from the start: a whole fragment each.
@@ -434,8 +439,8 @@ Expected<RowPlan> planRow(const RowProblem &p, const Target &t,
       nvec % (threads / 2) == 0 && ceilDiv(nvec, threads) > kmaxFor(threads)) {
     int64_t half = threads / 2;
     int64_t values = ceilDiv(nvec, half) * pl.vector;
-    int64_t regs = std::min<int64_t>(255, 65536 / half);
-    if (values <= kRegisterValues && values * std::max(p.liveFrags, 1.0) <= regs) {
+    if (values <= kRegisterValues &&
+        values * std::max(p.liveFrags, 1.0) <= registersPerThread(half)) {
       threads = half;
       registersAtEdge = true;
     }

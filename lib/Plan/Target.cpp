@@ -50,6 +50,13 @@ int64_t Target::residentCtas(int64_t cluster, int64_t ctasPerSm) const {
   return sms == 132 ? perK : std::max<int64_t>(1, perK * sms / 132);
 }
 
+std::string checkSms(int sms) {
+  if (sms >= 0 && sms <= kMaxSms)
+    return "";
+  return "sms must be 0 (the arch's largest part) or 1.." + std::to_string(kMaxSms) +
+         ", got " + std::to_string(sms);
+}
+
 const char *supportedArchs() { return "sm_80, sm_86, sm_89, sm_90, sm_90a, sm_100a"; }
 
 } // namespace rkc::plan

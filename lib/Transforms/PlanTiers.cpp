@@ -48,9 +48,8 @@ struct PlanTiers : public ::rkc::impl::RkPlanTiersPassBase<PlanTiers> {
     func::FuncOp func = getOperation();
     if (func.isExternal())
       return;
-    if (sms < 0 || sms > ::rkc::plan::kMaxSms) {
-      func.emitError() << "sms must be 0 (the arch's largest part) or 1.."
-                       << ::rkc::plan::kMaxSms << ", got " << (int)sms;
+    if (std::string bad = ::rkc::plan::checkSms(sms); !bad.empty()) {
+      func.emitError() << bad;
       return signalPassFailure();
     }
     auto target = ::rkc::plan::lookupTarget(arch, sms);

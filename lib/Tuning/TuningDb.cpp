@@ -10,6 +10,7 @@
 
 #include "rkc/Tuning.h"
 #include "rkc/Jit.h"
+#include "rkc/Plan/RowPlan.h"
 #include "rkc/Plan/Target.h"
 
 #include "../Runtime/CudaDriver.h"
@@ -181,17 +182,11 @@ std::vector<TuningEntry> TuningDb::entries() const {
 /// two per SM (more is the same regime); otherwise the planner decides.
 static bool sameGridRegime(const TuningEntry &e, int64_t m, int64_t sms) {
   int64_t rows = 1, perRow = 1;
-  llvm::SmallVector<llvm::StringRef> fields;
-  llvm::StringRef(e.schedule).split(fields, ',', -1, false);
-  for (llvm::StringRef f : fields) {
-    auto [name, value] = f.split('=');
-    int64_t v = 0;
-    if (value.getAsInteger(10, v) || v < 1)
-      continue;
-    if (name == "rows")
-      rows = v;
-    else if (name == "cluster" || name == "split")
-      perRow = std::max(perRow, v);
+  if (auto o = plan::parseOverride(e.schedule)) {
+    rows = std::max<int64_t>(o->rows, 1);
+    perRow = std::max<int64_t>({o->cluster, o->split, 1});
+  } else {
+    llvm::consumeError(o.takeError());
   }
   int64_t cap = 2 * sms;
   auto fill = [&](int64_t mm) { // min(ceil(mm / rows) x perRow, cap), no overflow

@@ -24,6 +24,9 @@ template <class T> static void expectEq(const T &got, const T &want, const char 
   }
 }
 
+/// got.FIELD == want.FIELD, named FIELD in the failure.
+#define EXPECT_FIELD(got, want, field) expectEq((got).field, (want).field, #field)
+
 int main() {
   CompileResult r;
   KernelInfo k;
@@ -60,56 +63,56 @@ int main() {
     return 1;
   }
   const KernelInfo &b = back->kernels.front();
-  expectEq(b.name, k.name, "name");
-  expectEq(b.ctaThreads, k.ctaThreads, "ctaThreads");
-  expectEq(b.rowsPerCta, k.rowsPerCta, "rowsPerCta");
-  expectEq(b.cluster, k.cluster, "cluster");
-  expectEq(b.split, k.split, "split");
-  expectEq(b.workspaceBytes, k.workspaceBytes, "workspaceBytes");
-  expectEq(b.rows, k.rows, "rows");
-  expectEq(b.cols, k.cols, "cols");
-  expectEq(b.vector, k.vector, "vector");
-  expectEq(b.smemBytes, k.smemBytes, "smemBytes");
-  expectEq(b.gridCtas, k.gridCtas, "gridCtas");
-  expectEq(b.arch, k.arch, "arch");
-  expectEq(b.plan, k.plan, "plan");
+  EXPECT_FIELD(b, k, name);
+  EXPECT_FIELD(b, k, ctaThreads);
+  EXPECT_FIELD(b, k, rowsPerCta);
+  EXPECT_FIELD(b, k, cluster);
+  EXPECT_FIELD(b, k, split);
+  EXPECT_FIELD(b, k, workspaceBytes);
+  EXPECT_FIELD(b, k, rows);
+  EXPECT_FIELD(b, k, cols);
+  EXPECT_FIELD(b, k, vector);
+  EXPECT_FIELD(b, k, smemBytes);
+  EXPECT_FIELD(b, k, gridCtas);
+  EXPECT_FIELD(b, k, arch);
+  EXPECT_FIELD(b, k, plan);
   expectEq(b.args.size(), k.args.size(), "args");
   for (size_t i = 0; i < b.args.size() && i < k.args.size(); ++i) {
-    expectEq(b.args[i].name, k.args[i].name, "arg name");
-    expectEq(b.args[i].dtype, k.args[i].dtype, "arg dtype");
-    expectEq(b.args[i].shape, k.args[i].shape, "arg shape");
-    expectEq(b.args[i].output, k.args[i].output, "arg output");
-    expectEq(b.args[i].elemBytes, k.args[i].elemBytes, "arg elemBytes");
-    expectEq(b.args[i].alignBytes, k.args[i].alignBytes, "arg alignBytes");
-    expectEq(b.args[i].contiguous, k.args[i].contiguous, "arg contiguous");
+    EXPECT_FIELD(b.args[i], k.args[i], name);
+    EXPECT_FIELD(b.args[i], k.args[i], dtype);
+    EXPECT_FIELD(b.args[i], k.args[i], shape);
+    EXPECT_FIELD(b.args[i], k.args[i], output);
+    EXPECT_FIELD(b.args[i], k.args[i], elemBytes);
+    EXPECT_FIELD(b.args[i], k.args[i], alignBytes);
+    EXPECT_FIELD(b.args[i], k.args[i], contiguous);
   }
-  expectEq(back->cubin, r.cubin, "cubin");
-  expectEq(back->ptx, r.ptx, "ptx");
-  expectEq(back->cuda, r.cuda, "cuda");
-  expectEq(back->rkIR, r.rkIR, "rk IR");
-  expectEq(back->remarks, r.remarks, "remarks");
+  EXPECT_FIELD(*back, r, cubin);
+  EXPECT_FIELD(*back, r, ptx);
+  EXPECT_FIELD(*back, r, cuda);
+  EXPECT_FIELD(*back, r, rkIR);
+  EXPECT_FIELD(*back, r, remarks);
   if (!back->problem) {
     std::fprintf(stderr, "FAIL: the row problem did not read back\n");
     return 1;
   }
   const plan::RowProblem &q = *back->problem;
-  expectEq(q.rows, p.rows, "problem rows");
-  expectEq(q.cols, p.cols, "problem cols");
-  expectEq(q.elemBytes, p.elemBytes, "problem elemBytes");
-  expectEq(q.minElemBytes, p.minElemBytes, "problem minElemBytes");
-  expectEq(q.liveFrags, p.liveFrags, "problem liveFrags");
-  expectEq(q.liveFragsStaged, p.liveFragsStaged, "problem liveFragsStaged");
-  expectEq(q.liveAtReductions, p.liveAtReductions, "problem liveAtReductions");
-  expectEq(q.rowMathOps, p.rowMathOps, "problem rowMathOps");
-  expectEq(q.reductions, p.reductions, "problem reductions");
-  expectEq(q.stateWords, p.stateWords, "problem stateWords");
-  expectEq(q.inputRowBytes, p.inputRowBytes, "problem inputRowBytes");
-  expectEq(q.inputElemBytes, p.inputElemBytes, "problem inputElemBytes");
-  expectEq(q.outputRowBytes, p.outputRowBytes, "problem outputRowBytes");
-  expectEq(q.maxInputElemBytes, p.maxInputElemBytes, "problem maxInputElemBytes");
-  expectEq(q.rowVectorInputs, p.rowVectorInputs, "problem rowVectorInputs");
-  expectEq(q.uniformInputs, p.uniformInputs, "problem uniformInputs");
-  expectEq(q.reductionDepth, p.reductionDepth, "problem reductionDepth");
+  EXPECT_FIELD(q, p, rows);
+  EXPECT_FIELD(q, p, cols);
+  EXPECT_FIELD(q, p, elemBytes);
+  EXPECT_FIELD(q, p, minElemBytes);
+  EXPECT_FIELD(q, p, liveFrags);
+  EXPECT_FIELD(q, p, liveFragsStaged);
+  EXPECT_FIELD(q, p, liveAtReductions);
+  EXPECT_FIELD(q, p, rowMathOps);
+  EXPECT_FIELD(q, p, reductions);
+  EXPECT_FIELD(q, p, stateWords);
+  EXPECT_FIELD(q, p, inputRowBytes);
+  EXPECT_FIELD(q, p, inputElemBytes);
+  EXPECT_FIELD(q, p, outputRowBytes);
+  EXPECT_FIELD(q, p, maxInputElemBytes);
+  EXPECT_FIELD(q, p, rowVectorInputs);
+  EXPECT_FIELD(q, p, uniformInputs);
+  EXPECT_FIELD(q, p, reductionDepth);
 
   // A column kernel's problem.
   CompileResult c = r;
@@ -124,15 +127,15 @@ int main() {
     return 1;
   }
   const plan::KSplitProblem &kq = *cback->columnProblem;
-  expectEq(kq.op, kp.op, "column op");
-  expectEq(kq.rows, kp.rows, "column rows");
-  expectEq(kq.k, kp.k, "column k");
-  expectEq(kq.n, kp.n, "column n");
-  expectEq(kq.bits, kp.bits, "column bits");
-  expectEq(kq.group, kp.group, "column group");
-  expectEq(kq.actBytes, kp.actBytes, "column actBytes");
-  expectEq(kq.bf16, kp.bf16, "column bf16");
-  expectEq(kq.symmetric, kp.symmetric, "column symmetric");
+  EXPECT_FIELD(kq, kp, op);
+  EXPECT_FIELD(kq, kp, rows);
+  EXPECT_FIELD(kq, kp, k);
+  EXPECT_FIELD(kq, kp, n);
+  EXPECT_FIELD(kq, kp, bits);
+  EXPECT_FIELD(kq, kp, group);
+  EXPECT_FIELD(kq, kp, actBytes);
+  EXPECT_FIELD(kq, kp, bf16);
+  EXPECT_FIELD(kq, kp, symmetric);
 
   // Another key, or a flipped byte of the payload: refused.
   if (diskcache::deserialize("key2", bytes))

@@ -47,6 +47,10 @@ struct Target {
 /// any part).
 constexpr int kMaxSms = 1024;
 
+/// "" if `sms` is a valid SM count to plan for (0: the arch's largest
+/// part, or 1..kMaxSms), else the error message (the passes' `sms` option).
+std::string checkSms(int sms);
+
 /// The target for an architecture name planned for `sms` SMs (0: the arch's
 /// largest part, Target::planSms), or nullopt if the arch is unsupported.
 /// `sms` must be in [0, kMaxSms] (the passes check it).
