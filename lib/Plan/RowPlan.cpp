@@ -324,9 +324,13 @@ void choosePrefetch(RowPlan &pl, const RowProblem &p, const Target &t) {
     pl.prefetch = 1;
 }
 
-Expected<RowPlan> planRow(const RowProblem &p, const Target &t,
-                          const PlanOverride &o,
-                          llvm::SmallVectorImpl<std::string> *remarks) {
+/// The planner's rules; `allowEdge` false turns rule 4's registers edge off
+/// (planRow weighs it against the cluster plan it replaces), `tookEdge` (if
+/// given) says whether the plan took it.
+static Expected<RowPlan> planRowWith(const RowProblem &p, const Target &t,
+                                     const PlanOverride &o,
+                                     llvm::SmallVectorImpl<std::string> *remarks,
+                                     bool allowEdge, bool *tookEdge) {
   auto note = [&](std::string s) {
     if (remarks)
       remarks->push_back(std::move(s));
@@ -431,7 +435,7 @@ Expected<RowPlan> planRow(const RowProblem &p, const Target &t,
   // rows mapped through exp, tanh or atan (seeds 270, 344: 124-132 bytes):
   // no math-dialect op in the row's maps but sqrt, rsqrt, abs and fma.
   bool registersAtEdge = false;
-  if (o.threads <= 0 && o.cluster <= 0 && o.staging < 0 && o.values <= 0 &&
+  if (allowEdge && o.threads <= 0 && o.cluster <= 0 && o.staging < 0 && o.values <= 0 &&
       t.hasClusters() && p.reductionDepth > 0 && p.outputRowBytes > 0 &&
       p.inputRowBytes == 2 && p.elemBytes == 2 && p.liveAtReductions <= 1.0 &&
       p.rowMathOps == 0 && !shifted &&
@@ -816,7 +820,43 @@ Expected<RowPlan> planRow(const RowProblem &p, const Target &t,
     return llvm::createStringError((o.empty() ? "no valid schedule: "
                                               : "invalid schedule override: ") +
                                    why);
+  if (tookEdge)
+    *tookEdge = registersAtEdge;
   return pl;
+}
+
+Expected<RowPlan> planRow(const RowProblem &p, const Target &t,
+                          const PlanOverride &o,
+                          llvm::SmallVectorImpl<std::string> *remarks) {
+  // Rule 4's registers edge against the cluster of 2 it replaces, when the
+  // rows are about one wave: that cluster loads the row's [N] operands with
+  // the row (prefetch, rule 7) where the edge's registers cannot hold them,
+  // and is the faster of the two there. Measured on the H100
+  // (docs/performance-notes.md, session 27), LayerNorm bf16 at N = 20480 /
+  // 24576 / 28672: the prefetching cluster 1.13 / 1.21 / 1.21x at M = 1,
+  // 1.02 / 1.09 / 1.08x at M = 64; at 4096 rows the edge 1.08-1.13x. At
+  // 32768 the cluster cannot prefetch (64 values a thread) and the edge
+  // won at every M (session 26).
+  if (o.prefetch < 0 && p.rowVectorInputs > 0) {
+    bool edge = false;
+    Expected<RowPlan> withEdge = planRowWith(p, t, o, nullptr, true, &edge);
+    if (!withEdge)
+      llvm::consumeError(withEdge.takeError());
+    else if (edge) {
+      Expected<RowPlan> cluster = planRowWith(p, t, o, nullptr, false, nullptr);
+      if (cluster && cluster->prefetch) {
+        if (remarks)
+          remarks->push_back(llvm::formatv(
+              "registers edge declined: one CTA of {0} threads would hold the row, but the "
+              "rows are about one wave and a cluster loads the [N] operands with the row",
+              withEdge->threads));
+        return planRowWith(p, t, o, remarks, false, nullptr);
+      }
+      if (!cluster)
+        llvm::consumeError(cluster.takeError());
+    }
+  }
+  return planRowWith(p, t, o, remarks, true, nullptr);
 }
 
 } // namespace rkc::plan

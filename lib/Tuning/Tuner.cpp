@@ -505,13 +505,19 @@ llvm::Expected<TuneReport> rkc::tune(CompileRequest req, const TuneOptions &opt)
 
   if (!opt.trySchedules.empty()) {
     // An A/B of given schedules: measured as the search's candidates are.
+    // A heuristic plan that sweeps its rows: a try that names no staging
+    // varies that plan (e.g. `min_blocks=0`), not the registers space.
+    bool sweptHeuristic = false;
+    if (auto h = plan::parseOverride(rep.heuristic.schedule))
+      sweptHeuristic = h->staging == (int)plan::Staging::Stream ||
+                       h->staging == (int)plan::Staging::Smem || h->split > 1;
     std::vector<std::string> batch;
     for (const std::string &text : opt.trySchedules) {
       auto o = plan::parseOverride(text);
       if (!o)
         return o.takeError();
       if (o->staging == (int)plan::Staging::Stream || o->staging == (int)plan::Staging::Smem ||
-          o->split > 1) {
+          o->split > 1 || (sweptHeuristic && o->staging < 0)) {
         // Swept rows and split rows (the grid tier) are outside the
         // search's space: the override as the planner reads it (unset
         // fields from its rules), as `rkc compile --schedule` does.

@@ -614,7 +614,7 @@ func.func @rms_f32_many(%x: tensor<4096x32768xf32> {rk.name = "x"}, %w: tensor<3
 // RMS-LABEL: func.func @rms_f32_many
 // RMS-SAME:    tier.schedule = #tier.schedule<reduce = cluster, cluster = 2, staging = async, unroll = 16, min_blocks = 0>}
 
-// RMSNorm with a bias, bf16, N = 32768: x (1) + w and b (1/2 each, packed
+// RMSNorm with a bias, bf16, 128 x 32768 (more than a wave of clusters of 2): x (1) + w and b (1/2 each, packed
 // where first used, after the reduction) = 2 live fragments. 1024 threads
 // have (64 - 16) / 2 = 24 -> 16 values, too few for the 4096 vectors of 8,
 // but one CTA of 512 threads holds them at 64 values each: 64 x 2 = 128,
@@ -626,33 +626,33 @@ func.func @rms_f32_many(%x: tensor<4096x32768xf32> {rk.name = "x"}, %w: tensor<3
 // expected-remark@below {{plan: rows per CTA: 1 (512 threads)}}
 // expected-remark@below {{plan: reductions climb to the block tier}}
 // expected-remark@below {{plan: staging = registers: the row stays in registers and is read from global memory once}}
-func.func @rms_bias_bf16(%x: tensor<8x32768xbf16> {rk.name = "x"}, %w: tensor<32768xbf16> {rk.name = "w"}, %b: tensor<32768xbf16> {rk.name = "b"}) -> tensor<8x32768xbf16> {
+func.func @rms_bias_bf16(%x: tensor<128x32768xbf16> {rk.name = "x"}, %w: tensor<32768xbf16> {rk.name = "w"}, %b: tensor<32768xbf16> {rk.name = "b"}) -> tensor<128x32768xbf16> {
   %eps = arith.constant 9.99999997E-7 : f32
   %n = arith.constant 3.276800e+04 : f32
   %0 = rk.map %x {
   ^bb0(%a: f32):
     %6 = arith.mulf %a, %a : f32
     rk.yield %6 : f32
-  } : tensor<8x32768xbf16> -> tensor<8x32768xf32>
-  %1 = rk.reduce add %0 : tensor<8x32768xf32> -> tensor<8xf32>
+  } : tensor<128x32768xbf16> -> tensor<128x32768xf32>
+  %1 = rk.reduce add %0 : tensor<128x32768xf32> -> tensor<128xf32>
   %2 = rk.map %1, %n, %eps {
   ^bb0(%a: f32, %c: f32, %d: f32):
     %6 = arith.divf %a, %c : f32
     %7 = arith.addf %6, %d : f32
     %8 = math.rsqrt %7 : f32
     rk.yield %8 : f32
-  } : tensor<8xf32>, f32, f32 -> tensor<8xf32>
-  %3 = rk.broadcast %2 dims [0] : tensor<8xf32> -> tensor<8x32768xf32>
-  %4 = rk.broadcast %w dims [1] : tensor<32768xbf16> -> tensor<8x32768xbf16>
-  %5 = rk.broadcast %b dims [1] : tensor<32768xbf16> -> tensor<8x32768xbf16>
+  } : tensor<128xf32>, f32, f32 -> tensor<128xf32>
+  %3 = rk.broadcast %2 dims [0] : tensor<128xf32> -> tensor<128x32768xf32>
+  %4 = rk.broadcast %w dims [1] : tensor<32768xbf16> -> tensor<128x32768xbf16>
+  %5 = rk.broadcast %b dims [1] : tensor<32768xbf16> -> tensor<128x32768xbf16>
   %y = rk.map %x, %3, %4, %5 {
   ^bb0(%a: f32, %c: f32, %d: f32, %e: f32):
     %6 = arith.mulf %a, %c : f32
     %7 = arith.mulf %6, %d : f32
     %8 = arith.addf %7, %e : f32
     rk.yield %8 : f32
-  } : tensor<8x32768xbf16>, tensor<8x32768xf32>, tensor<8x32768xbf16>, tensor<8x32768xbf16> -> tensor<8x32768xbf16>
-  return %y : tensor<8x32768xbf16>
+  } : tensor<128x32768xbf16>, tensor<128x32768xf32>, tensor<128x32768xbf16>, tensor<128x32768xbf16> -> tensor<128x32768xbf16>
+  return %y : tensor<128x32768xbf16>
 }
 // RMS-LABEL: func.func @rms_bias_bf16
 // RMS-SAME:    tier.tv_layout<threads = 512, values = 64, vector = 8, rows = 1>, tier.schedule = #tier.schedule<reduce = block, cluster = 1, staging = registers, unroll = 8, min_blocks = 0>}
@@ -697,6 +697,88 @@ func.func @rms_bias_bf16_partial(%x: tensor<8x32000xbf16> {rk.name = "x"}, %w: t
 }
 // RMS-LABEL: func.func @rms_bias_bf16_partial
 // RMS-SAME:    tier.schedule = #tier.schedule<reduce = cluster, cluster = 2, staging = async
+
+// At N = 24576 (48 values a thread at the edge) the cluster of 2 holds
+// 48 values and both [N] operands in registers: with the rows about one
+// wave (8 rows, 16 CTAs) it loads w and b with the row (prefetch), which
+// the edge's 512-thread CTA cannot, and the planner declines the edge.
+// expected-remark@below {{plan: registers edge declined: one CTA of 512 threads would hold the row, but the rows are about one wave and a cluster loads the [N] operands with the row}}
+// expected-remark@below {{plan: vector = 8: 16-byte accesses of 2-byte elements}}
+// expected-remark@below {{plan: 256 threads per row, 48 values per thread (6 vector loads in flight)}}
+// expected-remark@below {{plan: cluster = 2: the row is split over the CTAs of a cluster and reduced through DSMEM}}
+// expected-remark@below {{plan: rows per CTA: 1 (256 threads)}}
+// expected-remark@below {{plan: reductions climb to the cluster tier}}
+// expected-remark@below {{plan: prefetch: the [N] operands are loaded with the row (16 CTAs, about one wave: the kernel is latency-bound)}}
+// expected-remark@below {{plan: staging = async: the row is copied to shared memory with cp.async and read back where it is used; global memory is read once}}
+func.func @edge_declined_one_wave(%x: tensor<8x24576xbf16> {rk.name = "x"}, %w: tensor<24576xbf16> {rk.name = "w"}, %b: tensor<24576xbf16> {rk.name = "b"}) -> tensor<8x24576xbf16> {
+  %eps = arith.constant 9.99999997E-7 : f32
+  %n = arith.constant 2.457600e+04 : f32
+  %0 = rk.map %x {
+  ^bb0(%a: f32):
+    %6 = arith.mulf %a, %a : f32
+    rk.yield %6 : f32
+  } : tensor<8x24576xbf16> -> tensor<8x24576xf32>
+  %1 = rk.reduce add %0 : tensor<8x24576xf32> -> tensor<8xf32>
+  %2 = rk.map %1, %n, %eps {
+  ^bb0(%a: f32, %c: f32, %d: f32):
+    %6 = arith.divf %a, %c : f32
+    %7 = arith.addf %6, %d : f32
+    %8 = math.rsqrt %7 : f32
+    rk.yield %8 : f32
+  } : tensor<8xf32>, f32, f32 -> tensor<8xf32>
+  %3 = rk.broadcast %2 dims [0] : tensor<8xf32> -> tensor<8x24576xf32>
+  %4 = rk.broadcast %w dims [1] : tensor<24576xbf16> -> tensor<8x24576xbf16>
+  %5 = rk.broadcast %b dims [1] : tensor<24576xbf16> -> tensor<8x24576xbf16>
+  %y = rk.map %x, %3, %4, %5 {
+  ^bb0(%a: f32, %c: f32, %d: f32, %e: f32):
+    %6 = arith.mulf %a, %c : f32
+    %7 = arith.mulf %6, %d : f32
+    %8 = arith.addf %7, %e : f32
+    rk.yield %8 : f32
+  } : tensor<8x24576xbf16>, tensor<8x24576xf32>, tensor<8x24576xbf16>, tensor<8x24576xbf16> -> tensor<8x24576xbf16>
+  return %y : tensor<8x24576xbf16>
+}
+// RMS-LABEL: func.func @edge_declined_one_wave
+// RMS-SAME:    tier.schedule = #tier.schedule<reduce = cluster, cluster = 2, staging = async, unroll = 6, min_blocks = 0, prefetch = 1>}
+
+// The same row over more than a wave of clusters (128 rows): no cluster
+// prefetches, and the edge's one CTA a row holds it in registers.
+// expected-remark@below {{plan: vector = 8: 16-byte accesses of 2-byte elements}}
+// expected-remark@below {{plan: 512 threads per row, 48 values per thread (6 vector loads in flight)}}
+// expected-remark@below {{plan: cluster = 1}}
+// expected-remark@below {{plan: rows per CTA: 1 (512 threads)}}
+// expected-remark@below {{plan: reductions climb to the block tier}}
+// expected-remark@below {{plan: staging = registers: the row stays in registers and is read from global memory once}}
+func.func @edge_many_rows(%x: tensor<128x24576xbf16> {rk.name = "x"}, %w: tensor<24576xbf16> {rk.name = "w"}, %b: tensor<24576xbf16> {rk.name = "b"}) -> tensor<128x24576xbf16> {
+  %eps = arith.constant 9.99999997E-7 : f32
+  %n = arith.constant 2.457600e+04 : f32
+  %0 = rk.map %x {
+  ^bb0(%a: f32):
+    %6 = arith.mulf %a, %a : f32
+    rk.yield %6 : f32
+  } : tensor<128x24576xbf16> -> tensor<128x24576xf32>
+  %1 = rk.reduce add %0 : tensor<128x24576xf32> -> tensor<128xf32>
+  %2 = rk.map %1, %n, %eps {
+  ^bb0(%a: f32, %c: f32, %d: f32):
+    %6 = arith.divf %a, %c : f32
+    %7 = arith.addf %6, %d : f32
+    %8 = math.rsqrt %7 : f32
+    rk.yield %8 : f32
+  } : tensor<128xf32>, f32, f32 -> tensor<128xf32>
+  %3 = rk.broadcast %2 dims [0] : tensor<128xf32> -> tensor<128x24576xf32>
+  %4 = rk.broadcast %w dims [1] : tensor<24576xbf16> -> tensor<128x24576xbf16>
+  %5 = rk.broadcast %b dims [1] : tensor<24576xbf16> -> tensor<128x24576xbf16>
+  %y = rk.map %x, %3, %4, %5 {
+  ^bb0(%a: f32, %c: f32, %d: f32, %e: f32):
+    %6 = arith.mulf %a, %c : f32
+    %7 = arith.mulf %6, %d : f32
+    %8 = arith.addf %7, %e : f32
+    rk.yield %8 : f32
+  } : tensor<128x24576xbf16>, tensor<128x24576xf32>, tensor<128x24576xbf16>, tensor<128x24576xbf16> -> tensor<128x24576xbf16>
+  return %y : tensor<128x24576xbf16>
+}
+// RMS-LABEL: func.func @edge_many_rows
+// RMS-SAME:    tier.tv_layout<threads = 512, values = 48, vector = 8, rows = 1>, tier.schedule = #tier.schedule<reduce = block, cluster = 1, staging = registers, unroll = 6, min_blocks = 0>}
 
 // The registers' edge needs an epilogue that consumes its fragments chunk
 // by chunk: a row mapped through exp (many temporaries per value: random

@@ -116,3 +116,24 @@ def test_try_measures_given_schedules(tmp_path):
         any("threads=256," in l and "min_blocks=2" in l for l in measured), out.stdout
     assert any("threads=2048" in l and "rejected" in l for l in lines[1:]), out.stdout
     assert not (tmp_path / "cache" / "tuning.jsonl").exists()
+
+
+def test_try_varies_a_streamed_heuristic(tmp_path):
+    """`rkc tune --try` where the heuristic streams its rows (N = 1M): a try
+    that names no staging is read as the planner reads an override, so
+    `min_blocks=0` is the heuristic's streamed plan without the register
+    cap (it was rejected as a registers layout of too many values)."""
+    lib = os.environ.get("RKC_LIBRARY", os.path.join(REPO, "build", "lib", "librkc.so"))
+    exe = os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(lib))), "bin", "rkc")
+    if not os.path.exists(exe):
+        pytest.skip("no rkc driver next to %s" % lib)
+    env = dict(os.environ, RKC_CACHE_DIR=str(tmp_path / "cache"), RKC_DISABLE_TUNING_DB="1")
+    out = subprocess.run([exe, "tune", os.path.join(REPO, "examples", "rms_norm.mlir"),
+                          "--dtype", "bf16", "--shape", "x=4x1048576", "--try", "min_blocks=0"],
+                         env=env, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    lines = [l.strip() for l in out.stdout.splitlines() if l.startswith("  ")]
+    assert "staging=stream" in lines[0] and "min_blocks=2" in lines[0], out.stdout
+    tried = [l for l in lines[1:] if l.startswith("try")]
+    assert len(tried) == 1 and "TB/s" in tried[0], out.stdout
+    assert "staging=stream" in tried[0] and "min_blocks=0" in tried[0], out.stdout

@@ -419,23 +419,29 @@ def _ptxas_spills(ptx, tmp_path):
 
 
 @needs_lib
-@pytest.mark.parametrize("seed,edge", [(266, True), (886, True), (61, False), (68, False),
-                                       (100, False), (270, False), (344, False)])
-def test_registers_edge_rule_does_not_spill(seed, edge, tmp_path):
+@pytest.mark.parametrize("seed,M,edge", [(266, 128, True), (886, 128, True), (886, 4, False),
+                                         (61, 128, False), (68, 128, False), (100, 128, False),
+                                         (270, 128, False), (344, 128, False)])
+def test_registers_edge_rule_does_not_spill(seed, M, edge, tmp_path):
     """The planner's registers edge (docs/planner.md rule 4: one CTA of 512
     threads x 64 values where values x live fragments fill the 128
     registers) takes random programs whose epilogue consumes its fragments
     chunk by chunk (266, 886: no spills), and not those that spilled there
     (a result held across the reductions, exp / tanh / atan in the row's
-    maps: 4-208 bytes), which keep their cluster."""
+    maps: 4-208 bytes), which keep their cluster. Over rows about one wave
+    (886 at M = 4) the cluster of 2 prefetches its [N] operands and the
+    planner declines the edge."""
     rs = _random_specs()
     prog = rs.generate(seed)
     f = rkc.compile(prog.text, spec_name="random_%d.mlir" % seed)
-    k = f.kernel(rs.input_shapes(prog, 4, 32768), "bf16", arch="sm_90a")
+    k = f.kernel(rs.input_shapes(prog, M, 32768), "bf16", arch="sm_90a")
     took = "threads=512," in k.plan and "cluster=1," in k.plan
     assert took == edge, k.plan
+    assert edge or "cluster=2," in k.plan, k.plan
     regs, spills = _ptxas_spills(k.ptx, tmp_path)
-    assert spills == 0, (k.plan, regs, spills)
+    # The prefetching cluster of 886 at M = 4: ptxas keeps 80 registers and
+    # spills 8 bytes (ptxas 13.0; 121 registers and none without prefetch).
+    assert spills <= (8 if "prefetch=1" in k.plan else 0), (k.plan, regs, spills)
 
 
 # --- launch validation (no GPU needed: checked before the driver) -------------

@@ -65,6 +65,10 @@ def launches(monkeypatch):
     monkeypatch.setattr(rkc.ops, "_check_tensor", check_tensor)
     monkeypatch.setattr(rkc.ops, "_submit", submit)
     monkeypatch.setattr(rkc.ops, "_arch", lambda dev: "sm_90a")
+    # CPU tensors have no device index: one target for them and for the
+    # "cuda:0" of rkc.precompile, whatever GPU the machine has (or none).
+    monkeypatch.setattr(rkc.ops, "_target", lambda dev: ("sm_90a", None))
+    monkeypatch.setattr(rkc.ops, "_compile_on", lambda dev, make: make())
     return rec
 
 

@@ -555,6 +555,10 @@ def launches(monkeypatch):
     monkeypatch.setattr(ops, "_check_tensor", check_tensor)
     monkeypatch.setattr(ops, "_submit", submit)
     monkeypatch.setattr(ops, "_arch", lambda dev: "sm_90a")
+    # CPU tensors have no device index: one target for them and for the
+    # "cuda:0" of precompile, whatever GPU the machine has (or none).
+    monkeypatch.setattr(ops, "_target", lambda dev: ("sm_90a", None))
+    monkeypatch.setattr(ops, "_compile_on", lambda dev, make: make())
     monkeypatch.setattr(ops, "_fast", {})
     return rec
 
@@ -836,6 +840,10 @@ def test_cpu_tensors_rejected():
 def test_precompile_is_the_ops_kernel(monkeypatch):
     ops._t()
     monkeypatch.setattr(ops, "_arch", lambda dev: "sm_90a")
+    # quant.kernel plans for an explicit arch, (arch, None); so does the
+    # "cuda:0" here, whatever GPU the machine has (or none).
+    monkeypatch.setattr(ops, "_target", lambda dev: ("sm_90a", None))
+    monkeypatch.setattr(ops, "_compile_on", lambda dev, make: make())
     k = compile_or_skip(lambda: quant.precompile("gemv", (256, 1000), torch.bfloat16, bits=4,
                                                  group_size=32, symmetric=False, rows=3,
                                                  bias=True, device="cuda:0"))
