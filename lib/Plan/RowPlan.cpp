@@ -601,22 +601,24 @@ static Expected<RowPlan> planRowWith(const RowProblem &p, const Target &t,
     // 28).
     // Read-only rows swept twice or more (two reductions, the second of
     // values that need the first's result: no [M, N] result) the same.
-    // And rows light enough for 64 registers: at most two live fragments,
-    // one 16-bit result (or none) and reductions that wait with the row
-    // input alone; every shipped 16-bit op is. Heavier rows (random
-    // programs at 64 x 1M bf16: three or more fragments, f32 or several
-    // results) spilled 116-624 bytes a thread at the cap; measured on the
-    // H100 (docs/performance-notes.md, session 27) they keep CTAs of 256
-    // threads, the f32 rows' plan (no spills by ptxas): 0.98-1.74x the
-    // capped plan over ten programs, 1.31x by geometric mean (the same CTAs
-    // uncapped: 0.99-2.16x, 1.36x, but still spilling 24-32 bytes).
+    // Rows too heavy for that many values at 64 registers (more than two
+    // live fragments, f32 or several results, or reductions that wait
+    // with more than the row input; every shipped 16-bit op is light)
+    // keep the CTAs and the cap with half the values per pass: random
+    // programs at 64 x 1M bf16 spilled 116-624 bytes a thread with 32
+    // values (ptxas -v) and ran, measured on the H100 (docs/performance-
+    // notes.md, session 27), 1.14-2.20x faster over six of them with 16
+    // (8 where 16 was the plan), 0-48 bytes spilled; 256-thread CTAs
+    // without the cap (the f32 rows' plan, no spills) reached 0.98-1.74x.
     bool lightRow = p.liveFrags <= 2.0 && p.outputRowBytes <= 2 && p.liveAtReductions <= 1.0;
     if (pl.staging == Staging::Stream && o.threads <= 0 && t.hasClusters() &&
         (p.outputRowBytes > 0 || sweeps(p) >= 2) && p.inputElemBytes == 2 &&
-        p.inputRowBytes == 2 && !shifted && lightRow) {
+        p.inputRowBytes == 2 && !shifted) {
       pl.threads = kStreamThreads16;
       if (o.minBlocks < 0)
         pl.minBlocks = 2;
+      if (!lightRow && o.values <= 0)
+        chunks = std::max<int64_t>(chunks / 2, 1);
     }
     // Shifted streamed rows of 32-bit data with a result: CTAs of 512
     // threads with half the values per pass. Their element-wise ends and

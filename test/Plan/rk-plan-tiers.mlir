@@ -781,13 +781,13 @@ func.func @edge_many_rows(%x: tensor<128x24576xbf16> {rk.name = "x"}, %w: tensor
 // RMS-SAME:    tier.tv_layout<threads = 512, values = 48, vector = 8, rows = 1>, tier.schedule = #tier.schedule<reduce = block, cluster = 1, staging = registers, unroll = 6, min_blocks = 0>}
 
 // A streamed 16-bit row with an f32 result (4 bytes a column): too heavy
-// for 512-thread CTAs held to 64 registers (min_blocks = 2, the 16-bit
-// rows' plan; random programs like it spilled 116-624 bytes there), so
-// CTAs of 256 threads without the cap, as f32 rows.
+// for the 32 values a thread of the 16-bit rows' 512-thread CTAs held to
+// 64 registers (min_blocks = 2; random programs like it spilled 116-624
+// bytes there), so the same CTAs with half the values per pass.
 // expected-remark@below {{plan: vector = 4: 8-byte accesses of 2-byte elements (16-byte accesses of the 4-byte results: the row expands)}}
-// expected-remark@below {{plan: 256 threads per row, 32 values per thread (8 vector loads in flight)}}
+// expected-remark@below {{plan: 512 threads per row, 16 values per thread (4 vector loads in flight)}}
 // expected-remark@below {{plan: split = 32: the row is split over 32 CTAs of a persistent, co-resident grid that combine their partial states through global memory (clusters of a streamed row leave SMs idle)}}
-// expected-remark@below {{plan: rows per CTA: 1 (256 threads)}}
+// expected-remark@below {{plan: rows per CTA: 1 (512 threads)}}
 // expected-remark@below {{plan: reductions climb to the grid tier}}
 // expected-remark@below {{plan: staging = stream: the row does not fit on chip; it is swept in passes (4) of 262144 elements, with online combiners}}
 func.func @stream_f32_result(%x: tensor<8x1048576xbf16> {rk.name = "x"}) -> tensor<8x1048576xf32> {
@@ -811,7 +811,7 @@ func.func @stream_f32_result(%x: tensor<8x1048576xbf16> {rk.name = "x"}) -> tens
   return %y : tensor<8x1048576xf32>
 }
 // RMS-LABEL: func.func @stream_f32_result
-// RMS-SAME:    tier.tv_layout<threads = 256, values = 32, vector = 4, rows = 1>, tier.schedule = #tier.schedule<reduce = grid, cluster = 1, staging = stream, unroll = 8, min_blocks = 0, split = 32>}
+// RMS-SAME:    tier.tv_layout<threads = 512, values = 16, vector = 4, rows = 1>, tier.schedule = #tier.schedule<reduce = grid, cluster = 1, staging = stream, unroll = 4, min_blocks = 2, split = 32>}
 
 // The registers' edge needs an epilogue that consumes its fragments chunk
 // by chunk: a row mapped through exp (many temporaries per value: random

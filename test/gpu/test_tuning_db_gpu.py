@@ -25,13 +25,19 @@ def shipped_rows():
     return rows
 
 
-def machine_signature(env):
-    """GPU|SMs|memory clock|driver, NVRTC and rkc version of this machine, as
-    `rkc tune --print-key` reports it, and the library's code revision."""
+def rkc_driver():
+    """The rkc driver next to the library under test (bin/ beside lib/)."""
     lib = os.environ.get("RKC_LIBRARY", os.path.join(REPO, "build", "lib", "librkc.so"))
     exe = os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(lib))), "bin", "rkc")
     if not os.path.exists(exe):
         pytest.skip("no rkc driver next to %s" % lib)
+    return exe
+
+
+def machine_signature(env):
+    """GPU|SMs|memory clock|driver, NVRTC and rkc version of this machine, as
+    `rkc tune --print-key` reports it, and the library's code revision."""
+    exe = rkc_driver()
     out = subprocess.run([exe, "tune", os.path.join(REPO, "examples", "softmax.mlir"),
                           "--print-key", "--dtype", "bf16", "--shape", "x=1x256"],
                          env=env, capture_output=True, text=True, timeout=120)
@@ -97,10 +103,7 @@ def test_try_measures_given_schedules(tmp_path):
     """`rkc tune --try`: the heuristic and each given schedule measured with
     the tuner's harness (reference check included); an invalid schedule is
     reported as rejected, not measured; nothing is written to the database."""
-    lib = os.environ.get("RKC_LIBRARY", os.path.join(REPO, "build", "lib", "librkc.so"))
-    exe = os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(lib))), "bin", "rkc")
-    if not os.path.exists(exe):
-        pytest.skip("no rkc driver next to %s" % lib)
+    exe = rkc_driver()
     env = dict(os.environ, RKC_CACHE_DIR=str(tmp_path / "cache"), RKC_DISABLE_TUNING_DB="1")
     out = subprocess.run([exe, "tune", os.path.join(REPO, "examples", "softmax.mlir"),
                           "--dtype", "bf16", "--shape", "x=64x4096",
@@ -123,10 +126,7 @@ def test_try_varies_a_streamed_heuristic(tmp_path):
     that names no staging is read as the planner reads an override, so
     `min_blocks=0` is the heuristic's streamed plan without the register
     cap (it was rejected as a registers layout of too many values)."""
-    lib = os.environ.get("RKC_LIBRARY", os.path.join(REPO, "build", "lib", "librkc.so"))
-    exe = os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(lib))), "bin", "rkc")
-    if not os.path.exists(exe):
-        pytest.skip("no rkc driver next to %s" % lib)
+    exe = rkc_driver()
     env = dict(os.environ, RKC_CACHE_DIR=str(tmp_path / "cache"), RKC_DISABLE_TUNING_DB="1")
     out = subprocess.run([exe, "tune", os.path.join(REPO, "examples", "rms_norm.mlir"),
                           "--dtype", "bf16", "--shape", "x=4x1048576", "--try", "min_blocks=0"],
