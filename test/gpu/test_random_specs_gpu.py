@@ -42,6 +42,10 @@ def _seeds():
 EDGE_CASES = [(266, "bf16", (4, 32768)), (266, "f16", (600, 24576)),
               (886, "bf16", (512, 32768)), (886, "f16", (100, 24576)),
               (886, "f16", (3, 24576))]
+# Heavy streamed 16-bit rows (docs/planner.md rule 5: half the values per
+# pass in the capped 512-thread CTAs; session 27), split and cluster forms.
+HEAVY_STREAM_CASES = [(126, "bf16", (4, 1048576)), (100, "bf16", (4, 1048576)),
+                      (18, "f16", (3, 1048576)), (73, "bf16", (64, 1048576))]
 
 
 def _cases():
@@ -51,7 +55,7 @@ def _cases():
         dt = DTYPES[seed % 3]
         for shape in (rng.choice(SHORT), rng.choice(MIDDLE), rng.choice(LONG)):
             out.append((seed, dt, shape))
-    return out + [c for c in EDGE_CASES if c not in out]
+    return out + [c for c in EDGE_CASES + HEAVY_STREAM_CASES if c not in out]
 
 
 @pytest.mark.parametrize("seed,dtype,shape", _cases(),
