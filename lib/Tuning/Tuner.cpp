@@ -504,13 +504,24 @@ llvm::Expected<TuneReport> rkc::tune(CompileRequest req, const TuneOptions &opt)
   };
 
   if (!opt.trySchedules.empty()) {
-    // An A/B of given schedules: measured as the search's candidates are.
-    // A heuristic plan that sweeps its rows: a try that names no staging
-    // varies that plan (e.g. `min_blocks=0`), not the registers space.
+    // An A/B of given schedules: measured as the search's candidates are,
+    // each reported as the full schedule it resolved to. A try that names
+    // no staging takes the heuristic's: where the heuristic sweeps or
+    // splits its rows, the try varies that plan (e.g. `min_blocks=0`);
+    // where it stages asynchronously, the try's layout is staged so too.
+    int heuristicStaging = -1;
     bool sweptHeuristic = false;
-    if (auto h = plan::parseOverride(rep.heuristic.schedule))
+    if (auto h = plan::parseOverride(rep.heuristic.schedule)) {
+      heuristicStaging = h->staging;
       sweptHeuristic = h->staging == (int)plan::Staging::Stream ||
                        h->staging == (int)plan::Staging::Smem || h->split > 1;
+    }
+    auto reject = [&](const std::string &text, const std::string &why) {
+      TuneCandidate c;
+      c.schedule = text;
+      c.why = "rejected: " + why;
+      rep.tried.push_back(c);
+    };
     std::vector<std::string> batch;
     for (const std::string &text : opt.trySchedules) {
       auto o = plan::parseOverride(text);
@@ -521,19 +532,22 @@ llvm::Expected<TuneReport> rkc::tune(CompileRequest req, const TuneOptions &opt)
         // Swept rows and split rows (the grid tier) are outside the
         // search's space: the override as the planner reads it (unset
         // fields from its rules), as `rkc compile --schedule` does.
-        batch.push_back(text);
+        llvm::Expected<plan::RowPlan> pl = plan::planRow(p, *target, *o, nullptr);
+        if (!pl)
+          reject(text, llvm::toString(pl.takeError()));
+        else
+          batch.push_back(scheduleOf(*pl));
         continue;
       }
+      if (o->staging < 0 && heuristicStaging == (int)plan::Staging::Async)
+        o->staging = heuristicStaging;
       int64_t threads = o->threads > 0 ? o->threads : 256;
       int64_t cluster = o->cluster > 0 ? o->cluster : 1;
       int64_t rows = o->rows > 0 ? o->rows : Space::rowsFor(threads, cluster);
       auto [pl, why] = space.make(threads, cluster, rows, std::max<int64_t>(o->minBlocks, 0),
                                   o->vector > 0 ? o->vector : w0, searchStaging(*o));
       if (!pl) {
-        TuneCandidate c;
-        c.schedule = text;
-        c.why = "rejected: " + why;
-        rep.tried.push_back(c);
+        reject(text, why);
         continue;
       }
       batch.push_back(scheduleOf(*pl));
