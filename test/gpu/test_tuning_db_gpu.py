@@ -99,25 +99,31 @@ for r in json.loads(sys.stdin.read()):
                                                                   "\n".join(wrong[:10]))
 
 
+def run_try(tmp_path, spec, dtype, shape, tries):
+    """`rkc tune SPEC --try TRIES` with the database off: the report's
+    lines (the heuristic's first), stripped, and the whole stdout."""
+    env = dict(os.environ, RKC_CACHE_DIR=str(tmp_path / "cache"), RKC_DISABLE_TUNING_DB="1")
+    out = subprocess.run([rkc_driver(), "tune", os.path.join(REPO, "examples", spec + ".mlir"),
+                          "--dtype", dtype, "--shape", shape, "--try", tries],
+                         env=env, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    lines = [l.strip() for l in out.stdout.splitlines() if l.startswith("  ")]
+    assert lines and lines[0].startswith("heuristic") and "TB/s" in lines[0], out.stdout
+    return lines, out.stdout
+
+
 def test_try_measures_given_schedules(tmp_path):
     """`rkc tune --try`: the heuristic and each given schedule measured with
     the tuner's harness (reference check included); an invalid schedule is
     reported as rejected, not measured; nothing is written to the database."""
-    exe = rkc_driver()
-    env = dict(os.environ, RKC_CACHE_DIR=str(tmp_path / "cache"), RKC_DISABLE_TUNING_DB="1")
-    out = subprocess.run([exe, "tune", os.path.join(REPO, "examples", "softmax.mlir"),
-                          "--dtype", "bf16", "--shape", "x=64x4096",
-                          "--try", "threads=128,cluster=1;threads=256,cluster=1,min_blocks=2;"
-                                   "threads=2048,cluster=1"],
-                         env=env, capture_output=True, text=True, timeout=300)
-    assert out.returncode == 0, out.stderr[-2000:]
-    lines = [l.strip() for l in out.stdout.splitlines() if l.startswith("  ")]
-    assert lines[0].startswith("heuristic") and "TB/s" in lines[0], out.stdout
+    lines, text = run_try(tmp_path, "softmax", "bf16", "x=64x4096",
+                          "threads=128,cluster=1;threads=256,cluster=1,min_blocks=2;"
+                          "threads=2048,cluster=1")
     measured = [l for l in lines[1:] if "TB/s" in l]
-    assert len(measured) == 2, out.stdout
+    assert len(measured) == 2, text
     assert any("threads=128," in l for l in measured) and \
-        any("threads=256," in l and "min_blocks=2" in l for l in measured), out.stdout
-    assert any("threads=2048" in l and "rejected" in l for l in lines[1:]), out.stdout
+        any("threads=256," in l and "min_blocks=2" in l for l in measured), text
+    assert any("threads=2048" in l and "rejected" in l for l in lines[1:]), text
     assert not (tmp_path / "cache" / "tuning.jsonl").exists()
 
 
@@ -126,18 +132,12 @@ def test_try_varies_a_streamed_heuristic(tmp_path):
     that names no staging is read as the planner reads an override, so
     `min_blocks=0` is the heuristic's streamed plan without the register
     cap (it was rejected as a registers layout of too many values)."""
-    exe = rkc_driver()
-    env = dict(os.environ, RKC_CACHE_DIR=str(tmp_path / "cache"), RKC_DISABLE_TUNING_DB="1")
-    out = subprocess.run([exe, "tune", os.path.join(REPO, "examples", "rms_norm.mlir"),
-                          "--dtype", "bf16", "--shape", "x=4x1048576", "--try", "min_blocks=0"],
-                         env=env, capture_output=True, text=True, timeout=300)
-    assert out.returncode == 0, out.stderr[-2000:]
-    lines = [l.strip() for l in out.stdout.splitlines() if l.startswith("  ")]
-    assert "staging=stream" in lines[0] and "min_blocks=2" in lines[0], out.stdout
+    lines, text = run_try(tmp_path, "rms_norm", "bf16", "x=4x1048576", "min_blocks=0")
+    assert "staging=stream" in lines[0] and "min_blocks=2" in lines[0], text
     tried = [l for l in lines[1:] if l.startswith("try")]
-    assert len(tried) == 1 and "TB/s" in tried[0], out.stdout
+    assert len(tried) == 1 and "TB/s" in tried[0], text
     # Reported as the schedule it resolved to: the heuristic's, uncapped.
-    assert "staging=stream" in tried[0] and "min_blocks=0" in tried[0], out.stdout
+    assert "staging=stream" in tried[0] and "min_blocks=0" in tried[0], text
 
 
 def test_try_takes_an_async_heuristic_staging(tmp_path):
@@ -145,17 +145,11 @@ def test_try_takes_an_async_heuristic_staging(tmp_path):
     asynchronously (N = 65536): a try that names no staging is staged the
     same way (session 27 measured such tries as registers layouts by
     mistake), and the report shows the schedule it resolved to."""
-    exe = rkc_driver()
-    env = dict(os.environ, RKC_CACHE_DIR=str(tmp_path / "cache"), RKC_DISABLE_TUNING_DB="1")
-    out = subprocess.run([exe, "tune", os.path.join(REPO, "examples", "softmax.mlir"),
-                          "--dtype", "bf16", "--shape", "x=64x65536",
-                          "--try", "threads=512,values=64,cluster=2;"
-                                   "threads=512,values=64,cluster=2,staging=registers"],
-                         env=env, capture_output=True, text=True, timeout=300)
-    assert out.returncode == 0, out.stderr[-2000:]
-    lines = [l.strip() for l in out.stdout.splitlines() if l.startswith("  ")]
-    assert "staging=async" in lines[0], out.stdout
+    lines, text = run_try(tmp_path, "softmax", "bf16", "x=64x65536",
+                          "threads=512,values=64,cluster=2;"
+                          "threads=512,values=64,cluster=2,staging=registers")
+    assert "staging=async" in lines[0], text
     tried = [l for l in lines[1:] if l.startswith("try")]
-    assert len(tried) == 2 and all("TB/s" in l for l in tried), out.stdout
-    assert "threads=512," in tried[0] and "staging=async" in tried[0], out.stdout
-    assert "staging=registers" in tried[1], out.stdout
+    assert len(tried) == 2 and all("TB/s" in l for l in tried), text
+    assert "threads=512," in tried[0] and "staging=async" in tried[0], text
+    assert "staging=registers" in tried[1], text
