@@ -849,26 +849,26 @@ Expected<RowPlan> planRow(const RowProblem &p, const Target &t,
   // 1.02 / 1.09 / 1.08x at M = 64; at 4096 rows the edge 1.08-1.13x. At
   // 32768 the cluster cannot prefetch (64 values a thread) and the edge
   // won at every M (session 26).
-  if (o.prefetch < 0 && p.rowVectorInputs > 0) {
-    bool edge = false;
-    Expected<RowPlan> withEdge = planRowWith(p, t, o, nullptr, true, &edge);
-    if (!withEdge)
-      llvm::consumeError(withEdge.takeError());
-    else if (edge) {
-      Expected<RowPlan> cluster = planRowWith(p, t, o, nullptr, false, nullptr);
-      if (cluster && cluster->prefetch) {
-        if (remarks)
-          remarks->push_back(llvm::formatv(
-              "registers edge declined: one CTA of {0} threads would hold the row, but the "
-              "rows are about one wave and a cluster loads the [N] operands with the row",
-              withEdge->threads));
-        return planRowWith(p, t, o, remarks, false, nullptr);
-      }
-      if (!cluster)
-        llvm::consumeError(cluster.takeError());
+  llvm::SmallVector<std::string> edgeNotes;
+  bool edge = false;
+  Expected<RowPlan> pl = planRowWith(p, t, o, &edgeNotes, true, &edge);
+  if (pl && edge && o.prefetch < 0 && p.rowVectorInputs > 0) {
+    llvm::SmallVector<std::string> clusterNotes;
+    Expected<RowPlan> cluster = planRowWith(p, t, o, &clusterNotes, false, nullptr);
+    if (cluster && cluster->prefetch) {
+      edgeNotes.assign(1, llvm::formatv("registers edge declined: one CTA of {0} threads would "
+                                        "hold the row, but the rows are about one wave and a "
+                                        "cluster loads the [N] operands with the row",
+                                        pl->threads));
+      edgeNotes.append(clusterNotes.begin(), clusterNotes.end());
+      pl = std::move(cluster);
+    } else if (!cluster) {
+      llvm::consumeError(cluster.takeError());
     }
   }
-  return planRowWith(p, t, o, remarks, true, nullptr);
+  if (remarks)
+    remarks->append(edgeNotes.begin(), edgeNotes.end());
+  return pl;
 }
 
 } // namespace rkc::plan
