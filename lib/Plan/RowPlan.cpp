@@ -51,6 +51,9 @@ static constexpr int64_t kKeepL1Room = 32 * 1024; // per CTA, rows with >= 2 [N]
 static constexpr int64_t kMaxSplit = 1024; // CTAs per row of the grid tier, at most
 static constexpr int64_t kGridTierSlots = 33; // its shared states: 32 lanes' + the result
 static constexpr int64_t kSplitPasses = 4; // passes of a streamed row per CTA of a split
+// ... and of a 32-bit row with [N] operands (kept whole: its second sweep reads no
+// pass again, the L2 traffic the operands leave room for)
+static constexpr int64_t kSplitPassesOperands = 2;
 
 /// Sweeps a streamed row takes: one per reduction on the longest chain of
 /// them (each needs the one before), and one for the [M, N] results.
@@ -649,6 +652,14 @@ static Expected<RowPlan> planRowWith(const RowProblem &p, const Target &t,
   //    RMSNorm -3.3 %); f32 split = 32 RMSNorm +11.1 %, softmax +11.5 %,
   //    LayerNorm +2.4 % (16, 8 passes: +1 %, +2 %, -10 %; 64: +11.8 %,
   //    +3.6 %, +8.1 %).
+  //  - one 32-bit row input with [N] operands (weights, biases: every row
+  //    reads them again from L2, whose traffic then sets the pace, not
+  //    DRAM's) takes kSplitPassesOperands passes: both kept, the second
+  //    sweep reads nothing again. Measured at 128 x 1M f32, split 64
+  //    against 32 (session 28): LayerNorm +5.8 % (M = 256 +10 %, M = 32
+  //    +0 %), RMSNorm +2.8 %, x * r * w + b +13.5 % (w for b: +2.0 %);
+  //    softmax (no operand) -7 % (session 24). 16-bit rows keep 4 passes
+  //    (LayerNorm / RMSNorm bf16 at split 32: -3.9 / -3.0 %).
   // Not rows read once (cross-entropy at 16: bf16 -2 %, f32 -4.5 %): they
   // keep their clusters unless few. At most a power of two of CTAs per row
   // that fits at one per SM (a launch needs them all resident).
@@ -666,9 +677,13 @@ static Expected<RowPlan> planRowWith(const RowProblem &p, const Target &t,
                                       llvm::bit_floor((uint64_t)useful)));
     int64_t fill = (int64_t)llvm::bit_floor(
         (uint64_t)std::max<int64_t>(1, kStreamCtasPerSm * t.planSms() / p.rows));
-    // Rows swept twice: few enough passes that most are kept.
+    // Rows swept twice: few enough passes that most are kept (all of them
+    // where [N] operands load L2).
+    bool operandsLoadL2 =
+        p.minElemBytes >= 4 && p.inputRowBytes <= 4 && p.rowVectorInputs > 0;
+    int64_t passesPerCta = operandsLoadL2 ? kSplitPassesOperands : kSplitPasses;
     int64_t fewPasses = p.outputRowBytes > 0 || sweeps(p) >= 2
-                            ? pow2Ceil(ceilDiv(nvec, pl.threads * chunks * kSplitPasses))
+                            ? pow2Ceil(ceilDiv(nvec, pl.threads * chunks * passesPerCta))
                             : 1;
     pl.split = std::min(std::max({fill, fewPasses, pl.cluster}), cap);
     pl.cluster = 1;
