@@ -54,6 +54,7 @@ static constexpr int64_t kSplitPasses = 4; // passes of a streamed row per CTA o
 // ... and of a 32-bit row with [N] operands (kept whole: its second sweep reads no
 // pass again, the L2 traffic the operands leave room for)
 static constexpr int64_t kSplitPassesOperands = 2;
+static constexpr int64_t kSplitPassesOperandsMinRows = 32; // ... over this many rows
 
 /// Sweeps a streamed row takes: one per reduction on the longest chain of
 /// them (each needs the one before), and one for the [M, N] results.
@@ -652,14 +653,17 @@ static Expected<RowPlan> planRowWith(const RowProblem &p, const Target &t,
   //    RMSNorm -3.3 %); f32 split = 32 RMSNorm +11.1 %, softmax +11.5 %,
   //    LayerNorm +2.4 % (16, 8 passes: +1 %, +2 %, -10 %; 64: +11.8 %,
   //    +3.6 %, +8.1 %).
-  //  - one 32-bit row input with [N] operands (weights, biases: every row
-  //    reads them again from L2, whose traffic then sets the pace, not
-  //    DRAM's) takes kSplitPassesOperands passes: both kept, the second
-  //    sweep reads nothing again. Measured at 128 x 1M f32, split 64
-  //    against 32 (session 28): LayerNorm +5.8 % (M = 256 +10 %, M = 32
-  //    +0 %), RMSNorm +2.8 %, x * r * w + b +13.5 % (w for b: +2.0 %);
-  //    softmax (no operand) -7 % (session 24). 16-bit rows keep 4 passes
-  //    (LayerNorm / RMSNorm bf16 at split 32: -3.9 / -3.0 %).
+  //  - 32-bit rows with [N] operands (weights, biases: every row reads them
+  //    again from L2, whose traffic then sets the pace, not DRAM's), at
+  //    least kSplitPassesOperandsMinRows of them, take kSplitPassesOperands
+  //    passes: the second sweep reads (almost) nothing again. Measured on
+  //    the H100, split 64 against 32 at 128 x 1M f32 (session 28):
+  //    LayerNorm +5.7 % (M = 256 +10 %, M = 32 +0 %), RMSNorm +3.4 %,
+  //    RMSNorm with a residual (keep = 1 of 2) +20.5 %, x * r * w + b
+  //    +13.5 % (w for b: +2.0 %); softmax (no operand) -7 % (session 24);
+  //    LayerNorm f32 at 8 x 1M -14 % (64 CTAs a row: 6 groups resident for
+  //    8 rows); at 64 x 2M split 128 against 64 +0.8 / +0.2 %. 16-bit rows
+  //    keep 4 passes (LayerNorm / RMSNorm bf16 at split 32: -3.9 / -3.0 %).
   // Not rows read once (cross-entropy at 16: bf16 -2 %, f32 -4.5 %): they
   // keep their clusters unless few. At most a power of two of CTAs per row
   // that fits at one per SM (a launch needs them all resident).
@@ -679,8 +683,8 @@ static Expected<RowPlan> planRowWith(const RowProblem &p, const Target &t,
         (uint64_t)std::max<int64_t>(1, kStreamCtasPerSm * t.planSms() / p.rows));
     // Rows swept twice: few enough passes that most are kept (all of them
     // where [N] operands load L2).
-    bool operandsLoadL2 =
-        p.minElemBytes >= 4 && p.inputRowBytes <= 4 && p.rowVectorInputs > 0;
+    bool operandsLoadL2 = p.minElemBytes >= 4 && p.rowVectorInputs > 0 &&
+                          p.rows >= kSplitPassesOperandsMinRows;
     int64_t passesPerCta = operandsLoadL2 ? kSplitPassesOperands : kSplitPasses;
     int64_t fewPasses = p.outputRowBytes > 0 || sweeps(p) >= 2
                             ? pow2Ceil(ceilDiv(nvec, pl.threads * chunks * passesPerCta))

@@ -54,15 +54,17 @@ static KSplitPlan plan(int bits, long long m, long long k, long long n, const ch
 
 /// A row program of one reduction over [rows, cols] elements of
 /// `elemBytes`, with an [M, N] result of the same size when `result`.
+/// `operands` [N] operands (weights, biases); -1: one when `result`.
 static RowPlan rowPlan(long long rows, long long cols, int elemBytes, bool result,
-                       const char *arch = "sm_90a", const char *schedule = "") {
+                       const char *arch = "sm_90a", const char *schedule = "",
+                       int operands = -1) {
   RowProblem p;
   p.rows = rows, p.cols = cols;
   p.elemBytes = p.minElemBytes = p.maxInputElemBytes = p.inputElemBytes = elemBytes;
   p.inputRowBytes = elemBytes;
   p.outputRowBytes = result ? elemBytes : 0;
   p.reductionDepth = 1;
-  p.rowVectorInputs = result ? 1 : 0;
+  p.rowVectorInputs = operands >= 0 ? operands : (result ? 1 : 0);
   PlanOverride ovr;
   if (*schedule)
     ovr = *parseOverride(schedule);
@@ -91,11 +93,20 @@ int main() {
   expectRow(rowPlan(14, 1 << 20, 4, false), 16, 1, "f32 14 x 1M (224 CTAs: clusters fill)");
   // Streamed rows with a result, any M: as many CTAs per row as keep each
   // CTA's part to 4 passes (bf16, 512 threads x 32 values: 16 per row of
-  // 1M; f32, 256 x 32: 32 per row of 1M, 64 per row of 2M).
+  // 1M; f32, 256 x 32: 32 per row of 1M, 64 per row of 2M), 2 for f32
+  // rows with [N] operands (64 per row of 1M, 128 per row of 2M).
   expectRow(rowPlan(128, 1 << 20, 2, true), 1, 16, "bf16 128 x 1M with a result");
   expectRow(rowPlan(4096, 1 << 20, 2, true), 1, 16, "bf16 4096 x 1M with a result");
-  expectRow(rowPlan(128, 1 << 20, 4, true), 1, 32, "f32 128 x 1M with a result");
-  expectRow(rowPlan(64, 1 << 21, 4, true), 1, 64, "f32 64 x 2M with a result");
+  expectRow(rowPlan(128, 1 << 20, 2, true, "sm_90a", "", 2), 1, 16,
+            "bf16 128 x 1M with a result and 2 operands");
+  expectRow(rowPlan(128, 1 << 20, 4, true, "sm_90a", "", 0), 1, 32,
+            "f32 128 x 1M with a result, no operand");
+  expectRow(rowPlan(64, 1 << 21, 4, true, "sm_90a", "", 0), 1, 64,
+            "f32 64 x 2M with a result, no operand");
+  expectRow(rowPlan(128, 1 << 20, 4, true), 1, 64, "f32 128 x 1M with a result and an operand");
+  expectRow(rowPlan(64, 1 << 21, 4, true), 1, 128, "f32 64 x 2M with a result and an operand");
+  // ... not over fewer than 32 rows (LayerNorm f32 8 x 1M: -14 % at split 64).
+  expectRow(rowPlan(31, 1 << 20, 4, true), 1, 32, "f32 31 x 1M with a result and an operand");
   // Read once at 128 rows keeps the cluster; rows on chip keep theirs.
   expectRow(rowPlan(128, 1 << 20, 2, false), 16, 1, "bf16 128 x 1M read once");
   expectRow(rowPlan(1, 1 << 18, 2, true), 16, 1, "bf16 1 x 256k on chip");
