@@ -114,15 +114,19 @@ def main():
     cases += [(op, dt, 1000003, 2, None) for op in ("softmax", "layer_norm") for dt in DT]
     cases += [(op, dt, 65537, 264, None) for op in ("cross_entropy", "row_logsumexp")
               for dt in DT]
+    # f32 rows of 1M with [N] operands over 32 rows: split over 64 CTAs, two
+    # passes each, both kept in shared memory (planner rule 5b).
+    cases += [(op, "f32", 1048576, 32, None) for op in ("layer_norm", "rms_norm",
+                                                        "rms_norm_residual")]
     # RKC_SANITIZE_CASES=quant: the quantized column kernels only;
     # RKC_SANITIZE_CASES=split: the grid tier only (two rows of 1M, and of
     # 1000003 (shifted), each split over the CTAs of a persistent grid that
-    # combine their reductions through the workspace).
+    # combine their reductions through the workspace; 32 f32 rows of 1M).
     which = os.environ.get("RKC_SANITIZE_CASES")
     if which == "quant":
         cases = []
     elif which == "split":
-        cases = [c for c in cases if c[3] == 2 and c[2] in (1048576, 1000003)]
+        cases = [c for c in cases if c[3] in (2, 32) and c[2] in (1048576, 1000003)]
     # Compile the named ops' aligned kernels up front, in parallel.
     pre = set()
     for op, dt, N, rows, layout in cases:
