@@ -51,10 +51,10 @@ static constexpr int64_t kKeepL1Room = 32 * 1024; // per CTA, rows with >= 2 [N]
 static constexpr int64_t kMaxSplit = 1024; // CTAs per row of the grid tier, at most
 static constexpr int64_t kGridTierSlots = 33; // its shared states: 32 lanes' + the result
 static constexpr int64_t kSplitPasses = 4; // passes of a streamed row per CTA of a split
-// ... and of a 32-bit row with [N] operands (kept whole: its second sweep reads no
-// pass again, the L2 traffic the operands leave room for)
+// ... of a 32-bit row with [N] operands (their L2 reads leave no room for the
+// second sweep's), over at least kSplitPassesOperandsMinRows rows
 static constexpr int64_t kSplitPassesOperands = 2;
-static constexpr int64_t kSplitPassesOperandsMinRows = 32; // ... over this many rows
+static constexpr int64_t kSplitPassesOperandsMinRows = 32;
 
 /// Sweeps a streamed row takes: one per reduction on the longest chain of
 /// them (each needs the one before), and one for the [M, N] results.
@@ -681,7 +681,7 @@ static Expected<RowPlan> planRowWith(const RowProblem &p, const Target &t,
                                       llvm::bit_floor((uint64_t)useful)));
     int64_t fill = (int64_t)llvm::bit_floor(
         (uint64_t)std::max<int64_t>(1, kStreamCtasPerSm * t.planSms() / p.rows));
-    // Rows swept twice: few enough passes that most are kept (all of them
+    // Rows swept twice: few enough passes that most are kept (fewer still
     // where [N] operands load L2).
     bool operandsLoadL2 = p.minElemBytes >= 4 && p.rowVectorInputs > 0 &&
                           p.rows >= kSplitPassesOperandsMinRows;
