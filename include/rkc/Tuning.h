@@ -78,7 +78,7 @@ namespace rkc {
 ///      index) combine per value, and their warp tier finds the extreme by
 ///      shuffles, then the lowest index in one redux.sync (session 21; no
 ///      shipped row is an argmax: all carried over).
-inline constexpr int kCodegenRevision = 15;
+inline constexpr int kCodegenRevision = 16;
 
 /// One database row.
 struct TuningEntry {

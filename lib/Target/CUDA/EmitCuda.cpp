@@ -161,6 +161,9 @@ private:
   /// stores need, in program order, then the stores - else none.
   SmallVector<Operation *> epilogueOps(Block &block) const;
   LogicalResult emitEpilogue(ArrayRef<Operation *> ops);
+  /// The statement that loads [N] operand `ld` into `dest` at the columns
+  /// `col0` + (i / W) * COL_STEP + i % W, i < V (the names in scope).
+  FailureOr<std::string> operandLoad(tier::LoadOp ld, StringRef dest);
   /// Registers staging: emits the fragment maps `consumer` needs (not
   /// emitted since the last reduction) before it.
   LogicalResult emitMapsFor(Operation *consumer);
@@ -259,6 +262,9 @@ private:
   llvm::SmallPtrSet<Operation *, 16> emittedMaps;
   /// Inside emitEpilogue's loop: staged reads start at its chunk.
   bool inEpilogue = false;
+  /// The epilogue's [N]-operand loads issued ahead of their group
+  /// (emitEpilogue): the ring of fragments each one reads from.
+  llvm::DenseMap<Operation *, std::string> prefetchRings;
   /// While a fragment map's body is emitted: its values that are the same
   /// for every element (from its scalar operands and constants only).
   llvm::DenseSet<Value> uniformValues;
@@ -502,6 +508,27 @@ FailureOr<std::string> KernelEmitter::combinerFor(Operation *op, Attribute kind,
   return comb;
 }
 
+FailureOr<std::string> KernelEmitter::operandLoad(tier::LoadOp ld, StringRef dest) {
+  unsigned i = cast<BlockArgument>(ld.getSource()).getArgNumber();
+  auto st = storageType(ld.getSource().getType().getElementType(), ld);
+  if (failed(st))
+    return failure();
+  // [N] operands (weights, biases) read again by every row: from 2 MiB
+  // of them per row the row stream pushes them out of L2 between rows
+  // (LayerNorm f32 N = 262144: 24.6 MB of DRAM reads beyond the model
+  // bytes, ncu), so they are loaded with an evict-last policy. Measured
+  // on the H100: +2-6.5% wherever they total >= 2 MiB (LayerNorm f32 256k,
+  // every RMSNorm / LayerNorm at 1M), -1..-5% below (RMSNorm f32 256k,
+  // 1 MiB, had no re-fetch to save and lost 5% to the hinted loads).
+  // A shifted row's [N] operands are not aligned at its columns: read
+  // realigned, given the row's head.
+  bool keep = rowOperandBytes >= kKeepRowOperandBytes;
+  const char *policy = shifted ? (keep ? "_unaligned_keep" : "_unaligned") : keep ? "_keep" : "";
+  return formatv("rkc::load_frag{0}<{1}, V, W{2}>(a{3}, col0, COL_STEP, N, {4}{5}, 0.0f);\n", policy,
+                 *st, shiftArg(), i, shifted ? "head, " : "", dest)
+      .str();
+}
+
 LogicalResult KernelEmitter::emitOp(Operation *op) {
   auto &b = bodyOs;
   if (auto c = dyn_cast<arith::ConstantOp>(op)) {
@@ -558,35 +585,48 @@ LogicalResult KernelEmitter::emitOp(Operation *op) {
                    inEpilogue ? " + chunk * (TPR * W)" : "", n);
       return success();
     }
-    // [N] operands (weights, biases) read again by every row: from 2 MiB
-    // of them per row the row stream pushes them out of L2 between rows
-    // (LayerNorm f32 N = 262144: 24.6 MB of DRAM reads beyond the model
-    // bytes, ncu), so they are loaded with an evict-last policy. Measured
-    // on the H100: +2-6.5% wherever they total >= 2 MiB (LayerNorm f32 256k,
-    // every RMSNorm / LayerNorm at 1M), -1..-5% below (RMSNorm f32 256k,
-    // 1 MiB, had no re-fetch to save and lost 5% to the hinted loads).
     // The last of several streamed sweeps reads the row for the last time:
     // evict-first (ld.global.cs), so that it does not push out the parts of
     // other rows that their second sweep is about to read (measured with
     // the evict-first stores below: +5-11 % for 16-bit rows at N = 1M).
-    const char *policy = !isRow && rowOperandBytes >= kKeepRowOperandBytes ? "_keep" : "";
+    const char *policy = "";
     if (isRow && streaming && sweepCount >= 2 && sweepCount == streamSweeps)
       policy = "_stream";
     // A row read once by a kernel without an [M, N] result (rowReadOnce);
     // the earlier sweeps of a swept row stay in L2 for the later ones.
     if (isRow && rowReadOnce && (!streaming || streamSweeps <= 1))
       policy = "_stream";
-    // A shifted row's [N] operands are not aligned at its columns: read
-    // realigned, given the row's head.
-    if (shifted && !isRow)
-      policy = rowOperandBytes >= kKeepRowOperandBytes ? "_unaligned_keep" : "_unaligned";
     auto global = [&](const char *pol) {
-      return formatv("rkc::load_frag{4}<{0}, V, W{5}>(a{1}{2}, col0, COL_STEP, N, {6}{3}, 0.0f);\n",
-                     *st, i, isRow ? formatv(" + row * s{0}", i).str() : "", n, pol,
-                     shiftArg(), shifted && !isRow ? "head, " : "")
+      return formatv("rkc::load_frag{3}<{0}, V, W{4}>(a{1} + row * s{1}, col0, COL_STEP, N, {2}, 0.0f);\n",
+                     *st, i, n, pol, shiftArg())
           .str();
     };
     b << decl;
+    if (!isRow) {
+      auto stmt = operandLoad(ld, n);
+      if (failed(stmt))
+        return failure();
+      auto ring = prefetchRings.find(ld);
+      if (ring == prefetchRings.end()) {
+        b << "  " << *stmt;
+        return success();
+      }
+      // Issued PF_D groups earlier (emitEpilogue): take this group's from
+      // the ring and refill its slot with the group PF_D ahead.
+      auto refill = operandLoad(ld, ring->second + "[pf_slot]");
+      if (failed(refill))
+        return failure();
+      b << "  {\n    const int pf_slot = (chunk / PF_G) % PF_D;\n";
+      if (packed)
+        b << formatv("    {0} = {1}[pf_slot];\n", n, ring->second);
+      else
+        b << formatv("    #pragma unroll\n    for (int i = 0; i < V; ++i) {0}[i] = {1}[pf_slot][i];\n",
+                     n, ring->second);
+      b << "    if (chunk + PF_D * PF_G < PF_CHUNKS) {\n"
+           "      const int col0 = col0_base + (chunk + PF_D * PF_G) * COL_STEP;\n      "
+        << *refill << "    }\n  }\n";
+      return success();
+    }
     // Schedule keep: the first sweep keeps its first KEEP passes of the
     // row in shared memory (loaded evict-first: global memory will not be
     // asked for them again); later sweeps read those passes from there,
@@ -1170,19 +1210,75 @@ static int64_t epilogueGroup(int64_t chunks, int64_t vector, int64_t threads) {
   return group;
 }
 
+/// How many groups ahead the epilogue loads its [N] operands (0: in the
+/// group that uses them). ptxas issues each group's [N] loads only after
+/// the previous group's stores, so a thread of a one-chunk group waits for
+/// one L2 round trip per chunk, in series (16 of them per row for f32 at
+/// 64 values). Issued two groups ahead into a ring of fragments, measured
+/// on the H100 (bench/experiments/operands-in-smem, the generated kernels
+/// edited by make_prefetch.py; docs/performance-notes.md, session 29):
+/// LayerNorm f32 at 512 x 262144 413 -> 395 us (one ahead 398, four 392 at
+/// 64 registers), RMSNorm f32 390 -> 380; LayerNorm f32 at 1024 x 131072
+/// unchanged (its plain loads were already issued ahead). Groups of two
+/// chunks (16-bit data) lost: the ring's registers cost CTAs per SM
+/// (LayerNorm bf16 at 262144: 5 -> 4 -> 3 CTAs, 202 -> 207 / 220 us). Not
+/// for 1024-thread CTAs either (their second CTA needs <= 32 registers,
+/// epilogueGroup), nor for shifted rows, whose realigned loads took 20 more
+/// registers (LayerNorm f32 at N = 100003: 76 -> 96, a CTA per SM less;
+/// not measured). At most 16 registers of ring: two groups ahead for one
+/// or two f32 operands, one for three or four, none beyond.
+static int64_t epiloguePrefetch(int64_t group, int64_t vector, int64_t threads,
+                                int64_t operands, bool shifted) {
+  if (group != 1 || threads >= 1024 || operands == 0 || shifted)
+    return 0;
+  return std::min<int64_t>(2, 16 / (operands * vector));
+}
+
 LogicalResult KernelEmitter::emitEpilogue(ArrayRef<Operation *> ops) {
   int64_t group = epilogueGroup(layout.getValues() / layout.getVector(), layout.getVector(),
                                  layout.getThreads());
+  SmallVector<tier::LoadOp> operands;
+  for (Operation *op : ops)
+    if (auto ld = dyn_cast<tier::LoadOp>(op); ld && ld.getSource().getType().getRank() == 1)
+      operands.push_back(ld);
+  int64_t ahead = epiloguePrefetch(group, layout.getVector(), layout.getThreads(),
+                                   (int64_t)operands.size(), shifted);
+  inEpilogue = true;
+  prefetchRings.clear();
+  if (ahead > 0) {
+    bodyOs << formatv("  constexpr int PF_D = {0}, PF_G = {1}, PF_CHUNKS = V / W; // [N] loads "
+                      "PF_D groups ahead\n",
+                      ahead, group);
+    for (tier::LoadOp ld : operands) {
+      auto st = storageType(ld.getSource().getType().getElementType(), ld);
+      if (failed(st))
+        return failure();
+      Type elem = ld.getSource().getType().getElementType();
+      bool packed = (elem.isBF16() || elem.isF16()) && layout.getVector() % 2 == 0;
+      std::string ring = fresh("pf");
+      auto first = operandLoad(ld, ring + "[k]");
+      if (failed(first))
+        return failure();
+      bodyOs << (packed ? formatv("  rkc::PackedFrag<{0}, PF_G * W> {1}[PF_D];\n", *st, ring).str()
+                        : formatv("  float {0}[PF_D][PF_G * W];\n", ring).str())
+             << "  #pragma unroll\n"
+                "  for (int k = 0; k < PF_D && k * PF_G < PF_CHUNKS; ++k) {\n"
+                "    constexpr int V = PF_G * W;\n"
+                "    const int col0 = col0_base + k * PF_G * COL_STEP;\n    "
+             << *first << "  }\n";
+      prefetchRings[ld] = ring;
+    }
+  }
   bodyOs << formatv("  #pragma unroll\n"
                     "  for (int chunk = 0; chunk < V / W; chunk += {0}) {{\n"
                     "  constexpr int V = {0} * W; // this group of chunks\n"
                     "  const int col0 = col0_base + chunk * COL_STEP;\n",
                     group);
-  inEpilogue = true;
   for (Operation *op : ops)
     if (failed(emitOp(op)))
       return failure();
   inEpilogue = false;
+  prefetchRings.clear();
   bodyOs << "  }\n";
   return success();
 }
