@@ -118,7 +118,15 @@ def main():
     # passes each, both kept in shared memory (planner rule 5b).
     cases += [(op, "f32", 1048576, 32, None) for op in ("layer_norm", "rms_norm",
                                                         "rms_norm_residual")]
+    # f32 cluster rows with [N] operands, whose epilogue loads them two
+    # chunks ahead of their use (session 29): N = 100000 leaves the last
+    # chunks of the layout past the row's end.
+    cases += [(op, "f32", N, 4, None) for op in ("layer_norm", "layer_norm_nobias", "rms_norm",
+                                                  "rms_norm_residual")
+              for N in (100000, 131072)]
     # RKC_SANITIZE_CASES=quant: the quantized column kernels only;
+    # RKC_SANITIZE_CASES=epilogue: f32 rows of 100000-262144 (async-staged
+    # clusters, their chunked epilogues);
     # RKC_SANITIZE_CASES=split: the grid tier only (two rows of 1M, and of
     # 1000003 (shifted), each split over the CTAs of a persistent grid that
     # combine their reductions through the workspace; 32 f32 rows of 1M).
@@ -127,6 +135,8 @@ def main():
         cases = []
     elif which == "split":
         cases = [c for c in cases if c[3] in (2, 32) and c[2] in (1048576, 1000003)]
+    elif which == "epilogue":
+        cases = [c for c in cases if c[1] == "f32" and c[2] in (100000, 131072, 262144)]
     # Compile the named ops' aligned kernels up front, in parallel.
     pre = set()
     for op, dt, N, rows, layout in cases:
@@ -164,7 +174,7 @@ def main():
     # partial sums: M = 16 14336 x 4096; weights as A: M = 8; __syncwarp
     # parts, 16 warps splitting K: int8 M = 12 12288 x 2048). Compared with
     # the float64 reference.
-    if which == "split":
+    if which in ("split", "epilogue"):
         qcases = []
     else:
         qcases = [(4, 128, True, 1, 4096, 4096, False), (4, 32, False, 4, 1024, 1000, True),
