@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds every variant here (BUILD=1, any machine with nvcc and the stub libcuda)
+# Builds every variant here (gen.sh makes them) (BUILD=1, any machine with nvcc and the stub libcuda)
 # and times it (on the GPU machine). Usage: [BIN=dir] [BUILD=1] run.sh [M...]
 cd "$(dirname "$0")"; root=$(cd ../../.. && pwd)
 bin=${BIN:-/tmp/operands-in-smem}; mkdir -p $bin
