@@ -161,6 +161,12 @@ private:
   /// stores need, in program order, then the stores - else none.
   SmallVector<Operation *> epilogueOps(Block &block) const;
   LogicalResult emitEpilogue(ArrayRef<Operation *> ops);
+  /// Loaded fragments of `elem` are held packed (rkc::PackedFrag; see the
+  /// tier::LoadOp case of emitOp).
+  bool heldPacked(Type elem) const {
+    return (asyncStaged || streaming) && (elem.isBF16() || elem.isF16()) &&
+           layout.getVector() % 2 == 0;
+  }
   /// The statement that loads [N] operand `ld` into `dest` at the columns
   /// `col0` + (i / W) * COL_STEP + i % W, i < V (the names in scope).
   FailureOr<std::string> operandLoad(tier::LoadOp ld, StringRef dest);
@@ -560,9 +566,7 @@ LogicalResult KernelEmitter::emitOp(Operation *op) {
     // saved no registers where the row already fits (log-softmax bf16 at N
     // = 32768, 1024 threads x 32 values: 59 either way) and cost 19% in the
     // extra widenings on the CTA's latency chain.
-    Type elem = ld.getSource().getType().getElementType();
-    bool packed = (asyncStaged || streaming) && (elem.isBF16() || elem.isF16()) &&
-                  layout.getVector() % 2 == 0;
+    bool packed = heldPacked(ld.getSource().getType().getElementType());
     std::string decl = packed ? formatv("  rkc::PackedFrag<{0}, V> {1};\n", *st, n).str()
                               : formatv("  float {0}[V];\n", n).str();
     if (packed)
@@ -1253,8 +1257,7 @@ LogicalResult KernelEmitter::emitEpilogue(ArrayRef<Operation *> ops) {
       auto st = storageType(ld.getSource().getType().getElementType(), ld);
       if (failed(st))
         return failure();
-      Type elem = ld.getSource().getType().getElementType();
-      bool packed = (elem.isBF16() || elem.isF16()) && layout.getVector() % 2 == 0;
+      bool packed = heldPacked(ld.getSource().getType().getElementType());
       std::string ring = fresh("pf");
       auto first = operandLoad(ld, ring + "[k]");
       if (failed(first))
