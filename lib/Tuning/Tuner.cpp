@@ -215,6 +215,13 @@ plan::Staging otherStaging(plan::Staging s) {
 
 } // namespace
 
+/// A schedule whose rows are swept (stream, smem) or split over the grid
+/// tier: outside the search's space.
+static bool sweptOrSplit(const plan::PlanOverride &o) {
+  return o.staging == (int)plan::Staging::Stream || o.staging == (int)plan::Staging::Smem ||
+         o.split > 1;
+}
+
 llvm::Expected<TuneReport> rkc::tune(CompileRequest req, const TuneOptions &opt) {
   auto start = Clock::now();
   if (llvm::Error e = resolveArch(req))
@@ -513,8 +520,7 @@ llvm::Expected<TuneReport> rkc::tune(CompileRequest req, const TuneOptions &opt)
     bool sweptHeuristic = false;
     if (auto h = plan::parseOverride(rep.heuristic.schedule)) {
       heuristicStaging = h->staging;
-      sweptHeuristic = h->staging == (int)plan::Staging::Stream ||
-                       h->staging == (int)plan::Staging::Smem || h->split > 1;
+      sweptHeuristic = sweptOrSplit(*h);
     }
     auto reject = [&](const std::string &text, const std::string &why) {
       TuneCandidate c;
@@ -527,8 +533,7 @@ llvm::Expected<TuneReport> rkc::tune(CompileRequest req, const TuneOptions &opt)
       auto o = plan::parseOverride(text);
       if (!o)
         return o.takeError();
-      if (o->staging == (int)plan::Staging::Stream || o->staging == (int)plan::Staging::Smem ||
-          o->split > 1 || (sweptHeuristic && o->staging < 0)) {
+      if (sweptOrSplit(*o) || (sweptHeuristic && o->staging < 0)) {
         // Swept rows and split rows (the grid tier) are outside the
         // search's space: the override as the planner reads it (unset
         // fields from its rules), as `rkc compile --schedule` does.

@@ -607,11 +607,11 @@ LogicalResult KernelEmitter::emitOp(Operation *op) {
     };
     b << decl;
     if (!isRow) {
-      auto stmt = operandLoad(ld, n);
-      if (failed(stmt))
-        return failure();
       auto ring = prefetchRings.find(ld);
       if (ring == prefetchRings.end()) {
+        auto stmt = operandLoad(ld, n);
+        if (failed(stmt))
+          return failure();
         b << "  " << *stmt;
         return success();
       }
@@ -1248,7 +1248,6 @@ LogicalResult KernelEmitter::emitEpilogue(ArrayRef<Operation *> ops) {
   int64_t ahead = epiloguePrefetch(group, layout.getVector(), layout.getThreads(),
                                    (int64_t)operands.size(), shifted);
   inEpilogue = true;
-  prefetchRings.clear();
   if (ahead > 0) {
     bodyOs << formatv("  constexpr int PF_D = {0}, PF_G = {1}, PF_CHUNKS = V / W; // [N] loads "
                       "PF_D groups ahead\n",
