@@ -78,7 +78,12 @@ namespace rkc {
 ///      index) combine per value, and their warp tier finds the extreme by
 ///      shuffles, then the lowest index in one redux.sync (session 21; no
 ///      shipped row is an argmax: all carried over).
-inline constexpr int kCodegenRevision = 16;
+///  16: the chunked epilogue's [N] loads issued two chunks ahead for f32
+///      rows (session 29; 207 rows carried, six re-tuned).
+///  17: the grid tier's slots read in batches of loads in flight together
+///      (rkc::detail::combine_grid_slots), not one L2 round trip per slot
+///      (session 30).
+inline constexpr int kCodegenRevision = 17;
 
 /// One database row.
 struct TuningEntry {

@@ -310,6 +310,9 @@ std::string checkPlan(const RowPlan &pl, const RowProblem &p, const Target &t) {
     if (pl.keep > passes)
       return llvm::formatv("keep = {0}: the row has {1} passes", pl.keep, passes);
     smem += pl.keep * passBytesOf(pl, p);
+    if (deferredGridWait(pl.split, passes, pl.keep, p.reductions, passBytesOf(pl, p)))
+      smem += pl.keep * passBytesOf(pl, p) + // the next row's buffer, its arrival's states
+              (int64_t)p.stateWords * 4 * pl.warpsPerRow();
   }
   if (smem > t.maxSmemPerCta)
     return llvm::formatv("the schedule needs {0} bytes of shared memory (reduction "
@@ -686,6 +689,19 @@ static Expected<RowPlan> planRowWith(const RowProblem &p, const Target &t,
     bool operandsLoadL2 = p.minElemBytes >= 4 && p.rowVectorInputs > 0 &&
                           p.rows >= kSplitPassesOperandsMinRows;
     int64_t passesPerCta = operandsLoadL2 ? kSplitPassesOperands : kSplitPasses;
+    // Such rows with one reduction, in one pass a CTA keeps whole: the
+    // grid barrier's wait deferred past the next row's sweep
+    // (deferredGridWait). Measured on the H100 at M x 1M f32
+    // (docs/performance-notes.md, session 30), split 128 deferred against
+    // split 64 with two kept passes: LayerNorm 478 -> 445 us at M = 128
+    // (kernels timed alone after an L2 flush: 463 -> 434), 131 -> 117 at
+    // 32, 237 -> 226 at 64, 894 -> 880 at 256; RMSNorm 116 -> 110 at 32,
+    // 408 -> 410 at 128 (419 -> 397 alone), 808 -> 819 at 256. Not shifted
+    // rows (LayerNorm f32 at 134 x 1000003: 561 -> 645 us), nor 16-bit ones
+    // (LayerNorm bf16 split 128 deferred 238 us against split 16's 229).
+    if (operandsLoadL2 && !shifted &&
+        deferredGridWait(2, 1, 1, p.reductions, chunks * pl.vector * pl.threads * p.inputRowBytes))
+      passesPerCta = 1;
     int64_t fewPasses = p.outputRowBytes > 0 || sweeps(p) >= 2
                             ? pow2Ceil(ceilDiv(nvec, pl.threads * chunks * passesPerCta))
                             : 1;
@@ -845,6 +861,11 @@ static Expected<RowPlan> planRowWith(const RowProblem &p, const Target &t,
     note(llvm::formatv("keep = {0}: the first {0} of the {1} passes stay in shared memory "
                        "between the sweeps ({2} KiB per CTA)",
                        pl.keep, passesOf(pl, p), pl.keep * passBytesOf(pl, p) / 1024));
+  if (pl.staging == Staging::Stream &&
+      deferredGridWait(pl.split, passesOf(pl, p), pl.keep, p.reductions, passBytesOf(pl, p)))
+    note(llvm::formatv("deferred grid waits: each CTA sweeps its next row into a second "
+                       "buffer ({0} KiB) before it waits for its group's statistics of this one",
+                       passBytesOf(pl, p) / 1024));
 
   std::string why = checkPlan(pl, p, t);
   if (!why.empty())

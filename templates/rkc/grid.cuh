@@ -11,10 +11,24 @@
 //
 //   [0, 4)                      the group's arrival counter (u32)
 //   [4, 8)                      its departure counter (grid_finish)
+//   [8, 12)                     deferred waits: the arrival counter of odd
+//                               epochs (grid_arrive)
 //   [offset, offset + 2 * SPLIT * SLOT_BYTES)
 //                               one call site's slots, two sets used in
 //                               turn (a CTA may publish its next state
-//                               while a slower one still reads this one)
+//                               while a slower one still reads this one);
+//                               four sets with deferred waits
+//
+// Deferred waits (grid_arrive / grid_wait, a kernel with one reduction per
+// row whose CTAs keep their whole part of a row on chip): a CTA publishes
+// its state for row r, sweeps row r + groups into its other buffer and
+// publishes that state too, and only then waits for row r's group, so the
+// wait overlaps a sweep instead of idling the CTA. Two epochs are then in
+// flight per CTA: each parity counts its own arrivals (an epoch's target
+// cannot be met by early arrivals of the next), and a set of slots is
+// reused four epochs later, which a CTA reaches only after its wait for
+// epoch e + 2, i.e. after every CTA of the group arrived at e + 2 and so
+// had finished reading epoch e's slots.
 //
 // Template parameters (grid_reduce):
 //   WARPS_PER_ROW  warps of one CTA working on the row: a power of two in
@@ -79,6 +93,36 @@ RKC_DEVICE S load_grid_slot(const unsigned char *base, int slot) {
   memcpy(&s, w, sizeof(S));
   return s;
 }
+
+/// Lane `lane`'s share of the slots: slots lane, lane + G, ... (K of them),
+/// combined in that order. The loads are issued in batches of up to
+/// BATCH before any is combined, so a batch costs one L2 round trip, not
+/// one per slot (each CTA of a group waits for these after the group's
+/// last arrival: at SPLIT = 128, four round trips in series took 3-4 us a
+/// row on the H100, docs/performance-notes.md, session 30).
+template <int K, int G, int SLOT_BYTES, class S, class Op>
+RKC_DEVICE S combine_grid_slots(const unsigned char *slots, int lane, Op op) {
+  constexpr int BATCH = K < 8 ? K : 8;
+  static_assert(K % BATCH == 0, "rkc::grid_reduce: slots per lane in whole batches");
+  S part[BATCH];
+#pragma unroll
+  for (int j = 0; j < BATCH; ++j)
+    part[j] = load_grid_slot<SLOT_BYTES, S>(slots, j * G + lane);
+  S acc = part[0];
+#pragma unroll
+  for (int j = 1; j < BATCH; ++j)
+    acc = op(acc, part[j]);
+#pragma unroll 1
+  for (int k0 = BATCH; k0 < K; k0 += BATCH) {
+#pragma unroll
+    for (int j = 0; j < BATCH; ++j)
+      part[j] = load_grid_slot<SLOT_BYTES, S>(slots, (k0 + j) * G + lane);
+#pragma unroll
+    for (int j = 0; j < BATCH; ++j)
+      acc = op(acc, part[j]);
+  }
+  return acc;
+}
 } // namespace detail
 
 /// Reduces a row across the WARPS_PER_ROW warps of each of the SPLIT CTAs
@@ -100,7 +144,8 @@ RKC_DEVICE S load_grid_slot(const unsigned char *base, int slot) {
 /// Warp 0 combines the warps' states; its lane 0 stores the CTA's state in
 /// slot `rank` and adds one to the group counter (release). Warp 0 then
 /// waits until the counter reaches SPLIT * epoch (acquire), its lane L
-/// combines slots L, L + 32, ... in order, and detail::reduce_slots
+/// combines slots L, L + 32, ... in order (detail::combine_grid_slots,
+/// loads in flight together), and detail::reduce_slots
 /// combines the lanes. Two __syncthreads(): all threads of the CTA must
 /// call it, in uniform control flow.
 template <int WARPS_PER_ROW, int SPLIT, int SLOT_BYTES, class S, class Op>
@@ -136,13 +181,79 @@ RKC_DEVICE S grid_reduce(S v, Op op, S *buf, unsigned char *ws, int offset, u32 
     const u32 target = (u32)SPLIT * epoch;
     while (ld_acquire_gpu(counter) < target)
       __nanosleep(32);
-    if (lane < G) {
-      S acc = detail::load_grid_slot<SLOT_BYTES, S>(slots, lane);
-#pragma unroll 1
-      for (int k = 1; k < SPLIT / G; ++k)
-        acc = op(acc, detail::load_grid_slot<SLOT_BYTES, S>(slots, k * G + lane));
-      lanes[lane] = acc;
+    if (lane < G)
+      lanes[lane] = detail::combine_grid_slots<SPLIT / G, G, SLOT_BYTES, S>(slots, lane, op);
+    __syncwarp();
+    const S r = detail::reduce_slots<G>(lanes, op, lane); // reads lanes[0, G) only
+    if (lane == 0)
+      lanes[G] = r;
+  }
+  __syncthreads();
+  return lanes[G];
+}
+
+/// The first half of a deferred grid reduction (see the header): combines
+/// the CTA's warps and publishes the CTA's state for epoch `arrived` + 1.
+///
+///  v         this warp's warp-reduced value (identical in all its lanes)
+///  buf       shared buffer of 2 * WARPS_PER_ROW states, used in turn by
+///            consecutive epochs (warp 0 reads one while the other warps may
+///            already sweep the next row; a grid_wait's barrier separates
+///            the reads of an epoch from the writes of the one two later)
+///  arrived   epochs this CTA has published in this launch; incremented
+///
+/// One __syncthreads(): all threads of the CTA must call it, in uniform
+/// control flow. Pair each grid_arrive with one grid_wait, in order.
+template <int WARPS_PER_ROW, int SPLIT, int SLOT_BYTES, class S, class Op>
+RKC_DEVICE void grid_arrive(S v, Op op, S *buf, unsigned char *ws, int offset, u32 &arrived,
+                            int rank, int warp_in_row, int lane) {
+  static_assert(SPLIT >= 1 && SPLIT <= 1024 && (SPLIT & (SPLIT - 1)) == 0,
+                "rkc::grid_arrive: SPLIT must be a power of two in [1, 1024]");
+  static_assert(sizeof(S) % 4 == 0 && SLOT_BYTES % 4 == 0 && SLOT_BYTES >= (int)sizeof(S),
+                "rkc::grid_arrive: a slot holds the state in 32-bit words");
+  ++arrived;
+  S *mineBuf = buf + (arrived & 1) * WARPS_PER_ROW;
+  if (lane == 0)
+    mineBuf[warp_in_row] = v;
+  __syncthreads();
+  if (warp_in_row == 0) {
+    const S mine = detail::reduce_slots<WARPS_PER_ROW>(mineBuf, op, lane);
+    if (lane == 0) {
+      u32 w[sizeof(S) / 4];
+      memcpy(w, &mine, sizeof(S));
+      u32 *p = reinterpret_cast<u32 *>(ws + offset + (arrived & 3) * (SPLIT * SLOT_BYTES) +
+                                       rank * SLOT_BYTES);
+#pragma unroll
+      for (int i = 0; i < int(sizeof(S) / 4); ++i)
+        st_relaxed_gpu(p + i, w[i]);
+      red_add_release_gpu(reinterpret_cast<u32 *>(ws) + ((arrived & 1) ? 2 : 0), 1);
     }
+  }
+}
+
+/// The second half: waits until every CTA of the group published epoch
+/// `waited` + 1 and returns the group's result (bitwise the same in every
+/// thread of every CTA of the group, as grid_reduce's).
+///
+///  lanes     shared buffer of 33 states, this call site's only
+///  waited    epochs this CTA has waited for; incremented
+///
+/// One __syncthreads(): all threads of the CTA must call it, in uniform
+/// control flow; the kernel ends each row with a __syncthreads() before
+/// the next grid_wait writes `lanes` again.
+template <int SPLIT, int SLOT_BYTES, class S, class Op>
+RKC_DEVICE S grid_wait(Op op, S *lanes, const unsigned char *ws, int offset, u32 &waited,
+                       int warp_in_row, int lane) {
+  constexpr int G = SPLIT < 32 ? SPLIT : 32;
+  ++waited;
+  if (warp_in_row == 0) {
+    const u32 *counter = reinterpret_cast<const u32 *>(ws) + ((waited & 1) ? 2 : 0);
+    const u32 target = (u32)SPLIT * ((waited + 1) / 2); // epochs of this parity so far
+    while (ld_acquire_gpu(counter) < target)
+      __nanosleep(32);
+    const unsigned char *slots = ws + offset + (waited & 3) * (SPLIT * SLOT_BYTES);
+    if (lane < G)
+      lanes[lane] = detail::combine_grid_slots<SPLIT / G, G, SLOT_BYTES, S>(slots, lane, op);
     __syncwarp();
     const S r = detail::reduce_slots<G>(lanes, op, lane); // reads lanes[0, G) only
     if (lane == 0)
@@ -158,13 +269,18 @@ RKC_DEVICE S grid_reduce(S v, Op op, S *buf, unsigned char *ws, int offset, u32 
 /// departure counter; the last of the group's SPLIT CTAs, which every other
 /// CTA's final wait on the arrival counter happened before (acq_rel on the
 /// departure counter), zeroes both.
-template <int SPLIT> RKC_DEVICE void grid_finish(unsigned char *ws, u32 epoch) {
+/// DEFERRED: the kernel used grid_arrive / grid_wait (epoch: its arrivals),
+/// whose odd epochs' counter is zeroed too.
+template <int SPLIT, bool DEFERRED = false>
+RKC_DEVICE void grid_finish(unsigned char *ws, u32 epoch) {
   if (epoch == 0 || threadIdx.x != 0)
     return;
   u32 *counter = reinterpret_cast<u32 *>(ws);
   if (atom_add_acq_rel_gpu(counter + 1, 1) == (u32)SPLIT - 1) {
     st_relaxed_gpu(counter, 0);
     st_relaxed_gpu(counter + 1, 0);
+    if (DEFERRED)
+      st_relaxed_gpu(counter + 2, 0);
   }
 }
 

@@ -94,7 +94,9 @@ int main() {
   // Streamed rows with a result, any M: as many CTAs per row as keep each
   // CTA's part to 4 passes (bf16, 512 threads x 32 values: 16 per row of
   // 1M; f32, 256 x 32: 32 per row of 1M, 64 per row of 2M), 2 for f32
-  // rows with [N] operands (64 per row of 1M, 128 per row of 2M).
+  // rows with [N] operands, 1 where that one pass can defer its grid wait
+  // (one reduction, 32 KiB a CTA: 128 per row of 1M; 128, the most that
+  // fit at one CTA per SM, per row of 2M).
   expectRow(rowPlan(128, 1 << 20, 2, true), 1, 16, "bf16 128 x 1M with a result");
   expectRow(rowPlan(4096, 1 << 20, 2, true), 1, 16, "bf16 4096 x 1M with a result");
   expectRow(rowPlan(128, 1 << 20, 2, true, "sm_90a", "", 2), 1, 16,
@@ -103,7 +105,7 @@ int main() {
             "f32 128 x 1M with a result, no operand");
   expectRow(rowPlan(64, 1 << 21, 4, true, "sm_90a", "", 0), 1, 64,
             "f32 64 x 2M with a result, no operand");
-  expectRow(rowPlan(128, 1 << 20, 4, true), 1, 64, "f32 128 x 1M with a result and an operand");
+  expectRow(rowPlan(128, 1 << 20, 4, true), 1, 128, "f32 128 x 1M with a result and an operand");
   expectRow(rowPlan(64, 1 << 21, 4, true), 1, 128, "f32 64 x 2M with a result and an operand");
   // ... not over fewer than 32 rows (LayerNorm f32 8 x 1M: -14 % at split 64).
   expectRow(rowPlan(31, 1 << 20, 4, true), 1, 32, "f32 31 x 1M with a result and an operand");

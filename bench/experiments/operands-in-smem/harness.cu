@@ -85,6 +85,59 @@ int main(int argc, char **argv) {
     if (r >= 3) t.push_back(ms * 1000.0f);
   }
   CK(cudaDeviceSynchronize());
+#if HX_PHASES
+  {
+    // make_phases.py's stamps of the last launch: per CTA and row, the
+    // row's start, before and after the first grid_reduce, its end (ns).
+    CUdeviceptr dp; size_t sz;
+    CU(cuModuleGetGlobal(&dp, &sz, mod, "rkc_phase"));
+    std::vector<unsigned long long> h(sz / 8);
+    CU(cuMemcpyDtoH(h.data(), dp, sz));
+    const long long ctas = groups * HX_SPLIT;
+    unsigned long long t0 = ~0ull, t1 = 0;
+    double ph[3] = {0, 0, 0}; long long n = 0;
+    for (long long c = 0; c < ctas; ++c)
+      for (int r = 0; r < 64; ++r) {
+        const unsigned long long *q = &h[(c * 64 + r) * 4];
+        if (!q[0]) continue;
+        t0 = std::min(t0, q[0]); t1 = std::max(t1, q[3]);
+        for (int k = 0; k < 3; ++k) ph[k] += (double)(q[k + 1] - q[k]);
+        ++n;
+      }
+    // Over the span, in 100 ns steps: the mean share of CTAs in each phase,
+    // and the share of time in which >= 3/4 of them wait at the barrier.
+    const int steps = (int)((t1 - t0) / 100) + 1;
+    std::vector<int> inb(steps, 0), ins(steps, 0);
+    for (long long c = 0; c < ctas; ++c)
+      for (int r = 0; r < 64; ++r) {
+        const unsigned long long *q = &h[(c * 64 + r) * 4];
+        if (!q[0]) continue;
+        for (unsigned long long x = q[1]; x < q[2]; x += 100) ++inb[(x - t0) / 100];
+        for (unsigned long long x = q[0]; x < q[1]; x += 100) ++ins[(x - t0) / 100];
+      }
+    double mb = 0, ms = 0; int most = 0;
+    for (int i = 0; i < steps; ++i) {
+      mb += inb[i]; ms += ins[i];
+      if (inb[i] * 4 >= ctas * 3) ++most;
+    }
+    printf("%-22s phases (last launch, thread 0 of each CTA): span %.1f us; per row: sweep+fold %.2f us, "
+           "grid barrier %.2f us, epilogue %.2f us (%lld rows x CTAs); mean CTAs in sweep %.0f %%, in barrier "
+           "%.0f %%; >= 3/4 of CTAs in barrier %.0f %% of the span\n",
+           HX_VNAME, (t1 - t0) / 1e3, ph[0] / n / 1e3, ph[1] / n / 1e3, ph[2] / n / 1e3, n,
+           100.0 * ms / steps / ctas, 100.0 * mb / steps / ctas, 100.0 * most / steps);
+    const char *dir = getenv("PH_DIR");
+    if (dir) {
+      char path[512];
+      snprintf(path, sizeof path, "%s/%s-M%lld.bin", dir, HX_VNAME, M);
+      if (FILE *f = fopen(path, "wb")) {
+        long long hdr[3] = {ctas, HX_SPLIT, M};
+        fwrite(hdr, sizeof hdr, 1, f);
+        fwrite(h.data(), 8, (size_t)ctas * 64 * 4, f);
+        fclose(f);
+      }
+    }
+  }
+#endif
   std::sort(t.begin(), t.end());
   const double us = t[t.size() / 2];
   const double bytes = 2.0 * M * N * sizeof(T) + (HX_IS_LN ? 2 : 1) * N * sizeof(T);

@@ -18,14 +18,16 @@ for f in ${VARIANTS:-ln_f32_s64 ln_f32_s128 ln_f32_s128_hold rms_f32_s64 rms_f32
   n=$(grep -o 'constexpr int N = [0-9]*' $src | head -1 | awk '{print $5}')
   bf=0; size=4; case $f in *bf16*) bf=1; size=2;; esac
   ln=0; case $f in ln_*) ln=1;; esac
+  ph=0; grep -q rkc_phase $src && ph=1  # make_phases.py's stamps: dumped by the harness
   nops=0; case $f in *_hold) nops=$((ln ? 2 : 1));; esac
   smem=$(( (keep + nops * passes) * V * threads * size ))
   [ $cluster = 1 ] && smem=$(( V * threads * size ))
+  case $f in *_pl|*_pl_*|*_df|*_df_*) smem=$((smem * 2));; esac  # make_pipelined.py, make_deferred.py: two buffers
   if [ -n "$BUILD" ]; then
   nvcc -cubin -std=c++17 -O3 -arch=sm_90a -I$root/templates -o $bin/$f.cubin $src -Xptxas -v 2>&1 | grep -E "registers|error" | tail -1
   nvcc -std=c++17 -O3 -arch=sm_90a -o $bin/$f harness.cu -L/usr/local/cuda/lib64/stubs -lcuda \
     -DHX_VNAME="\"$f\"" -DHX_KNAME="\"$kname\"" -DHX_THREADS=$threads -DHX_SPLIT=$split -DHX_SMEM=$smem \
-    -DHX_WSB=$wsb -DHX_NCOLS=$n -DHX_TBF16=$bf -DHX_IS_LN=$ln -DHX_CLUSTER=$cluster 2>&1 | grep -E "error"
+    -DHX_WSB=$wsb -DHX_NCOLS=$n -DHX_TBF16=$bf -DHX_IS_LN=$ln -DHX_CLUSTER=$cluster -DHX_PHASES=$ph 2>&1 | grep -E "error"
   continue; fi
   for M in ${@:-128}; do $bin/$f $M $bin/$f.cubin | tee -a $out; done
 done

@@ -152,6 +152,21 @@ llvm::Expected<RowPlan> planRow(const RowProblem &p, const Target &t,
                                 const PlanOverride &ovr,
                                 llvm::SmallVectorImpl<std::string> *remarks);
 
+/// The grid tier's deferred waits (templates/rkc/grid.cuh, grid_arrive /
+/// grid_wait): a row split over CTAs (split > 1) in one pass that each CTA
+/// keeps on chip whole (keep = 1), with one reduction over the row, and a
+/// kept part of at most kDeferredPartBytes: each CTA publishes its state
+/// for a row, sweeps its next row into a second shared-memory buffer, and
+/// only then waits for its group, so the wait overlaps a sweep. The
+/// planner (its shared-memory count) and the emitter (which writes the
+/// kernel that way) both decide with this function.
+inline constexpr int64_t kDeferredPartBytes = 32 * 1024;
+inline bool deferredGridWait(int64_t split, int64_t passes, int64_t keep, int64_t reductions,
+                             int64_t keptPassBytes) {
+  return split > 1 && passes == 1 && keep == 1 && reductions == 1 &&
+         keptPassBytes <= kDeferredPartBytes;
+}
+
 /// Checks a complete plan against the problem and the target's limits;
 /// returns the reason it is invalid, or an empty string.
 std::string checkPlan(const RowPlan &plan, const RowProblem &p,

@@ -25,6 +25,7 @@
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Regex.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cmath>
@@ -136,8 +137,11 @@ std::string attrLiteral(Attribute a, Operation *where, bool &ok) {
 
 class KernelEmitter {
 public:
-  KernelEmitter(func::FuncOp f, raw_ostream &os) : func(f), os(os) {}
+  KernelEmitter(func::FuncOp f, raw_ostream &os, bool allowDeferred = true)
+      : func(f), os(os), allowDeferred(allowDeferred) {}
   LogicalResult emit(rkc::KernelInfo &info);
+  /// emit() failed only because the kernel could not defer its grid wait.
+  bool retryWithoutDeferral() const { return deferralFailed; }
 
 private:
   /// A new local name. Prefixes: f (fragments), sv (per-row scalars), v
@@ -260,6 +264,23 @@ private:
   /// Grid tier (schedule split): bytes of a group's workspace region so
   /// far (its counter, then each grid_reduce call site's slots).
   int64_t gridWsBytes = 0;
+  /// Grid tier with deferred waits (plan::deferredGridWait): the row's one
+  /// grid reduction is emitted as an arrival at the end of the row's sweep
+  /// and a wait at the start of its epilogue, which emitRowKernel places
+  /// around the next row's sweep; the body is cut where the reduction was.
+  bool deferredWait = false;
+  bool allowDeferred = true;
+  size_t deferredCut = 0;
+  std::string deferredArrive, deferredWaitCall, deferredState, constants, rowScalars;
+  llvm::raw_string_ostream constOs{constants}, rowScalarOs{rowScalars};
+  llvm::SmallPtrSet<Operation *, 8> rowScalarOps;
+  /// Set when a deferred wait had to be given up (a value of the sweep used
+  /// after it): emitCuda then emits the kernel again without.
+  bool deferralFailed = false;
+  /// Deferred grid waits: this op computes a per-row scalar before the
+  /// row's reduction (it is emitted with the row's set-up).
+  bool rowScalarBeforeCut(Operation *op);
+  int64_t deferredWarps = 0;
   int64_t smemBytes = 0;
   llvm::DenseMap<Operation *, std::string> stateNames;
   /// Loaded fragments held packed (rkc::PackedFrag).
@@ -535,8 +556,27 @@ FailureOr<std::string> KernelEmitter::operandLoad(tier::LoadOp ld, StringRef des
       .str();
 }
 
+bool KernelEmitter::rowScalarBeforeCut(Operation *op) {
+  if (!deferredWait || !deferredArrive.empty())
+    return false;
+  bool scalar = isa<tier::LoadRowScalarOp, tier::GatherOp>(op);
+  if (auto m = dyn_cast<tier::MapOp>(op))
+    scalar = m->getNumResults() && !isa<tier::FragType>(m->getResult(0).getType()) &&
+             llvm::all_of(m->getOperands(), [&](Value v) {
+               Operation *d = v.getDefiningOp();
+               return d && (isa<arith::ConstantOp>(d) || rowScalarOps.contains(d));
+             });
+  if (scalar)
+    rowScalarOps.insert(op);
+  return scalar;
+}
+
 LogicalResult KernelEmitter::emitOp(Operation *op) {
-  auto &b = bodyOs;
+  // Deferred grid waits: the row's scalars (its own [M] inputs, gathers,
+  // maps of them) go with the row's set-up, emitted for the sweep and for
+  // the epilogue alike.
+  raw_ostream &b = rowScalarBeforeCut(op) ? static_cast<raw_ostream &>(rowScalarOs)
+                                          : static_cast<raw_ostream &>(bodyOs);
   if (auto c = dyn_cast<arith::ConstantOp>(op)) {
     auto e = expr(*op);
     auto t = cType(c.getType(), op);
@@ -544,7 +584,9 @@ LogicalResult KernelEmitter::emitOp(Operation *op) {
       return failure();
     std::string n = fresh("c");
     names[c] = n;
-    b << "  const " << *t << " " << n << " = " << *e << ";\n";
+    // Deferred grid waits: constants at the kernel's scope, where both the
+    // sweep (a lambda) and the epilogue see them.
+    (deferredWait ? constOs : b) << "  const " << *t << " " << n << " = " << *e << ";\n";
     return success();
   }
   if (auto ld = dyn_cast<tier::LoadOp>(op)) {
@@ -963,6 +1005,21 @@ LogicalResult KernelEmitter::emitOp(Operation *op) {
       b << formatv("  const {0} {1} = rkc::block_reduce<{2}>({3}, {4}(), {5}, "
                    "row_in_cta, warp_in_row, lane);\n",
                    stateType, r, bl.getWarps(), prev, *comb, buf);
+    } else if (auto g = dyn_cast<tier::GridReduceOp>(op); g && deferredWait) {
+      // Four sets of slots (rkc/grid.cuh, deferred waits); the arrival and
+      // the wait are placed by emitRowKernel.
+      int64_t slotBytes = 8 * (int64_t)op->getNumResults();
+      int64_t offset = gridWsBytes;
+      gridWsBytes += llvm::alignTo(4 * g.getSplit() * slotBytes, 16);
+      deferredCut = body.size();
+      deferredState = stateType;
+      deferredWarps = g.getWarps();
+      deferredArrive = formatv("  rkc::grid_arrive<{0}, {1}, {2}>({3}, {4}(), rkc_gabuf, rkc_gws, "
+                               "{5}, rkc_epoch, rank, warp_in_row, lane);\n",
+                               g.getWarps(), g.getSplit(), slotBytes, prev, *comb, offset);
+      deferredWaitCall = formatv("  const {0} {1} = rkc::grid_wait<{2}, {3}>({4}(), rkc_glanes, "
+                                 "rkc_gws, {5}, rkc_waited, warp_in_row, lane);\n",
+                                 stateType, r, g.getSplit(), slotBytes, *comb, offset);
     } else if (auto g = dyn_cast<tier::GridReduceOp>(op)) {
       // Slots of at most 8 bytes per state member (the template checks
       // sizeof); two sets of `split` slots per call site, 16-byte aligned.
@@ -1468,15 +1525,30 @@ LogicalResult KernelEmitter::emit(rkc::KernelInfo &info) {
     return r.getRank() != 2 || !rk::isDataFloat(e) || e.isBF16() || e.isF16();
   });
   gridWsBytes = 16; // the group's counters (rkc/grid.cuh)
-  if (failed(emitBody()))
-    return failure();
-
   int64_t V = layout.getValues(), W = layout.getVector(), T = layout.getThreads();
   int64_t split = sched.getSplit();
   int64_t C = sched.getCluster() * split; // CTAs per row
+  int64_t passes = (cols + T * C * V - 1) / (T * C * V);
+  {
+    // The planner's rule (its shared-memory count assumes it too).
+    int64_t gridReductions = 0, inputRowBytes = 0;
+    func.walk([&](tier::GridReduceOp) { ++gridReductions; });
+    for (const rkc::KernelArg &ka : info.args)
+      if (!ka.output && ka.shape.size() == 2 && ka.shape[1] == cols)
+        inputRowBytes += ka.elemBytes;
+    deferredWait = allowDeferred && streaming && !staged &&
+                   ::rkc::plan::deferredGridWait(split, passes, keep, gridReductions,
+                                                 V * T * inputRowBytes);
+  }
+  if (failed(emitBody()))
+    return failure();
+  if (deferredWait && (deferredArrive.empty() ||
+                       StringRef(body).take_front(deferredCut).contains("__shared__")))
+    return func.emitError("internal error: the grid tier's deferred wait found no reduction "
+                          "to defer, or a sweep with its own shared buffers");
+
   if (split > 1)
     info.workspaceBytes = llvm::alignTo(gridWsBytes, 128);
-  int64_t passes = (cols + T * C * V - 1) / (T * C * V);
   bool fullRow = !shifted && (T * C * V * passes == cols) && cols % (W * T * C) == 0;
   // The schedule in the override syntax (the tuner and the database read
   // it back): the planner's own formatter.
@@ -1515,24 +1587,30 @@ LogicalResult KernelEmitter::emit(rkc::KernelInfo &info) {
   os << (split > 1 ? "  const int rank = (int)(blockIdx.x % C);\n"
          : C > 1   ? "  const int rank = (int)rkc::cluster_ctarank();\n"
                    : "  const int rank = 0;\n");
+  // The row's set-up (its index, first column, kept passes' buffers):
+  // once per row, or, with deferred grid waits, in the sweep of the next
+  // row too (rowOs; `os` otherwise).
+  std::string rowSetup;
+  llvm::raw_string_ostream rowOs(rowSetup);
   if (split > 1) {
     // The grid tier: a persistent grid (all CTAs resident, a cooperative
     // launch) whose groups of C CTAs loop over the rows; each group owns
     // a region of the workspace (rkc/grid.cuh).
     os << kDependencyWait;
     os << formatv("  unsigned char *const rkc_gws = rkc_ws + (size_t)(blockIdx.x / C) * {0};\n"
-                  "  rkc::u32 rkc_epoch = 0;\n"
-                  "  for (long long rkc_group = blockIdx.x / C; rkc_group < M;\n"
-                  "       rkc_group += gridDim.x / C) {{\n",
+                  "  rkc::u32 rkc_epoch = 0;\n",
                   info.workspaceBytes);
-    os << "  const long long row_raw = rkc_group;\n";
+    if (!deferredWait)
+      os << "  for (long long rkc_group = blockIdx.x / C; rkc_group < M;\n"
+            "       rkc_group += gridDim.x / C) {\n";
+    rowOs << "  const long long row_raw = rkc_group;\n";
   } else {
-    os << "  const long long row_raw = (long long)(blockIdx.x / C) * ROWS + row_in_cta;\n";
+    rowOs << "  const long long row_raw = (long long)(blockIdx.x / C) * ROWS + row_in_cta;\n";
   }
-  os << "  const bool row_ok = row_raw < M;\n"
-        "  const long long row = row_ok ? row_raw : M - 1;\n";
+  rowOs << "  const bool row_ok = row_raw < M;\n"
+           "  const long long row = row_ok ? row_raw : M - 1;\n";
   if (shifted)
-    os << formatv("  // N is not a multiple of W: this row starts `head` elements past a\n"
+    rowOs << formatv("  // N is not a multiple of W: this row starts `head` elements past a\n"
                   "  // W-aligned address; the thread columns start `head` below 0, and\n"
                   "  // the slots below 0 hold the columns from WRAP (the layout's end) up.\n"
                   "  constexpr int WRAP = PASSES * PASS_COLS;\n"
@@ -1543,8 +1621,12 @@ LogicalResult KernelEmitter::emit(rkc::KernelInfo &info) {
                   "  const int col0_base = (rank * TPR + t) * W - head;\n",
                   headArg);
   else
-    os << "  const int col0_base = (rank * TPR + t) * W;\n";
-  os << "  const int col0 = col0_base;\n  (void)col0;\n";
+    rowOs << "  const int col0_base = (rank * TPR + t) * W;\n";
+  rowOs << "  const int col0 = col0_base;\n  (void)col0;\n";
+  if (!deferredWait) {
+    os << rowSetup;
+    rowSetup.clear();
+  }
   if (split == 1)
     os << kDependencyWait;
   if (anyCluster)
@@ -1600,18 +1682,63 @@ LogicalResult KernelEmitter::emit(rkc::KernelInfo &info) {
   if (!keptArgs.empty()) {
     // Schedule keep: the first KEEP passes of each [M, N] input the first
     // sweep reads, in this thread's slots (rkc/stage.cuh's layout).
-    os << formatv("  constexpr int KEEP = {0}; // passes kept in shared memory\n", keep)
-       << "  extern __shared__ __align__(16) unsigned char rkc_smem[];\n";
+    int64_t keptBytes = 0;
+    for (unsigned i : keptArgs)
+      keptBytes += keep * V * T * (cast<RankedTensorType>(func.getArgument(i).getType())
+                                       .getElementTypeBitWidth() / 8);
+    raw_ostream &kos = deferredWait ? rowOs : os;
+    kos << formatv("  constexpr int KEEP = {0}; // passes kept in shared memory\n", keep);
+    if (!deferredWait)
+      kos << "  extern __shared__ __align__(16) unsigned char rkc_smem[];\n";
     int64_t offset = 0;
     for (unsigned i : keptArgs) {
       auto t = cast<RankedTensorType>(func.getArgument(i).getType());
       auto st = storageType(t.getElementType(), func);
       if (failed(st))
         return failure();
-      os << formatv("  {0} *kp{1} = reinterpret_cast<{0} *>(rkc_smem + {2});\n", *st, i, offset);
+      // Deferred waits: two buffers, the row's (rkc_kb) and the other.
+      kos << formatv("  {0} *kp{1} = reinterpret_cast<{0} *>(rkc_smem + {2}{3});\n", *st, i, offset,
+                     deferredWait ? formatv(" + rkc_kb * {0}", keptBytes).str() : "");
       offset += keep * V * T * (t.getElementTypeBitWidth() / 8);
     }
-    info.smemBytes = offset;
+    info.smemBytes = deferredWait ? 2 * offset : offset;
+  }
+  if (deferredWait) {
+    // Deferred grid waits (rkc/grid.cuh): rkc_sweep reads row `rkc_group`
+    // into kept buffer `rkc_kb` and publishes its state; the loop sweeps
+    // the next row of the group before it waits for this one's result.
+    StringRef sweep = StringRef(body).take_front(deferredCut);
+    StringRef rest = StringRef(body).drop_front(deferredCut);
+    // Values the sweep computes are not visible after it (it is a lambda
+    // run for the next row): none may be used there.
+    static const llvm::Regex decl(
+        "(const )?[A-Za-z_:]+(<[^>]*>)? ((f|sv|r|v)[0-9]+(_chain)?) *(\\[|=|;)");
+    for (StringRef line : llvm::split(sweep, '\n')) {
+      SmallVector<StringRef> m;
+      if (!decl.match(line.trim(), &m))
+        continue;
+      llvm::Regex use("(^|[^A-Za-z0-9_])" + m[3].str() + "([^A-Za-z0-9_]|$)");
+      if (use.match(rest) || use.match(deferredWaitCall)) {
+        deferralFailed = true;
+        return failure();
+      }
+    }
+    os << "  extern __shared__ __align__(16) unsigned char rkc_smem[];\n"
+       << formatv("  __shared__ {0} rkc_gabuf[2 * {1}];\n  __shared__ {0} rkc_glanes[33];\n",
+                  deferredState, deferredWarps)
+       << constants << "  rkc::u32 rkc_waited = 0;\n  int rkc_kbuf = 0;\n"
+       << "  auto rkc_sweep = [&](const long long rkc_group, const int rkc_kb) {\n"
+       << rowSetup << rowScalars << sweep << deferredArrive << "  };\n"
+       << "  if ((long long)(blockIdx.x / C) < M)\n    rkc_sweep(blockIdx.x / C, 0);\n"
+       << "  for (long long rkc_group = blockIdx.x / C; rkc_group < M;\n"
+          "       rkc_group += gridDim.x / C) {\n"
+       << "  if (rkc_group + gridDim.x / C < M)\n"
+          "    rkc_sweep(rkc_group + gridDim.x / C, rkc_kbuf ^ 1);\n"
+       << "  const int rkc_kb = rkc_kbuf;\n"
+       << rowSetup << rowScalars << deferredWaitCall << rest
+       << "  __syncthreads();\n  rkc_kbuf ^= 1;\n  }\n"
+          "  rkc::grid_finish<C, true>(rkc_gws, rkc_epoch);\n}\n";
+    return success();
   }
   // No barrier before exit: each cluster_reduce ends with a cluster
   // barrier after which no CTA touches another's shared memory.
@@ -2571,9 +2698,19 @@ LogicalResult rkc::emitCuda(ModuleOp module, std::string &source,
     if (func.isExternal())
       continue;
     KernelInfo info;
-    KernelEmitter e(func, os);
-    if (failed(e.emit(info)))
-      return failure();
+    std::string text;
+    llvm::raw_string_ostream tos(text);
+    KernelEmitter e(func, tos);
+    if (failed(e.emit(info))) {
+      if (!e.retryWithoutDeferral())
+        return failure();
+      text.clear();
+      info = KernelInfo();
+      KernelEmitter plain(func, tos, /*allowDeferred=*/false);
+      if (failed(plain.emit(info)))
+        return failure();
+    }
+    os << text;
     kernels.push_back(std::move(info));
     os << "\n";
   }
