@@ -1543,9 +1543,12 @@ LogicalResult KernelEmitter::emit(rkc::KernelInfo &info) {
   if (failed(emitBody()))
     return failure();
   if (deferredWait && (deferredArrive.empty() ||
-                       StringRef(body).take_front(deferredCut).contains("__shared__")))
-    return func.emitError("internal error: the grid tier's deferred wait found no reduction "
-                          "to defer, or a sweep with its own shared buffers");
+                       StringRef(body).take_front(deferredCut).contains("__shared__"))) {
+    // No reduction to defer, or a sweep with shared buffers of its own
+    // (they cannot live in its lambda): emitCuda emits it undeferred.
+    deferralFailed = true;
+    return failure();
+  }
 
   if (split > 1)
     info.workspaceBytes = llvm::alignTo(gridWsBytes, 128);
