@@ -123,6 +123,36 @@ RKC_DEVICE S combine_grid_slots(const unsigned char *slots, int lane, Op op) {
   }
   return acc;
 }
+
+/// Lane 0 of warp 0: stores the CTA's state in its slot and adds one to
+/// the group's arrival counter (release: the slot is visible to whoever
+/// acquires the sum).
+template <class S> RKC_DEVICE void publish_slot(unsigned char *slot, u32 *counter, const S &mine) {
+  u32 w[sizeof(S) / 4];
+  memcpy(w, &mine, sizeof(S));
+  u32 *p = reinterpret_cast<u32 *>(slot);
+#pragma unroll
+  for (int i = 0; i < int(sizeof(S) / 4); ++i)
+    st_relaxed_gpu(p + i, w[i]);
+  red_add_release_gpu(counter, 1);
+}
+
+/// Warp 0: waits until `*counter` reaches `target` (acquire), then combines
+/// the SPLIT slots in order (combine_grid_slots, then the lanes) into
+/// lanes[G], G = min(SPLIT, 32).
+template <int SPLIT, int SLOT_BYTES, class S, class Op>
+RKC_DEVICE void combine_group(const u32 *counter, u32 target, const unsigned char *slots, S *lanes,
+                              Op op, int lane) {
+  constexpr int G = SPLIT < 32 ? SPLIT : 32;
+  while (ld_acquire_gpu(counter) < target)
+    __nanosleep(32);
+  if (lane < G)
+    lanes[lane] = combine_grid_slots<SPLIT / G, G, SLOT_BYTES, S>(slots, lane, op);
+  __syncwarp();
+  const S r = reduce_slots<G>(lanes, op, lane); // reads lanes[0, G) only
+  if (lane == 0)
+    lanes[G] = r;
+}
 } // namespace detail
 
 /// Reduces a row across the WARPS_PER_ROW warps of each of the SPLIT CTAs
@@ -169,24 +199,9 @@ RKC_DEVICE S grid_reduce(S v, Op op, S *buf, unsigned char *ws, int offset, u32 
     u32 *counter = reinterpret_cast<u32 *>(ws);
     unsigned char *slots = ws + offset + (epoch & 1) * (SPLIT * SLOT_BYTES);
     const S mine = detail::reduce_slots<WARPS_PER_ROW>(buf, op, lane);
-    if (lane == 0) {
-      u32 w[sizeof(S) / 4];
-      memcpy(w, &mine, sizeof(S));
-      u32 *p = reinterpret_cast<u32 *>(slots + rank * SLOT_BYTES);
-#pragma unroll
-      for (int i = 0; i < int(sizeof(S) / 4); ++i)
-        st_relaxed_gpu(p + i, w[i]);
-      red_add_release_gpu(counter, 1);
-    }
-    const u32 target = (u32)SPLIT * epoch;
-    while (ld_acquire_gpu(counter) < target)
-      __nanosleep(32);
-    if (lane < G)
-      lanes[lane] = detail::combine_grid_slots<SPLIT / G, G, SLOT_BYTES, S>(slots, lane, op);
-    __syncwarp();
-    const S r = detail::reduce_slots<G>(lanes, op, lane); // reads lanes[0, G) only
     if (lane == 0)
-      lanes[G] = r;
+      detail::publish_slot(slots + rank * SLOT_BYTES, counter, mine);
+    detail::combine_group<SPLIT, SLOT_BYTES>(counter, (u32)SPLIT * epoch, slots, lanes, op, lane);
   }
   __syncthreads();
   return lanes[G];
@@ -218,16 +233,9 @@ RKC_DEVICE void grid_arrive(S v, Op op, S *buf, unsigned char *ws, int offset, u
   __syncthreads();
   if (warp_in_row == 0) {
     const S mine = detail::reduce_slots<WARPS_PER_ROW>(mineBuf, op, lane);
-    if (lane == 0) {
-      u32 w[sizeof(S) / 4];
-      memcpy(w, &mine, sizeof(S));
-      u32 *p = reinterpret_cast<u32 *>(ws + offset + (arrived & 3) * (SPLIT * SLOT_BYTES) +
-                                       rank * SLOT_BYTES);
-#pragma unroll
-      for (int i = 0; i < int(sizeof(S) / 4); ++i)
-        st_relaxed_gpu(p + i, w[i]);
-      red_add_release_gpu(reinterpret_cast<u32 *>(ws) + ((arrived & 1) ? 2 : 0), 1);
-    }
+    if (lane == 0)
+      detail::publish_slot(ws + offset + (arrived & 3) * (SPLIT * SLOT_BYTES) + rank * SLOT_BYTES,
+                           reinterpret_cast<u32 *>(ws) + ((arrived & 1) ? 2 : 0), mine);
   }
 }
 
@@ -246,19 +254,10 @@ RKC_DEVICE S grid_wait(Op op, S *lanes, const unsigned char *ws, int offset, u32
                        int warp_in_row, int lane) {
   constexpr int G = SPLIT < 32 ? SPLIT : 32;
   ++waited;
-  if (warp_in_row == 0) {
-    const u32 *counter = reinterpret_cast<const u32 *>(ws) + ((waited & 1) ? 2 : 0);
-    const u32 target = (u32)SPLIT * ((waited + 1) / 2); // epochs of this parity so far
-    while (ld_acquire_gpu(counter) < target)
-      __nanosleep(32);
-    const unsigned char *slots = ws + offset + (waited & 3) * (SPLIT * SLOT_BYTES);
-    if (lane < G)
-      lanes[lane] = detail::combine_grid_slots<SPLIT / G, G, SLOT_BYTES, S>(slots, lane, op);
-    __syncwarp();
-    const S r = detail::reduce_slots<G>(lanes, op, lane); // reads lanes[0, G) only
-    if (lane == 0)
-      lanes[G] = r;
-  }
+  if (warp_in_row == 0) // target: the epochs of this parity so far
+    detail::combine_group<SPLIT, SLOT_BYTES>(
+        reinterpret_cast<const u32 *>(ws) + ((waited & 1) ? 2 : 0), (u32)SPLIT * ((waited + 1) / 2),
+        ws + offset + (waited & 3) * (SPLIT * SLOT_BYTES), lanes, op, lane);
   __syncthreads();
   return lanes[G];
 }
