@@ -16,7 +16,8 @@ import sys
 
 src, out = open(sys.argv[1]).read(), sys.argv[2]
 assert "constexpr int PASSES = 1;" in src and "constexpr int KEEP = 1;" in src, "one kept pass only"
-assert src.count("rkc::grid_reduce<") == 1, "one grid reduction per row only"
+assert src.count("rkc::grid_reduce<") == 1, \
+    "one grid reduction per row only (the emitter of 181b3fc or later defers it already)"
 head = re.search(r"  for \(long long rkc_group = blockIdx\.x / C; rkc_group < M;\n"
                  r"       rkc_group \+= gridDim\.x / C\) \{\n", src)
 gr = re.search(r"  __shared__ (\w+) gbuf\d+\[(\d+) \+ 33\];\n"

@@ -31,7 +31,7 @@ kp = re.search(r"  ([\w:]+) \*kp0 = reinterpret_cast<[\w:]+ \*>\(rkc_smem \+ 0\)
 assert kp
 src = src[:kp.start()] + ("  %s *kp0 = reinterpret_cast<%s *>(rkc_smem) + pl_buf * V * TPR;\n" % (kp.group(1), kp.group(1))) + src[kp.end():]
 gr = re.search(r"\n(  const \w+ r\d+ = rkc::grid_reduce<[^\n]*\n)", src)
-assert gr
+assert gr, "no rkc::grid_reduce (the emitter of 181b3fc or later defers it already)"
 nxt = ("  { const long long pl_next = rkc_group + gridDim.x / C;\n"
        "    if (pl_next < M) " + stage % ("pl_buf ^ 1", "pl_next") + "\n"
        "    rkc::cp_async_commit(); }\n")
