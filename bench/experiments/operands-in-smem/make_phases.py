@@ -33,11 +33,11 @@ loop = re.search(r"       rkc_group \+= gridDim\.x / C\) \{\n", src)
 assert loop, "not a split-tier kernel"
 src = src[:loop.end()] + "  const unsigned long long ph0 = ph_now();\n" + src[loop.end():]
 # The first grid_reduce of the row: the barrier after the first sweep.
-gr = re.search(r"\n(  const \w+ r\d+ = (?:rkc::grid_reduce|pl::wait)<[^\n]*\n)", src)
+gr = re.search(r"\n(  const \w+ r\d+ = (?:rkc::grid_reduce|rkc::grid_wait|pl::wait)<[^\n]*\n)", src)
 assert gr
 src = (src[:gr.start(1)] + "  const unsigned long long ph1 = ph_now();\n" + gr.group(1) +
        "  const unsigned long long ph2 = ph_now();\n" + src[gr.end(1):])
-end = re.search(r"  __syncthreads\(\);\n(  pl_buf \^= 1;\n)?  \}\n  (rkc::grid_finish|pl::finish)", src)
+end = re.search(r"  __syncthreads\(\);\n(  (?:pl_buf|rkc_kbuf) \^= 1;\n)?  \}\n  (rkc::grid_finish|pl::finish)", src)
 assert end
 src = src[:end.start()] + ("  __syncthreads();\n" + (end.group(1) or "") +
                   "  if (threadIdx.x == 0 && ph_i < 64) {\n"
