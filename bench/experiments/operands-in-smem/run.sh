@@ -23,6 +23,7 @@ for f in ${VARIANTS:-ln_f32_s64 ln_f32_s128 ln_f32_s128_hold rms_f32_s64 rms_f32
   smem=$(( (keep + nops * passes) * V * threads * size ))
   [ $cluster = 1 ] && smem=$(( V * threads * size ))
   case $f in *_pl|*_pl_*|*_df|*_df_*) smem=$((smem * 2));; esac  # make_pipelined.py, make_deferred.py: two buffers
+  case $f in *_pl|*_pl_*|*_df|*_df_*) ;; *) grep -q "rkc::grid_arrive<" $src && smem=$((smem * 2));; esac  # the emitter's deferred waits
   if [ -n "$BUILD" ]; then
   nvcc -cubin -std=c++17 -O3 -arch=sm_90a -I$root/templates -o $bin/$f.cubin $src -Xptxas -v 2>&1 | grep -E "registers|error" | tail -1
   nvcc -std=c++17 -O3 -arch=sm_90a -o $bin/$f harness.cu -L/usr/local/cuda/lib64/stubs -lcuda \
