@@ -173,6 +173,11 @@ static int64_t passBytesOf(const RowPlan &pl, const RowProblem &p) {
   return pl.values * pl.threads * p.inputRowBytes;
 }
 
+/// The plan defers its grid waits (deferredGridWait, as the emitter does).
+static bool defersGridWait(const RowPlan &pl, const RowProblem &p) {
+  return deferredGridWait(pl.split, passesOf(pl, p), pl.keep, p.reductions, passBytesOf(pl, p));
+}
+
 int64_t dividingVector(int64_t cols, int64_t w) {
   while (w > 1 && cols % w != 0)
     w /= 2;
@@ -310,7 +315,7 @@ std::string checkPlan(const RowPlan &pl, const RowProblem &p, const Target &t) {
     if (pl.keep > passes)
       return llvm::formatv("keep = {0}: the row has {1} passes", pl.keep, passes);
     smem += pl.keep * passBytesOf(pl, p);
-    if (deferredGridWait(pl.split, passes, pl.keep, p.reductions, passBytesOf(pl, p)))
+    if (defersGridWait(pl, p))
       smem += pl.keep * passBytesOf(pl, p) + // the next row's buffer, its arrival's states
               (int64_t)p.stateWords * 4 * pl.warpsPerRow();
   }
@@ -700,7 +705,8 @@ static Expected<RowPlan> planRowWith(const RowProblem &p, const Target &t,
     // rows (LayerNorm f32 at 134 x 1000003: 561 -> 645 us), nor 16-bit ones
     // (LayerNorm bf16 split 128 deferred 238 us against split 16's 229).
     if (operandsLoadL2 && !shifted &&
-        deferredGridWait(2, 1, 1, p.reductions, chunks * pl.vector * pl.threads * p.inputRowBytes))
+        deferredGridWait(/*split=*/2, /*passes=*/1, /*keep=*/1, p.reductions,
+                         chunks * pl.vector * pl.threads * p.inputRowBytes))
       passesPerCta = 1;
     int64_t fewPasses = p.outputRowBytes > 0 || sweeps(p) >= 2
                             ? pow2Ceil(ceilDiv(nvec, pl.threads * chunks * passesPerCta))
@@ -861,8 +867,7 @@ static Expected<RowPlan> planRowWith(const RowProblem &p, const Target &t,
     note(llvm::formatv("keep = {0}: the first {0} of the {1} passes stay in shared memory "
                        "between the sweeps ({2} KiB per CTA)",
                        pl.keep, passesOf(pl, p), pl.keep * passBytesOf(pl, p) / 1024));
-  if (pl.staging == Staging::Stream &&
-      deferredGridWait(pl.split, passesOf(pl, p), pl.keep, p.reductions, passBytesOf(pl, p)))
+  if (defersGridWait(pl, p))
     note(llvm::formatv("deferred grid waits: each CTA sweeps its next row into a second "
                        "buffer ({0} KiB) before it waits for its group's statistics of this one",
                        passBytesOf(pl, p) / 1024));

@@ -271,8 +271,12 @@ private:
   bool deferredWait = false;
   bool allowDeferred = true;
   size_t deferredCut = 0;
-  std::string deferredArrive, deferredWaitCall, deferredState, constants, rowScalars;
-  llvm::raw_string_ostream constOs{constants}, rowScalarOs{rowScalars};
+  std::string deferredArrive, deferredWaitCall;
+  /// Deferred grid waits: the kernel-scope declarations the sweep (a
+  /// lambda) and the epilogue share (constants, the wait's buffers), and
+  /// the row's scalars, emitted with the row's set-up for each of them.
+  std::string kernelScope, rowScalars;
+  llvm::raw_string_ostream kernelScopeOs{kernelScope}, rowScalarOs{rowScalars};
   llvm::SmallPtrSet<Operation *, 8> rowScalarOps;
   /// Set when a deferred wait had to be given up (a value of the sweep used
   /// after it): emitCuda then emits the kernel again without.
@@ -280,7 +284,6 @@ private:
   /// Deferred grid waits: this op computes a per-row scalar before the
   /// row's reduction (it is emitted with the row's set-up).
   bool rowScalarBeforeCut(Operation *op);
-  int64_t deferredWarps = 0;
   int64_t smemBytes = 0;
   llvm::DenseMap<Operation *, std::string> stateNames;
   /// Loaded fragments held packed (rkc::PackedFrag).
@@ -586,7 +589,7 @@ LogicalResult KernelEmitter::emitOp(Operation *op) {
     names[c] = n;
     // Deferred grid waits: constants at the kernel's scope, where both the
     // sweep (a lambda) and the epilogue see them.
-    (deferredWait ? constOs : b) << "  const " << *t << " " << n << " = " << *e << ";\n";
+    (deferredWait ? kernelScopeOs : b) << "  const " << *t << " " << n << " = " << *e << ";\n";
     return success();
   }
   if (auto ld = dyn_cast<tier::LoadOp>(op)) {
@@ -1012,8 +1015,9 @@ LogicalResult KernelEmitter::emitOp(Operation *op) {
       int64_t offset = gridWsBytes;
       gridWsBytes += llvm::alignTo(4 * g.getSplit() * slotBytes, 16);
       deferredCut = body.size();
-      deferredState = stateType;
-      deferredWarps = g.getWarps();
+      kernelScopeOs << formatv("  __shared__ {0} rkc_gabuf[2 * {1}];\n"
+                               "  __shared__ {0} rkc_glanes[33];\n",
+                               stateType, g.getWarps());
       deferredArrive = formatv("  rkc::grid_arrive<{0}, {1}, {2}>({3}, {4}(), rkc_gabuf, rkc_gws, "
                                "{5}, rkc_epoch, rank, warp_in_row, lane);\n",
                                g.getWarps(), g.getSplit(), slotBytes, prev, *comb, offset);
@@ -1542,13 +1546,6 @@ LogicalResult KernelEmitter::emit(rkc::KernelInfo &info) {
   }
   if (failed(emitBody()))
     return failure();
-  if (deferredWait && (deferredArrive.empty() ||
-                       StringRef(body).take_front(deferredCut).contains("__shared__"))) {
-    // No reduction to defer, or a sweep with shared buffers of its own
-    // (they cannot live in its lambda): emitCuda emits it undeferred.
-    deferralFailed = true;
-    return failure();
-  }
 
   if (split > 1)
     info.workspaceBytes = llvm::alignTo(gridWsBytes, 128);
@@ -1712,8 +1709,13 @@ LogicalResult KernelEmitter::emit(rkc::KernelInfo &info) {
     // the next row of the group before it waits for this one's result.
     StringRef sweep = StringRef(body).take_front(deferredCut);
     StringRef rest = StringRef(body).drop_front(deferredCut);
-    // Values the sweep computes are not visible after it (it is a lambda
-    // run for the next row): none may be used there.
+    // What a lambda's sweep cannot be: none found to defer, shared buffers
+    // of its own, or values used after it (it runs for the next row); such
+    // a kernel emitCuda emits undeferred.
+    if (deferredArrive.empty() || sweep.contains("__shared__")) {
+      deferralFailed = true;
+      return failure();
+    }
     static const llvm::Regex decl(
         "(const )?[A-Za-z_:]+(<[^>]*>)? ((f|sv|r|v)[0-9]+(_chain)?) *(\\[|=|;)");
     for (StringRef line : llvm::split(sweep, '\n')) {
@@ -1727,9 +1729,7 @@ LogicalResult KernelEmitter::emit(rkc::KernelInfo &info) {
       }
     }
     os << "  extern __shared__ __align__(16) unsigned char rkc_smem[];\n"
-       << formatv("  __shared__ {0} rkc_gabuf[2 * {1}];\n  __shared__ {0} rkc_glanes[33];\n",
-                  deferredState, deferredWarps)
-       << constants << "  rkc::u32 rkc_waited = 0;\n  int rkc_kbuf = 0;\n"
+       << kernelScope << "  rkc::u32 rkc_waited = 0;\n  int rkc_kbuf = 0;\n"
        << "  auto rkc_sweep = [&](const long long rkc_group, const int rkc_kb) {\n"
        << rowSetup << rowScalars << sweep << deferredArrive << "  };\n"
        << "  if ((long long)(blockIdx.x / C) < M)\n    rkc_sweep(blockIdx.x / C, 0);\n"
