@@ -320,6 +320,87 @@ func.func @grid_max(%x: tensor<8x262144xbf16>, %m: tensor<8xf32> {rk.name = "out
 
 // -----
 
+// The grid tier with a deferred wait (split = 128, one pass of the row a
+// CTA, kept whole: plan::deferredGridWait): the constants and the wait's
+// shared buffers at the kernel's scope; the row's sweep is a lambda that
+// keeps its pass in buffer rkc_kb (32 KiB apart) and ends with
+// grid_arrive; the first row is swept before the loop, each iteration
+// sweeps the group's next row into the other buffer, then grid_wait and
+// the epilogue from its own; four sets of 128 slots of 8 bytes (16 + 4096
+// bytes, 4224 aligned); grid_finish zeroes both parities' counters.
+// CHECK-LABEL: // kernel rkc_rms_norm: threads=256,values=32,vector=4,rows=1,cluster=1,staging=stream,unroll=8,min_blocks=0,keep=1,split=128
+// CHECK:         unsigned char *const rkc_gws = rkc_ws + (size_t)(blockIdx.x / C) * 4224;
+// CHECK-NEXT:    rkc::u32 rkc_epoch = 0;
+// CHECK-NEXT:    extern __shared__ __align__(16) unsigned char rkc_smem[];
+// CHECK-NEXT:    const float [[EPS:c[0-9]+]] = 9.99999997e-07f;
+// CHECK-NEXT:    const float [[NC:c[0-9]+]] = 1048576.0f;
+// CHECK-NEXT:    __shared__ float rkc_gabuf[2 * 8];
+// CHECK-NEXT:    __shared__ float rkc_glanes[33];
+// CHECK-NEXT:    rkc::u32 rkc_waited = 0;
+// CHECK-NEXT:    int rkc_kbuf = 0;
+// CHECK-NEXT:    auto rkc_sweep = [&](const long long rkc_group, const int rkc_kb) {
+// CHECK-NEXT:    const long long row_raw = rkc_group;
+// CHECK:         float *kp0 = reinterpret_cast<float *>(rkc_smem + 0 + rkc_kb * 32768);
+// CHECK:         rkc::keep_frag<float, V, W, TPR>(kp0 + pass * V * TPR, t, f{{[0-9]+}});
+// CHECK:         const float [[W:r[0-9]+]] = rkc::warp_reduce<32>({{r[0-9]+}}, rkc::OpAdd());
+// CHECK-NEXT:    rkc::grid_arrive<8, 128, 8>([[W]], rkc::OpAdd(), rkc_gabuf, rkc_gws, 16, rkc_epoch, rank, warp_in_row, lane);
+// CHECK-NEXT:    };
+// CHECK-NEXT:    if ((long long)(blockIdx.x / C) < M)
+// CHECK-NEXT:      rkc_sweep(blockIdx.x / C, 0);
+// CHECK-NEXT:    for (long long rkc_group = blockIdx.x / C; rkc_group < M;
+// CHECK-NEXT:         rkc_group += gridDim.x / C) {
+// CHECK-NEXT:    if (rkc_group + gridDim.x / C < M)
+// CHECK-NEXT:      rkc_sweep(rkc_group + gridDim.x / C, rkc_kbuf ^ 1);
+// CHECK-NEXT:    const int rkc_kb = rkc_kbuf;
+// CHECK-NEXT:    const long long row_raw = rkc_group;
+// CHECK:         float *kp0 = reinterpret_cast<float *>(rkc_smem + 0 + rkc_kb * 32768);
+// CHECK-NEXT:    const float [[G:r[0-9]+]] = rkc::grid_wait<128, 8>(rkc::OpAdd(), rkc_glanes, rkc_gws, 16, rkc_waited, warp_in_row, lane);
+// CHECK:         = [[G]];
+// CHECK:         = [[NC]];
+// CHECK:         rkc::load_frag_staged<float, V, W, TPR>(kp0 + pass * V * TPR, t, f{{[0-9]+}});
+// CHECK:         __syncthreads();
+// CHECK-NEXT:    rkc_kbuf ^= 1;
+// CHECK-NEXT:    }
+// CHECK-NEXT:    rkc::grid_finish<C, true>(rkc_gws, rkc_epoch);
+// CHECK-NEXT:  }
+// NEG-LABEL:   // kernel rkc_rms_norm: threads=256,values=32,vector=4,rows=1,cluster=1,staging=stream,unroll=8,min_blocks=0,keep=1,split=128
+// NEG-NOT:     rkc::grid_reduce<
+// NEG:         rkc::grid_finish<C, true>
+func.func @rms_norm(%arg0: tensor<8x1048576xf32> {rk.name = "x"}, %arg1: tensor<1048576xf32> {rk.name = "w"}, %arg2: tensor<8x1048576xf32> {rk.name = "out0", tier.output}) attributes {tier.arch = "sm_90a", tier.layout = #tier.tv_layout<threads = 256, values = 32, vector = 4, rows = 1>, tier.schedule = #tier.schedule<reduce = grid, cluster = 1, staging = stream, unroll = 8, min_blocks = 0, keep = 1, split = 128>} {
+  %cst = arith.constant 9.99999997E-7 : f32
+  %cst_0 = arith.constant 0x49800000 : f32
+  %0 = tier.load %arg0 {fill = 0.000000e+00 : f32} : tensor<8x1048576xf32> -> <32 x f32>
+  %1 = tier.map %0 {
+  ^bb0(%arg3: f32):
+    %8 = arith.mulf %arg3, %arg3 : f32
+    tier.yield %8 : f32
+  } : !tier.frag<32 x f32> -> !tier.frag<32 x f32>
+  %2 = tier.thread_reduce %1 {
+  } {init = [0.000000e+00 : f32], kind = #rk<reduce_kind add>} : !tier.frag<32 x f32> -> f32
+  %3 = tier.warp_reduce %2 {
+  } {kind = #rk<reduce_kind add>, width = 32 : i64} : f32 -> f32
+  %4 = tier.grid_reduce %3 {
+  } {kind = #rk<reduce_kind add>, split = 128 : i64, warps = 8 : i64} : f32 -> f32
+  %5 = tier.map %4, %cst_0, %cst {
+  ^bb0(%arg3: f32, %arg4: f32, %arg5: f32):
+    %8 = arith.divf %arg3, %arg4 : f32
+    %9 = arith.addf %8, %arg5 : f32
+    %10 = math.rsqrt %9 : f32
+    tier.yield %10 : f32
+  } : f32, f32, f32 -> f32
+  %6 = tier.load %arg1 {fill = 0.000000e+00 : f32} : tensor<1048576xf32> -> <32 x f32>
+  %7 = tier.map %0, %5, %6 {
+  ^bb0(%arg3: f32, %arg4: f32, %arg5: f32):
+    %8 = arith.mulf %arg3, %arg4 : f32
+    %9 = arith.mulf %8, %arg5 : f32
+    tier.yield %9 : f32
+  } : !tier.frag<32 x f32>, f32, !tier.frag<32 x f32> -> !tier.frag<32 x f32>
+  tier.store %7, %arg2 : <32 x f32>, tensor<8x1048576xf32>
+  return
+}
+
+// -----
+
 // Read once: no [M, N] result, 16-bit rows, one row per CTA, no cluster: the
 // row's loads are evict-first in L2 (ld.global.cs). The cluster kernel above,
 // the same reduction over a cluster of 4, keeps the default policy.
