@@ -398,25 +398,51 @@ static Expected<RowPlan> planRowWith(const RowProblem &p, const Target &t,
       // flight per thread, up to kTargetChunks vectors each (the tuner's
       // choice for cross-entropy bf16 at N = 256 and 512 on the H100: 1.40x
       // over one vector per thread).
+      // Any other short row whose vector is one 16-byte load of its
+      // widest input takes two vectors per thread: a resident SM
+      // (2048 threads) then has 64 KiB of loads in flight, where one vector
+      // each gives 32 KiB, which Little's law puts under what the faster
+      // parts need (bandwidth x ~1 us latency / SMs: ~25 KiB on the H100,
+      // ~36 KiB on the H200). Measured on the H200 (`rkc tune`, session
+      // 31): RMSNorm / LayerNorm / softmax bf16 at N = 256 16 threads x 2
+      // vectors 1.23-1.25x over 32 x 1 (0.78 -> 0.97 of the copy
+      // roofline); on the H100 the tuner had kept 32 x 1 (16 x 2 not
+      // faster by 1 %, both at 0.98). Rows of 32-bit data reach two
+      // vectors from 64 of them on (the widening below); a row whose
+      // vector spans two loads of a wider input (per-token int8
+      // quantization of f16 rows: 16 values, 32 bytes) has them already.
       // A row that expands (int8 in, 16- or 32-bit out) takes two vectors
-      // per thread: 16-byte stores with two loads in flight (int8 -> f16 at
-      // [2^20, 128]: 8 threads x 16 values 2.86 TB/s, 16 x 8 2.52, the
-      // 16-byte int8 loads of the narrowest operand 2.72; -> f32: 16 x 8
-      // 2.88, 32 x 4 2.12, 16-byte int8 loads 1.63).
-      threads = readOnly         ? pow2Ceil(ceilDiv(nvec, kTargetChunks))
-                : expands         ? pow2Ceil(ceilDiv(nvec, 2))
-                                  : pow2Ceil(nvec);
+      // per thread as well: 16-byte stores with two loads in flight (int8
+      // -> f16 at [2^20, 128]: 8 threads x 16 values 2.86 TB/s, 16 x 8
+      // 2.52, the 16-byte int8 loads of the narrowest operand 2.72; -> f32:
+      // 16 x 8 2.88, 32 x 4 2.12, 16-byte int8 loads 1.63).
+      bool oneLoadVectors = pl.vector * p.maxInputElemBytes <= 16;
+      threads = readOnly                    ? pow2Ceil(ceilDiv(nvec, kTargetChunks))
+                : expands || oneLoadVectors ? pow2Ceil(ceilDiv(nvec, 2))
+                                            : pow2Ceil(nvec);
     } else {
       // Widen the row group until each thread has a few loads in flight.
-      // A read-only row of 4-byte data (held in registers: no async
-      // staging) stops at 512 threads when the registers hold the rest:
-      // one 1024-thread CTA per SM runs its loads and its reductions back
-      // to back with no stores in flight, two 512-thread CTAs overlap them
-      // (cross-entropy f32 at N = 16384 on the H100: 1024 x 16 2.57 TB/s,
-      // 512 x 32 2.95; at 32768 512 x 64 = 1024 x 32).
-      bool readOnlyWide = p.outputRowBytes == 0 && p.inputElemBytes == 4;
+      // A row of 4-byte data (held in registers: no async staging) stops
+      // at 512 threads when the registers hold the rest: one 1024-thread
+      // CTA per SM runs its loads and its reductions back to back, two
+      // 512-thread CTAs overlap one's reductions with the other's loads.
+      // Read-only rows first (cross-entropy f32 at N = 16384 on the H100:
+      // 1024 x 16 2.57 TB/s, 512 x 32 2.95; at 32768 512 x 64 = 1024 x
+      // 32). Rows with a result followed on the H200 (`rkc tune`, session
+      // 31, N = 16384 f32: softmax 1.17x, RMSNorm 1.03x over 1024 x 16),
+      // where the H100's tuner had kept 1024 x 16 (512 x 32 not faster by
+      // 1 %, both at 0.99 of the roofline); their stores keep registers
+      // busy longer, so they take it only where two CTAs fit the registers
+      // by the estimate (the budget of 1024 threads per SM; the tuner's
+      // 512 x 32 took no min_blocks: softmax 51 registers). LayerNorm and
+      // RMSNorm f32 do not (LayerNorm's 512 x 32 needs 101 registers):
+      // they stay at 1024 x 16.
       int64_t maxThreads = t.maxThreadsPerCta;
-      if (readOnlyWide && maxThreads > 512 && ceilDiv(nvec, 512) <= kmaxFor(512))
+      bool readOnly32 = p.outputRowBytes == 0 && p.inputElemBytes == 4;
+      bool twoWideCtas =
+          !readOnly32 && p.inputElemBytes == 4 && ceilDiv(nvec, 512) <= kmaxFor(1024);
+      if (maxThreads > 512 &&
+          ((readOnly32 && ceilDiv(nvec, 512) <= kmaxFor(512)) || twoWideCtas))
         maxThreads = 512;
       while (threads < maxThreads &&
              ceilDiv(nvec, threads) > std::min(kTargetChunks, kmaxFor(threads)))

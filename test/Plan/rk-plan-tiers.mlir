@@ -78,13 +78,13 @@ func.func @expanding_row(%q: tensor<4096x128xi8, #rk.quant<bits = 8, group_size 
   return %y : tensor<4096x128xf32>
 }
 
-// N = 32 f32: 16-byte vectors of 4 -> 8 vectors, one per thread: a sub-warp
-// group of 8 threads (a warp_reduce of width 8, no block tier); 128 / 8 = 16
+// N = 32 f32: 16-byte vectors of 4 -> 8 vectors, two per thread: a sub-warp
+// group of 4 threads (a warp_reduce of width 4, no block tier); 128 / 4 = 32
 // rows share a CTA.
 // expected-remark@below {{plan: vector = 4: 16-byte accesses of 4-byte elements}}
-// expected-remark@below {{plan: 8 threads per row (sub-warp), 4 values per thread (1 vector loads in flight)}}
+// expected-remark@below {{plan: 4 threads per row (sub-warp), 8 values per thread (2 vector loads in flight)}}
 // expected-remark@below {{plan: cluster = 1}}
-// expected-remark@below {{plan: rows per CTA: 16 (128 threads)}}
+// expected-remark@below {{plan: rows per CTA: 32 (128 threads)}}
 // expected-remark@below {{plan: reductions climb to the warp tier}}
 // expected-remark@below {{plan: staging = registers: the row stays in registers and is read from global memory once}}
 func.func @subwarp_f32(%x: tensor<4x32xf32>) -> tensor<4xf32> {
@@ -92,14 +92,15 @@ func.func @subwarp_f32(%x: tensor<4x32xf32>) -> tensor<4xf32> {
   return %s : tensor<4xf32>
 }
 // SM90-LABEL: func.func @subwarp_f32
-// SM90-SAME:    attributes {tier.arch = "sm_90a", tier.layout = #tier.tv_layout<threads = 8, values = 4, vector = 4, rows = 16>, tier.schedule = #tier.schedule<reduce = warp, cluster = 1, staging = registers, unroll = 1, min_blocks = 0>}
+// SM90-SAME:    attributes {tier.arch = "sm_90a", tier.layout = #tier.tv_layout<threads = 4, values = 8, vector = 4, rows = 32>, tier.schedule = #tier.schedule<reduce = warp, cluster = 1, staging = registers, unroll = 2, min_blocks = 0>}
 
 // N = 3 is shorter than a 16-byte vector and a multiple of no vector > 1:
-// 4-byte accesses; 3 vectors -> 4 threads; 128 / 4 = 32 rows per CTA.
+// 4-byte accesses; 3 vectors, two per thread -> 2 threads; 128 / 2 = 64
+// rows per CTA.
 // expected-remark@below {{plan: vector = 1: 4-byte accesses of 4-byte elements (the row is shorter than a 16-byte vector)}}
-// expected-remark@below {{plan: 4 threads per row (sub-warp), 1 values per thread (1 vector loads in flight)}}
+// expected-remark@below {{plan: 2 threads per row (sub-warp), 2 values per thread (2 vector loads in flight)}}
 // expected-remark@below {{plan: cluster = 1}}
-// expected-remark@below {{plan: rows per CTA: 32 (128 threads)}}
+// expected-remark@below {{plan: rows per CTA: 64 (128 threads)}}
 // expected-remark@below {{plan: reductions climb to the warp tier}}
 // expected-remark@below {{plan: staging = registers: the row stays in registers and is read from global memory once}}
 func.func @unaligned_f32(%x: tensor<4x3xf32>) -> tensor<4xf32> {
@@ -107,7 +108,7 @@ func.func @unaligned_f32(%x: tensor<4x3xf32>) -> tensor<4xf32> {
   return %s : tensor<4xf32>
 }
 // SM90-LABEL: func.func @unaligned_f32
-// SM90-SAME:    attributes {tier.arch = "sm_90a", tier.layout = #tier.tv_layout<threads = 4, values = 1, vector = 1, rows = 32>, tier.schedule = #tier.schedule<reduce = warp, cluster = 1, staging = registers, unroll = 1, min_blocks = 0>}
+// SM90-SAME:    attributes {tier.arch = "sm_90a", tier.layout = #tier.tv_layout<threads = 2, values = 2, vector = 1, rows = 64>, tier.schedule = #tier.schedule<reduce = warp, cluster = 1, staging = registers, unroll = 2, min_blocks = 0>}
 
 // N = 1000 = 125 x 8: 8-element vectors; 125 vectors at 4 in flight -> 32
 // threads (one warp: no block tier), 4 x 8 = 32 values; 128 / 32 = 4 rows.
@@ -159,11 +160,12 @@ func.func @f32_n16384_read_only(%x: tensor<64x16384xf32>) -> tensor<64xf32> {
 // SM90-LABEL: func.func @f32_n16384_read_only
 // SM90-SAME:    tier.layout = #tier.tv_layout<threads = 512, values = 32, vector = 4, rows = 1>
 
-// The same row with an [M, N] result (x + x): 1024 threads x 4 vectors.
+// The same row with an [M, N] result (x + x): 512 threads x 8 vectors as
+// well, since two such CTAs fit an SM's registers by the estimate.
 // expected-remark@below {{plan: vector = 4: 16-byte accesses of 4-byte elements}}
-// expected-remark@below {{plan: 1024 threads per row, 16 values per thread (4 vector loads in flight)}}
+// expected-remark@below {{plan: 512 threads per row, 32 values per thread (8 vector loads in flight)}}
 // expected-remark@below {{plan: cluster = 1}}
-// expected-remark@below {{plan: rows per CTA: 1 (1024 threads)}}
+// expected-remark@below {{plan: rows per CTA: 1 (512 threads)}}
 // expected-remark@below {{plan: no reduction: every value is mapped on its own}}
 // expected-remark@below {{plan: staging = registers: the row stays in registers and is read from global memory once}}
 func.func @f32_n16384_map(%x: tensor<64x16384xf32>) -> tensor<64x16384xf32> {
@@ -175,7 +177,7 @@ func.func @f32_n16384_map(%x: tensor<64x16384xf32>) -> tensor<64x16384xf32> {
   return %y : tensor<64x16384xf32>
 }
 // SM90-LABEL: func.func @f32_n16384_map
-// SM90-SAME:    tier.layout = #tier.tv_layout<threads = 1024, values = 16, vector = 4, rows = 1>
+// SM90-SAME:    tier.layout = #tier.tv_layout<threads = 512, values = 32, vector = 4, rows = 1>
 
 // N = 256 bf16, read-only: 32 vectors, 4 per thread -> 8 threads (not 32
 // threads of one vector: a row without stores needs more loads in flight);
@@ -193,12 +195,12 @@ func.func @bf16_n256_read_only(%x: tensor<64x256xbf16>) -> tensor<64xf32> {
 // SM90-LABEL: func.func @bf16_n256_read_only
 // SM90-SAME:    tier.layout = #tier.tv_layout<threads = 8, values = 32, vector = 8, rows = 16>
 
-// The same row with an [M, N] result (x * 2): one vector per thread, 32
+// The same row with an [M, N] result (x * 2): two vectors per thread, 16
 // threads, registers.
 // expected-remark@below {{plan: vector = 8: 16-byte accesses of 2-byte elements}}
-// expected-remark@below {{plan: 32 threads per row, 8 values per thread (1 vector loads in flight)}}
+// expected-remark@below {{plan: 16 threads per row (sub-warp), 16 values per thread (2 vector loads in flight)}}
 // expected-remark@below {{plan: cluster = 1}}
-// expected-remark@below {{plan: rows per CTA: 4 (128 threads)}}
+// expected-remark@below {{plan: rows per CTA: 8 (128 threads)}}
 // expected-remark@below {{plan: no reduction: every value is mapped on its own}}
 // expected-remark@below {{plan: staging = registers: the row stays in registers and is read from global memory once}}
 func.func @bf16_n256_map(%x: tensor<64x256xbf16>) -> tensor<64x256xbf16> {
@@ -210,7 +212,7 @@ func.func @bf16_n256_map(%x: tensor<64x256xbf16>) -> tensor<64x256xbf16> {
   return %y : tensor<64x256xbf16>
 }
 // SM90-LABEL: func.func @bf16_n256_map
-// SM90-SAME:    tier.layout = #tier.tv_layout<threads = 32, values = 8, vector = 8, rows = 4>
+// SM90-SAME:    tier.layout = #tier.tv_layout<threads = 16, values = 16, vector = 8, rows = 8>
 
 // N = 65536 bf16: 8192 vectors. 1024 threads hold at most 4 vectors each
 // (a CTA of 1024 threads has 64 registers per thread: (64 - 16) -> 32
@@ -1374,12 +1376,12 @@ func.func @registers_cluster(%x: tensor<8x65536xbf16>) -> tensor<8xf32> {
 
 //--- async_override.mlir
 // staging=async by override on a short row (x * 2, a row result, so not
-// read-only): sub-warp rows, 16 per CTA, each with its own slots (16 rows x
-// 8 threads x 8 values x 2 bytes = 2 KiB).
+// read-only): sub-warp rows, 32 per CTA, each with its own slots (32 rows x
+// 4 threads x 16 values x 2 bytes = 4 KiB).
 // expected-remark@below {{plan: vector = 8: 16-byte accesses of 2-byte elements}}
-// expected-remark@below {{plan: 8 threads per row (sub-warp), 8 values per thread (1 vector loads in flight)}}
+// expected-remark@below {{plan: 4 threads per row (sub-warp), 16 values per thread (2 vector loads in flight)}}
 // expected-remark@below {{plan: cluster = 1}}
-// expected-remark@below {{plan: rows per CTA: 16 (128 threads)}}
+// expected-remark@below {{plan: rows per CTA: 32 (128 threads)}}
 // expected-remark@below {{plan: no reduction: every value is mapped on its own}}
 // expected-remark@below {{plan: staging = async: the row is copied to shared memory with cp.async and read back where it is used; global memory is read once}}
 func.func @sum_short(%x: tensor<64x64xbf16>) -> tensor<64x64xbf16> {
@@ -1391,7 +1393,7 @@ func.func @sum_short(%x: tensor<64x64xbf16>) -> tensor<64x64xbf16> {
   return %y : tensor<64x64xbf16>
 }
 // ASYNC-OVERRIDE-LABEL: func.func @sum_short
-// ASYNC-OVERRIDE-SAME:    tier.layout = #tier.tv_layout<threads = 8, values = 8, vector = 8, rows = 16>, tier.schedule = #tier.schedule<reduce = warp, cluster = 1, staging = async, unroll = 1, min_blocks = 0>
+// ASYNC-OVERRIDE-SAME:    tier.layout = #tier.tv_layout<threads = 4, values = 16, vector = 8, rows = 32>, tier.schedule = #tier.schedule<reduce = warp, cluster = 1, staging = async, unroll = 2, min_blocks = 0>
 
 //--- async_bad.mlir
 // cp.async moves 16-byte chunks: 2-element bf16 vectors cannot be staged.
