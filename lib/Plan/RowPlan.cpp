@@ -7,7 +7,8 @@
 //  2. Register budget: about 64 fp32 row values per thread in registers,
 //     shared by the fragments that are live at once.
 //  3. Threads per row: enough for ~4 vector loads in flight per thread;
-//     a sub-warp group when the row has fewer than 32 vectors; up to 1024.
+//     a sub-warp group of two vectors per thread when the row has at most
+//     32 vectors; up to 1024 (512 for 32-bit rows when two CTAs fit).
 //  4. Cluster: when one CTA of 1024 threads cannot hold the row within the
 //     register budget, split the row over 2..16 CTAs (DSMEM reductions) of
 //     256 threads, staged asynchronously with 64 values each where the

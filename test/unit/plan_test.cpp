@@ -208,6 +208,40 @@ int main() {
   wide.kwarps = 16;
   wide.cluster = 1;
   expectEq(shapeOf(wide, p16).stageChunks, 1, "16 K parts of 2 warps staged at once");
+  // Short rows (rule 3): two vectors per thread, so 16-bit rows of 256
+  // take 16 threads and 8 rows a CTA (one vector a thread left 32 KiB in
+  // flight per SM: 0.78 of the roofline on the H200); 32-bit rows of 128
+  // take 16 threads too; a read-only 16-bit row keeps four vectors.
+  RowPlan s256 = rowPlan(524288, 256, 2, true);
+  expectEq(s256.threads, 16, "bf16 x 256 with a result: threads");
+  expectEq(s256.values, 16, "bf16 x 256 with a result: values");
+  expectEq(s256.rows, 8, "bf16 x 256 with a result: rows per CTA");
+  expectEq(rowPlan(1048576, 128, 4, true).threads, 16, "f32 x 128 with a result: threads");
+  expectEq(rowPlan(524288, 256, 2, false).threads, 8, "bf16 x 256 read-only: threads");
+  expectEq(rowPlan(4, 8, 2, true).threads, 1, "bf16 x 8 (one vector): threads");
+  // 32-bit rows stop at 512 threads where two CTAs fit an SM: a read-only
+  // row and a row with a result but no [N] operand (softmax-like) at
+  // 16384; a row with a weight (RMSNorm-like: more live registers) keeps
+  // 1024 x 16.
+  expectEq(rowPlan(8192, 16384, 4, false).threads, 512, "f32 x 16384 read-only: threads");
+  expectEq(rowPlan(8192, 16384, 4, true, "sm_90a", "", 0).threads, 512,
+           "f32 x 16384 with a result: threads");
+  expectEq(rowPlan(8192, 8192, 4, true, "sm_90a", "", 0).threads, 512,
+           "f32 x 8192 with a result: threads (4 vectors already)");
+  expectEq(rowPlan(8192, 16384, 2, true, "sm_90a", "", 0).threads, 512,
+           "bf16 x 16384 with a result: threads (unchanged)");
+  {
+    // Two row fragments live at once (LayerNorm-like): 512 x 32 would not
+    // leave two CTAs an SM, so 1024 x 16.
+    RowProblem p;
+    p.rows = 8192, p.cols = 16384, p.reductionDepth = 1;
+    p.elemBytes = p.minElemBytes = p.maxInputElemBytes = p.inputElemBytes = 4;
+    p.inputRowBytes = p.outputRowBytes = 4;
+    p.liveFrags = p.liveFragsStaged = 2;
+    auto pl = planRow(p, *lookupTarget("sm_90a"), PlanOverride(), nullptr);
+    expectEq(pl ? pl->threads : (llvm::consumeError(pl.takeError()), 0), 1024,
+             "f32 x 16384, two live fragments: threads");
+  }
   if (failures)
     return 1;
   std::printf("plan_test: all passed\n");
