@@ -112,7 +112,7 @@ std::string diskcache::serialize(const std::string &key, const CompileResult &r)
             << p->stateWords << " " << p->inputRowBytes << " " << p->inputElemBytes << " "
             << p->outputRowBytes << " " << p->rowVectorInputs << " " << (p->uniformInputs ? 1 : 0)
             << " " << p->liveAtReductions << " " << p->rowMathOps << " "
-            << p->maxInputElemBytes << " " << p->reductionDepth;
+            << p->maxInputElemBytes << " " << p->reductionDepth << " " << p->rowExpOps;
   putBlob(payload, "problem", problem.str());
   // ... and column kernels.
   std::ostringstream column;
@@ -198,7 +198,8 @@ std::optional<CompileResult> diskcache::deserialize(const std::string &key,
     pin >> p.rows >> p.cols >> p.elemBytes >> p.minElemBytes >> p.liveFrags >>
         p.liveFragsStaged >> p.reductions >> p.stateWords >> p.inputRowBytes >>
         p.inputElemBytes >> p.outputRowBytes >> p.rowVectorInputs >> uniform >>
-        p.liveAtReductions >> p.rowMathOps >> p.maxInputElemBytes >> p.reductionDepth;
+        p.liveAtReductions >> p.rowMathOps >> p.maxInputElemBytes >> p.reductionDepth >>
+        p.rowExpOps;
     if (!pin)
       return std::nullopt;
     p.uniformInputs = uniform != 0;

@@ -247,8 +247,10 @@ rkc::analyzeRowProgram(func::FuncOp func) {
       return;
     map.getBody().walk([&](Operation *inner) {
       if (inner->getDialect() && inner->getDialect()->getNamespace() == "math" &&
-          !isa<math::SqrtOp, math::RsqrtOp, math::AbsFOp, math::FmaOp>(inner))
+          !isa<math::SqrtOp, math::RsqrtOp, math::AbsFOp, math::FmaOp>(inner)) {
         ++p.rowMathOps;
+        p.rowExpOps += isa<math::ExpOp>(inner);
+      }
     });
   });
   p.liveFrags = std::max(1.0, *llvm::max_element(held));

@@ -179,6 +179,43 @@ func.func @f32_n16384_map(%x: tensor<64x16384xf32>) -> tensor<64x16384xf32> {
 // SM90-LABEL: func.func @f32_n16384_map
 // SM90-SAME:    tier.layout = #tier.tv_layout<threads = 512, values = 32, vector = 4, rows = 1>
 
+// Mapped through exp (softmax's): 512 threads as well.
+// expected-remark@below {{plan: vector = 4: 16-byte accesses of 4-byte elements}}
+// expected-remark@below {{plan: 512 threads per row, 32 values per thread (8 vector loads in flight)}}
+// expected-remark@below {{plan: cluster = 1}}
+// expected-remark@below {{plan: rows per CTA: 1 (512 threads)}}
+// expected-remark@below {{plan: no reduction: every value is mapped on its own}}
+// expected-remark@below {{plan: staging = registers: the row stays in registers and is read from global memory once}}
+func.func @f32_n16384_exp(%x: tensor<64x16384xf32>) -> tensor<64x16384xf32> {
+  %y = rk.map %x {
+  ^bb0(%a: f32):
+    %v = math.exp %a : f32
+    rk.yield %v : f32
+  } : tensor<64x16384xf32> -> tensor<64x16384xf32>
+  return %y : tensor<64x16384xf32>
+}
+// SM90-LABEL: func.func @f32_n16384_exp
+// SM90-SAME:    tier.layout = #tier.tv_layout<threads = 512, values = 32, vector = 4, rows = 1>
+
+// Mapped through sin (temporaries the register estimate does not see:
+// random programs spilled at 512 threads): 1024 threads x 4 vectors.
+// expected-remark@below {{plan: vector = 4: 16-byte accesses of 4-byte elements}}
+// expected-remark@below {{plan: 1024 threads per row, 16 values per thread (4 vector loads in flight)}}
+// expected-remark@below {{plan: cluster = 1}}
+// expected-remark@below {{plan: rows per CTA: 1 (1024 threads)}}
+// expected-remark@below {{plan: no reduction: every value is mapped on its own}}
+// expected-remark@below {{plan: staging = registers: the row stays in registers and is read from global memory once}}
+func.func @f32_n16384_sin(%x: tensor<64x16384xf32>) -> tensor<64x16384xf32> {
+  %y = rk.map %x {
+  ^bb0(%a: f32):
+    %v = math.sin %a : f32
+    rk.yield %v : f32
+  } : tensor<64x16384xf32> -> tensor<64x16384xf32>
+  return %y : tensor<64x16384xf32>
+}
+// SM90-LABEL: func.func @f32_n16384_sin
+// SM90-SAME:    tier.layout = #tier.tv_layout<threads = 1024, values = 16, vector = 4, rows = 1>
+
 // N = 256 bf16, read-only: 32 vectors, 4 per thread -> 8 threads (not 32
 // threads of one vector: a row without stores needs more loads in flight);
 // 128 / 8 = 16 rows per CTA; async.

@@ -242,6 +242,22 @@ int main() {
     expectEq(pl ? pl->threads : (llvm::consumeError(pl.takeError()), 0), 1024,
              "f32 x 16384, two live fragments: threads");
   }
+  {
+    // Maps through math functions: exp (softmax) keeps 512 threads, sin
+    // (temporaries the estimate does not see) 1024.
+    RowProblem p;
+    p.rows = 8192, p.cols = 16384, p.reductionDepth = 1;
+    p.elemBytes = p.minElemBytes = p.maxInputElemBytes = p.inputElemBytes = 4;
+    p.inputRowBytes = p.outputRowBytes = 4;
+    p.rowMathOps = p.rowExpOps = 1;
+    auto exp = planRow(p, *lookupTarget("sm_90a"), PlanOverride(), nullptr);
+    expectEq(exp ? exp->threads : (llvm::consumeError(exp.takeError()), 0), 512,
+             "f32 x 16384 through exp: threads");
+    p.rowExpOps = 0;
+    auto sin = planRow(p, *lookupTarget("sm_90a"), PlanOverride(), nullptr);
+    expectEq(sin ? sin->threads : (llvm::consumeError(sin.takeError()), 0), 1024,
+             "f32 x 16384 through sin: threads");
+  }
   if (failures)
     return 1;
   std::printf("plan_test: all passed\n");

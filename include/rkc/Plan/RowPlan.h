@@ -48,6 +48,9 @@ struct RowProblem {
   /// math-dialect ops (exp, tanh, atan, ...: many temporaries each) in the
   /// bodies of the maps over the row, but sqrt, rsqrt, abs and fma.
   int rowMathOps = 0;
+  /// Of rowMathOps, the math.exp ones (lowered to ex2.approx with a scale:
+  /// few temporaries, unlike sin, log, erf or atan).
+  int rowExpOps = 0;
   int reductions = 1;      ///< reductions per row (each owns smem buffers)
   int stateWords = 1;      ///< largest reduction state, in 32-bit words
   int inputRowBytes = 0;   ///< bytes per column of all [M, N] inputs together
