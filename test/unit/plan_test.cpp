@@ -55,9 +55,8 @@ static KSplitPlan plan(int bits, long long m, long long k, long long n, const ch
 /// A row program of one reduction over [rows, cols] elements of
 /// `elemBytes`, with an [M, N] result of the same size when `result`.
 /// `operands` [N] operands (weights, biases); -1: one when `result`.
-static RowPlan rowPlan(long long rows, long long cols, int elemBytes, bool result,
-                       const char *arch = "sm_90a", const char *schedule = "",
-                       int operands = -1) {
+static RowProblem rowProblem(long long rows, long long cols, int elemBytes, bool result,
+                             int operands = -1) {
   RowProblem p;
   p.rows = rows, p.cols = cols;
   p.elemBytes = p.minElemBytes = p.maxInputElemBytes = p.inputElemBytes = elemBytes;
@@ -65,17 +64,28 @@ static RowPlan rowPlan(long long rows, long long cols, int elemBytes, bool resul
   p.outputRowBytes = result ? elemBytes : 0;
   p.reductionDepth = 1;
   p.rowVectorInputs = operands >= 0 ? operands : (result ? 1 : 0);
+  return p;
+}
+
+static RowPlan rowPlan(const RowProblem &p, const char *arch = "sm_90a",
+                       const char *schedule = "") {
   PlanOverride ovr;
   if (*schedule)
     ovr = *parseOverride(schedule);
   auto pl = planRow(p, *lookupTarget(arch), ovr, nullptr);
   if (!pl) {
-    std::fprintf(stderr, "FAIL row plan %lldx%lld: %s\n", rows, cols,
+    std::fprintf(stderr, "FAIL row plan %lldx%lld: %s\n", (long long)p.rows, (long long)p.cols,
                  llvm::toString(pl.takeError()).c_str());
     ++failures;
     return {};
   }
   return *pl;
+}
+
+static RowPlan rowPlan(long long rows, long long cols, int elemBytes, bool result,
+                       const char *arch = "sm_90a", const char *schedule = "",
+                       int operands = -1) {
+  return rowPlan(rowProblem(rows, cols, elemBytes, result, operands), arch, schedule);
 }
 
 static void expectRow(const RowPlan &pl, long long cluster, long long split, const char *what) {
@@ -230,34 +240,18 @@ int main() {
            "f32 x 8192 with a result: threads (4 vectors already)");
   expectEq(rowPlan(8192, 16384, 2, true, "sm_90a", "", 0).threads, 512,
            "bf16 x 16384 with a result: threads (unchanged)");
-  {
-    // Two row fragments live at once (LayerNorm-like): 512 x 32 would not
-    // leave two CTAs an SM, so 1024 x 16.
-    RowProblem p;
-    p.rows = 8192, p.cols = 16384, p.reductionDepth = 1;
-    p.elemBytes = p.minElemBytes = p.maxInputElemBytes = p.inputElemBytes = 4;
-    p.inputRowBytes = p.outputRowBytes = 4;
-    p.liveFrags = p.liveFragsStaged = 2;
-    auto pl = planRow(p, *lookupTarget("sm_90a"), PlanOverride(), nullptr);
-    expectEq(pl ? pl->threads : (llvm::consumeError(pl.takeError()), 0), 1024,
-             "f32 x 16384, two live fragments: threads");
-  }
-  {
-    // Maps through math functions: exp (softmax) keeps 512 threads, sin
-    // (temporaries the estimate does not see) 1024.
-    RowProblem p;
-    p.rows = 8192, p.cols = 16384, p.reductionDepth = 1;
-    p.elemBytes = p.minElemBytes = p.maxInputElemBytes = p.inputElemBytes = 4;
-    p.inputRowBytes = p.outputRowBytes = 4;
-    p.rowMathOps = p.rowExpOps = 1;
-    auto exp = planRow(p, *lookupTarget("sm_90a"), PlanOverride(), nullptr);
-    expectEq(exp ? exp->threads : (llvm::consumeError(exp.takeError()), 0), 512,
-             "f32 x 16384 through exp: threads");
-    p.rowExpOps = 0;
-    auto sin = planRow(p, *lookupTarget("sm_90a"), PlanOverride(), nullptr);
-    expectEq(sin ? sin->threads : (llvm::consumeError(sin.takeError()), 0), 1024,
-             "f32 x 16384 through sin: threads");
-  }
+  // Two row fragments live at once (LayerNorm-like): 512 x 32 would not
+  // leave two CTAs an SM, so 1024 x 16.
+  RowProblem live2 = rowProblem(8192, 16384, 4, true, 0);
+  live2.liveFrags = live2.liveFragsStaged = 2;
+  expectEq(rowPlan(live2).threads, 1024, "f32 x 16384, two live fragments: threads");
+  // Maps through math functions: exp (softmax) keeps 512 threads, sin
+  // (temporaries the estimate does not see) 1024.
+  RowProblem math = rowProblem(8192, 16384, 4, true, 0);
+  math.rowMathOps = math.rowExpOps = 1;
+  expectEq(rowPlan(math).threads, 512, "f32 x 16384 through exp: threads");
+  math.rowExpOps = 0;
+  expectEq(rowPlan(math).threads, 1024, "f32 x 16384 through sin: threads");
   if (failures)
     return 1;
   std::printf("plan_test: all passed\n");
