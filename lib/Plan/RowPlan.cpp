@@ -443,12 +443,11 @@ static Expected<RowPlan> planRowWith(const RowProblem &p, const Target &t,
       // and RMSNorm f32 do not fit (LayerNorm's 512 x 32 needs 101
       // registers): they stay at 1024 x 16.
       int64_t maxThreads = t.maxThreadsPerCta;
-      bool readOnly32 = p.outputRowBytes == 0 && p.inputElemBytes == 4;
-      bool twoWideCtas =
-          !readOnly32 && p.inputElemBytes == 4 && p.rowMathOps == p.rowExpOps &&
-          ceilDiv(nvec, 512) <= kmaxFor(1024);
-      if (maxThreads > 512 &&
-          ((readOnly32 && ceilDiv(nvec, 512) <= kmaxFor(512)) || twoWideCtas))
+      bool halfCtas = p.inputElemBytes == 4 &&
+                      (p.outputRowBytes == 0 ? ceilDiv(nvec, 512) <= kmaxFor(512)
+                                             : p.rowMathOps == p.rowExpOps &&
+                                                   ceilDiv(nvec, 512) <= kmaxFor(1024));
+      if (halfCtas && maxThreads > 512)
         maxThreads = 512;
       while (threads < maxThreads &&
              ceilDiv(nvec, threads) > std::min(kTargetChunks, kmaxFor(threads)))

@@ -1682,10 +1682,13 @@ LogicalResult KernelEmitter::emit(rkc::KernelInfo &info) {
   if (!keptArgs.empty()) {
     // Schedule keep: the first KEEP passes of each [M, N] input the first
     // sweep reads, in this thread's slots (rkc/stage.cuh's layout).
+    auto keptArgBytes = [&](unsigned i) {
+      auto t = cast<RankedTensorType>(func.getArgument(i).getType());
+      return keep * V * T * (t.getElementTypeBitWidth() / 8);
+    };
     int64_t keptBytes = 0;
     for (unsigned i : keptArgs)
-      keptBytes += keep * V * T * (cast<RankedTensorType>(func.getArgument(i).getType())
-                                       .getElementTypeBitWidth() / 8);
+      keptBytes += keptArgBytes(i);
     raw_ostream &kos = deferredWait ? rowOs : os;
     kos << formatv("  constexpr int KEEP = {0}; // passes kept in shared memory\n", keep);
     if (!deferredWait)
@@ -1699,9 +1702,9 @@ LogicalResult KernelEmitter::emit(rkc::KernelInfo &info) {
       // Deferred waits: two buffers, the row's (rkc_kb) and the other.
       kos << formatv("  {0} *kp{1} = reinterpret_cast<{0} *>(rkc_smem + {2}{3});\n", *st, i, offset,
                      deferredWait ? formatv(" + rkc_kb * {0}", keptBytes).str() : "");
-      offset += keep * V * T * (t.getElementTypeBitWidth() / 8);
+      offset += keptArgBytes(i);
     }
-    info.smemBytes = deferredWait ? 2 * offset : offset;
+    info.smemBytes = deferredWait ? 2 * keptBytes : keptBytes;
   }
   if (deferredWait) {
     // Deferred grid waits (rkc/grid.cuh): rkc_sweep reads row `rkc_group`
