@@ -533,7 +533,12 @@ Expected<KSplitPlan> planKSplit(const KSplitProblem &p, const Target &t,
   // tensor cores won while the 32-column groups are at most 4 per SM:
   // 14336 x 4096 14.1 vs 15.0 us, 4096 x 14336 14.0 vs 14.5, 4096 x 4096
   // 5.6 vs 5.5 (even); at 4096 x 128256 (30 per SM) the CUDA cores stay
-  // ahead, 96.9 vs 98.2 (docs/performance-notes.md, session 15).
+  // ahead, 96.9 vs 98.2 (docs/performance-notes.md, session 15). Up to 8
+  // per SM since session 32: the H100 tuner chose tensor cores at 8192 x
+  // 28672 (6.8 per SM; W4 51.9 -> 46.8 us), and on the H200 they won at
+  // 7-8 per SM (W4 4096 x 32000 33.5 -> 22.7 us, 8192 x 28672 49.8 ->
+  // 41.6; W8 -1 % / -7 %) but lost 5 % at 15 and 36 per SM (2048 x
+  // 65536, 5120 x 152064).
   // int8 (f16 activations only: 128 + q is not exact in bf16): one
   // m16n8k16 per 16 values of K replaces M FMAs, a PRMT and an FADD per
   // weight by ~1.25 instructions per weight (the bytes of a k4 word under
@@ -541,7 +546,7 @@ Expected<KSplitPlan> planKSplit(const KSplitProblem &p, const Target &t,
   // from M = 2, and at M = 1 with int4's rule (k4 words, session 18: 4096 x
   // 14336 21.8 vs 23.0 us, 2048 x 8192 8.6 vs 9.7; even at 8192 x 28672 and
   // 28672 x 8192; CUDA cores at 4096 x 128256, 177.1 vs 180.3).
-  bool worthIt = p.rows >= 2 || ceilDiv(p.n, 32) <= 4 * t.planSms();
+  bool worthIt = p.rows >= 2 || ceilDiv(p.n, 32) <= 8 * t.planSms();
   bool mmaOk = worthIt && mmaUnsupported(p, t).empty();
   pl.mma = ovr.mma >= 0 ? ovr.mma != 0 : mmaOk;
   // A warp of the tensor-core kernel covers one group of 32 columns: with

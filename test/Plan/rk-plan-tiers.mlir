@@ -1929,6 +1929,30 @@ func.func @gemv_w8_wide_m1(%x: tensor<1x4096xf16>, %q: tensor<4096x14336xi8, #rk
   %o = rk.gemv %x, %q, %s : (tensor<1x4096xf16>, tensor<4096x14336xi8, #rk.quant<bits = 8, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k4>>, tensor<32x14336xf16>) -> tensor<1x14336xf16>
   return %o : tensor<1x14336xf16>
 }
+// M = 1 takes tensor cores while the 32-column groups are at most 8 per
+// SM: 1056 groups (N = 33792) on 132 SMs take them, 1057 (N = 33824) the
+// CUDA cores (session 32: the H100 and the H200 faster on tensor cores at
+// 7-8 per SM, the H200 slower at 15 and more).
+// expected-remark@below {{plan: mma: int4 x 16-bit products on tensor cores (m16n8k16, f32 accumulation); a lane loads 16 bytes = 4 columns of one packed row per group of 32, a warp 1 x 32 columns; M <= 8: the weights are the A operand (16 columns per product, the rows of M in its 8 columns)}}
+// expected-remark@below {{plan: unroll = 8: 2 x 128 bytes of packed weight in flight per thread (double-buffered blocks of 8 x 4 packed rows)}}
+// expected-remark@below {{plan: K split 2 ways: 2 of the 8 warps x cluster 1; CTA tiles of 128 columns (264 CTAs, 2112 warps for ~132 SMs)}}
+// expected-remark@below {{plan: activations staged in shared memory: 1 rows x 4096 values of K per CTA (9216 bytes with the partial sums)}}
+func.func @gemv_m1_eight_groups_per_sm(%x: tensor<1x4096xf16>, %q: tensor<4096x33792xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, %s: tensor<32x33792xf16>) -> tensor<1x33792xf16> {
+// COLS-LABEL: func.func @gemv_m1_eight_groups_per_sm
+// COLS-SAME: tier.layout = #tier.ksplit_layout<rows = 1, cols = 1, warps = 8, cluster = 1, unroll = 8, mma = true, kwarps = 2>
+  %o = rk.gemv %x, %q, %s : (tensor<1x4096xf16>, tensor<4096x33792xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, tensor<32x33792xf16>) -> tensor<1x33792xf16>
+  return %o : tensor<1x33792xf16>
+}
+// expected-remark@below {{plan: cols = 4: 16-byte accesses of packed columns, 1 x 4 accumulators}}
+// expected-remark@below {{plan: unroll = 8: 2 x 128 bytes of packed weight in flight per thread (double-buffered)}}
+// expected-remark@below {{plan: K split 8 ways: 8 warps x cluster 1 over 265 column tiles (265 CTAs, 2120 warps for ~132 SMs)}}
+// expected-remark@below {{plan: activations staged in shared memory: 1 rows x 4096 values of K per CTA (22528 bytes with the partial sums)}}
+func.func @gemv_m1_past_eight_groups_per_sm(%x: tensor<1x4096xf16>, %q: tensor<4096x33824xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, %s: tensor<32x33824xf16>) -> tensor<1x33824xf16> {
+// COLS-LABEL: func.func @gemv_m1_past_eight_groups_per_sm
+// COLS-SAME: tier.layout = #tier.ksplit_layout<rows = 1, cols = 4, warps = 8, cluster = 1, unroll = 8>
+  %o = rk.gemv %x, %q, %s : (tensor<1x4096xf16>, tensor<4096x33824xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, tensor<32x33824xf16>) -> tensor<1x33824xf16>
+  return %o : tensor<1x33824xf16>
+}
 // int8, M = 4: 32 blocks of 16 values of K a warp take blocks of 8 (int4
 // from 65; 13.8 -> 11.0 us at this shape).
 // expected-remark@below {{plan: mma: int8 x f16 products on tensor cores (m16n8k16, f32 accumulation); a lane loads 16 bytes = 4 columns of one packed row per group of 32, a warp 1 x 32 columns; M <= 8: the weights are the A operand (16 columns per product, the rows of M in its 8 columns)}}

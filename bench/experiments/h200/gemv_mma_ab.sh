@@ -3,8 +3,11 @@
 # the planner keeps CUDA cores): the heuristic plan against the same with
 # tensor cores (`--schedule mma=1`), `rkc run` (reference check + the
 # harness's serving-mode time: PDL launches over distinct weight copies),
-# tuning database off, ROUNDS rounds. Usage: [ROUNDS=2] gemv_mma_ab.sh
-# (repo root, bundle in .bundle).
+# tuning database off, ROUNDS rounds. ALT: the other schedule (default
+# mma=1; mma=0 for the CUDA cores once the heuristic takes tensor cores);
+# CASES: "BITS DTYPE K N" cases separated by commas (default: below).
+# Usage: [ROUNDS=2] [ALT=mma=1] [CASES=...] gemv_mma_ab.sh (repo root,
+# bundle in .bundle).
 set -u
 ROUNDS=${ROUNDS:-2}
 export RKC_DISABLE_TUNING_DB=1 PATH=$PWD/.bundle/bin:$PATH PYTHONPATH=$PWD/python
@@ -18,19 +21,20 @@ run() { # label bits dtype K N [schedule]
   local out
   out=$(rkc run $d/w$2-$3.mlir --dtype $3 --shape x=1x$4 --shape q=$4x$5 --shape scales=$(($4 / 128))x$5 \
         --reps 50 --print-plan ${6:+--schedule $6} 2>&1)
-  printf '%-5s w%s %-4s %-12s %-16s %-40s %s\n' "$1" $2 $3 "$4x$5" \
+  printf '%-6s w%s %-4s %-12s %-16s %-40s %s\n' "$1" $2 $3 "$4x$5" \
     "$(echo "$out" | grep -o 'time: [0-9.]* us' | head -1)" \
-    "$(echo "$out" | grep -o -m1 'kernel rkc_[a-z0-9_]*: [^ ]*' | sed 's/.*: //')" \
+    "$(echo "$out" | grep -o -m1 'cols=[0-9a-z=,]*')" \
     "$(echo "$out" | grep -E '^(PASS|FAIL)' | head -1)$(echo "$out" | grep -m1 -i error)"
 }
 nvidia-smi -L
 for r in $(seq $ROUNDS); do
   echo "== round $r"
-  for c in "4 f16 4096 128256" "8 f16 4096 128256" "4 bf16 4096 128256" "4 f16 8192 28672" \
-           "8 f16 8192 28672" "4 f16 4096 32000" "8 f16 4096 32000" "4 f16 2048 65536" \
-           "4 f16 5120 152064" "8 f16 5120 152064"; do
+  IFS=, read -ra cases <<< "${CASES:-4 f16 4096 128256,8 f16 4096 128256,4 bf16 4096 128256,\
+4 f16 8192 28672,8 f16 8192 28672,4 f16 4096 32000,8 f16 4096 32000,4 f16 2048 65536,\
+4 f16 5120 152064,8 f16 5120 152064}"
+  for c in "${cases[@]}"; do
     set -- $c
     [ "$1" = 8 ] && [ "$2" = bf16 ] && continue
-    run heur $1 $2 $3 $4; run mma $1 $2 $3 $4 mma=1
+    run heur $1 $2 $3 $4; run "${ALT:-mma=1}" $1 $2 $3 $4 "${ALT:-mma=1}"
   done
 done
