@@ -1917,7 +1917,7 @@ func.func @gemv_mma_m4_wide_tail(%x: tensor<4x4096xf16>, %q: tensor<4096x151936x
   %o = rk.gemv %x, %q, %s : (tensor<4x4096xf16>, tensor<4096x151936xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, tensor<32x151936xf16>) -> tensor<4x151936xf16>
   return %o : tensor<4x151936xf16>
 }
-// int8 at M = 1 with 448 groups of 32 columns (at most 4 per SM): tensor
+// int8 at M = 1 with 448 groups of 32 columns (at most 8 per SM): tensor
 // cores, as int4 (k4 words; session 18: 21.8 vs 23.0 us on CUDA cores).
 // expected-remark@below {{plan: mma: int8 x f16 products on tensor cores (m16n8k16, f32 accumulation); a lane loads 16 bytes = 4 columns of one packed row per group of 32, a warp 1 x 32 columns; M <= 8: the weights are the A operand (16 columns per product, the rows of M in its 8 columns)}}
 // expected-remark@below {{plan: unroll = 8: 2 x 128 bytes of packed weight in flight per thread (double-buffered blocks of 8 x 4 packed rows)}}
