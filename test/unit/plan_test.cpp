@@ -152,6 +152,15 @@ int main() {
   // to divide by zero); plan() reports a failure.
   expectEq(plan(4, 16, 14336, 4096, "", 1).warps > 0, 1, "W4 M=16 14336x4096 on 1 SM");
 
+  // M = 1 takes tensor cores while the 32-column groups are at most 8 per
+  // SM (session 32), on any part: 132 SMs -> 1056 groups, 108 -> 864.
+  expectEq(plan(4, 1, 4096, 33792).mma, 1, "W4 M=1 4096x33792 (1056 groups, 132 SMs) mma");
+  expectEq(plan(4, 1, 4096, 33824).mma, 0, "W4 M=1 4096x33824 (1057 groups, 132 SMs) mma");
+  expectEq(plan(4, 1, 4096, 27648, "", 108).mma, 1, "W4 M=1 4096x27648 (864 groups, 108 SMs) mma");
+  expectEq(plan(4, 1, 4096, 27680, "", 108).mma, 0, "W4 M=1 4096x27680 (865 groups, 108 SMs) mma");
+  expectEq(plan(8, 1, 4096, 33792).mma, 1, "W8 M=1 4096x33792 mma");
+  expectEq(plan(4, 2, 4096, 128256).mma, 1, "W4 M=2 4096x128256 mma (any N from M = 2)");
+
   // W4A16 M = 8, 14336 x 4096: 256 CTAs in clusters of 4 would exceed the
   // 248 resident; 16 warps in clusters of 2, 128 CTAs (measured 24.0 ->
   // 16.1 us).
