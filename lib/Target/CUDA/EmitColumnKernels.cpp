@@ -48,11 +48,22 @@ static constexpr const char *kKSplitLoopBody =
     "      if (it + 3 < it_end) load_rows(it + 3, bb);\n"
     "    }\n  }\n  }\n";
 
-/// Storage type of an optional operand ("" when absent).
-static FailureOr<std::string> optionalStorage(Value v, Operation *where) {
-  if (!v)
-    return std::string();
-  return storageType(cast<RankedTensorType>(v.getType()).getElementType(), where);
+/// A column op's optional zero-point operand: its storage type and its
+/// argument number ("" and none when the op is symmetric).
+struct ZeroPoints {
+  std::string type;
+  std::optional<unsigned> arg;
+};
+static FailureOr<ZeroPoints> zeroPointsOf(Value zeros, Operation *where) {
+  ZeroPoints z;
+  if (!zeros)
+    return z;
+  auto t = storageType(cast<RankedTensorType>(zeros.getType()).getElementType(), where);
+  if (failed(t))
+    return failure();
+  z.type = *t;
+  z.arg = cast<BlockArgument>(zeros).getArgNumber();
+  return z;
 }
 
 /// Whether a tensor-core tier.kdot reads a lane's scales of a column group
@@ -336,16 +347,16 @@ LogicalResult KernelEmitter::emitKDot(tier::KDotOp op, tier::KSplitLayoutAttr ks
   auto scaleTy = storageType(op.getScales().getType().getElementType(), op);
   if (failed(actTy) || failed(scaleTy))
     return failure();
-  auto zeroTyOr = optionalStorage(op.getZeros(), op);
-  if (failed(zeroTyOr))
+  auto zeroPts = zeroPointsOf(op.getZeros(), op);
+  if (failed(zeroPts))
     return failure();
-  std::string zeroTy = *zeroTyOr;
+  std::string zeroTy = zeroPts->type;
   bool int4 = quant.getBits() == 4;
-  bool zeros = (bool)op.getZeros();
+  bool zeros = zeroPts->arg.has_value();
   unsigned ai = cast<BlockArgument>(op.getAct()).getArgNumber();
   unsigned wi = cast<BlockArgument>(op.getWeight()).getArgNumber();
   unsigned si = cast<BlockArgument>(op.getScales()).getArgNumber();
-  unsigned zi = zeros ? cast<BlockArgument>(op.getZeros()).getArgNumber() : 0;
+  unsigned zi = zeroPts->arg.value_or(0);
   int64_t k = op.getAct().getType().getDimSize(1);
   int64_t group = quant.getGroupSize() == k ? 0 : quant.getGroupSize();
   int64_t kpr = quant.valuesPerWord();
@@ -541,15 +552,15 @@ LogicalResult KernelEmitter::emitKDotMma(tier::KDotOp op, tier::KSplitLayoutAttr
   if (failed(actTy) || failed(scaleTy))
     return failure();
   bool bf16 = op.getAct().getType().getElementType().isBF16();
-  bool zeros = (bool)op.getZeros();
-  auto zeroTyOr = optionalStorage(op.getZeros(), op);
-  if (failed(zeroTyOr))
+  auto zeroPts = zeroPointsOf(op.getZeros(), op);
+  if (failed(zeroPts))
     return failure();
-  std::string zeroTy = *zeroTyOr;
+  std::string zeroTy = zeroPts->type;
+  bool zeros = zeroPts->arg.has_value();
   unsigned ai = cast<BlockArgument>(op.getAct()).getArgNumber();
   unsigned wi = cast<BlockArgument>(op.getWeight()).getArgNumber();
   unsigned si = cast<BlockArgument>(op.getScales()).getArgNumber();
-  unsigned zi = zeros ? cast<BlockArgument>(op.getZeros()).getArgNumber() : 0;
+  unsigned zi = zeroPts->arg.value_or(0);
   int64_t k = op.getAct().getType().getDimSize(1);
   int64_t group = quant.getGroupSize() == k ? 0 : quant.getGroupSize();
   // Blocks of 4 packed rows, one per lane t of a quad: int4 32 values of
@@ -836,13 +847,11 @@ LogicalResult KernelEmitter::emitDequantizeTile(tier::DequantizeTileOp op,
   auto scaleTy = storageType(op.getScales().getType().getElementType(), op);
   if (failed(outTy) || failed(scaleTy))
     return failure();
-  auto zeroTyOr = optionalStorage(op.getZeros(), op);
-  if (failed(zeroTyOr))
+  auto zeroPts = zeroPointsOf(op.getZeros(), op);
+  if (failed(zeroPts))
     return failure();
-  std::string zeroTy = *zeroTyOr;
-  std::optional<unsigned> zi;
-  if (op.getZeros())
-    zi = cast<BlockArgument>(op.getZeros()).getArgNumber();
+  std::string zeroTy = zeroPts->type;
+  std::optional<unsigned> zi = zeroPts->arg;
   bool int4 = quant.getBits() == 4;
   unsigned qi = cast<BlockArgument>(op.getQuantized()).getArgNumber();
   unsigned si = cast<BlockArgument>(op.getScales()).getArgNumber();
@@ -891,13 +900,11 @@ LogicalResult KernelEmitter::emitQuantizeTile(tier::QuantizeTileOp op,
   unsigned xi = cast<BlockArgument>(op.getInput()).getArgNumber();
   unsigned qi = cast<BlockArgument>(op.getQuantized()).getArgNumber();
   unsigned si = cast<BlockArgument>(op.getScales()).getArgNumber();
-  auto zeroTyOr = optionalStorage(op.getZeros(), op);
-  if (failed(zeroTyOr))
+  auto zeroPts = zeroPointsOf(op.getZeros(), op);
+  if (failed(zeroPts))
     return failure();
-  std::string zeroTy = *zeroTyOr;
-  std::optional<unsigned> zi;
-  if (op.getZeros())
-    zi = cast<BlockArgument>(op.getZeros()).getArgNumber();
+  std::string zeroTy = zeroPts->type;
+  std::optional<unsigned> zi = zeroPts->arg;
   int64_t qmax = int4 ? (sym ? 7 : 15) : 127;
   auto &b = bodyOs;
   b << formatv("  // tier.quantize_tile: {0}-bit, {1}\n", quant.getBits(),

@@ -40,7 +40,7 @@ using llvm::formatv;
 namespace rkc::emitter {
 
 /// The planner's name for a tier staging (tier::Staging mirrors it).
-::rkc::plan::Staging planStaging(tier::Staging s) {
+static ::rkc::plan::Staging planStaging(tier::Staging s) {
   switch (s) {
   case tier::Staging::registers: return ::rkc::plan::Staging::Registers;
   case tier::Staging::smem: return ::rkc::plan::Staging::Smem;
@@ -71,8 +71,6 @@ static constexpr int64_t kFoldChains = 4;
 /// The most state words (32-bit) those chains hold together.
 static constexpr int64_t kFoldStateWords = 8;
 
-/// C++ type of a scalar compute value. Narrow floats are carried as float
-/// holding a rounded value.
 FailureOr<std::string> cType(Type t, Operation *where) {
   if (isa<Float32Type, BFloat16Type, Float16Type>(t))
     return std::string("float");
@@ -85,7 +83,6 @@ FailureOr<std::string> cType(Type t, Operation *where) {
   return where->emitError() << "type " << t << " has no CUDA lowering";
 }
 
-/// Storage type of a tensor element in global memory (templates' names).
 FailureOr<std::string> storageType(Type t, Operation *where) {
   if (t.isF32()) return std::string("float");
   if (t.isBF16()) return std::string("rkc::bf16");
