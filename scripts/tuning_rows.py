@@ -1,16 +1,28 @@
-"""Helpers shared by the scripts that compile the tuning database's rows
-without a GPU (scripts/tuning-restamp, scripts/codegen-fingerprint): find a
-row's spec by its op hash and compile the row's spec, dtype, shapes and
-schedule to PTX."""
+"""Helpers shared by the scripts that handle the tuning database's rows
+without a GPU (scripts/tuning-restamp, scripts/codegen-fingerprint,
+scripts/tuning-merge): find a row's spec by its op hash, compile the row's
+spec, dtype, shapes and schedule to PTX, write a database in its shipped
+form."""
 
 import glob
 import itertools
+import json
 import os
 import re
 import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def write_rows(path, rows):
+    """Rewrites a database atomically in the shipped form: one JSON object a
+    line, keys sorted, no spaces."""
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        for r in rows:
+            f.write(json.dumps(r, sort_keys=True, separators=(",", ":")) + "\n")
+    os.replace(tmp, path)
 
 
 def run(cmd):
