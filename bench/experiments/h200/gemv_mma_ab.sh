@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# M = 1 GEMVs over wide N (more than 4 groups of 32 columns per SM, where
-# the planner keeps CUDA cores): the heuristic plan against the same with
-# tensor cores (`--schedule mma=1`), `rkc run` (reference check + the
-# harness's serving-mode time: PDL launches over distinct weight copies),
-# tuning database off, ROUNDS rounds. ALT: the other schedule (default
-# mma=1; mma=0 for the CUDA cores once the heuristic takes tensor cores);
-# CASES: "BITS DTYPE K N" cases separated by commas (default: below).
-# Usage: [ROUNDS=2] [ALT=mma=1] [CASES=...] gemv_mma_ab.sh (repo root,
+# Quantized GEMVs: the heuristic plan against other schedules, `rkc run`
+# (reference check + the harness's serving-mode time: PDL launches over
+# distinct weight copies), tuning database off, ROUNDS rounds. Written for
+# M = 1 over wide N (session 32: the heuristic against `--schedule mma=1`);
+# session 33 adds M and several schedules.
+#   ALT:   the other schedules, separated by ';' (default mma=1; mma=0 for
+#          the CUDA cores once the heuristic takes tensor cores)
+#   CASES: "BITS DTYPE K N [M]" cases separated by commas (M default 1;
+#          default cases below)
+# Usage: [ROUNDS=2] [ALT='S1;S2'] [CASES=...] gemv_mma_ab.sh (repo root,
 # bundle in .bundle).
 set -u
 ROUNDS=${ROUNDS:-2}
@@ -17,16 +19,17 @@ from rkc import _spec
 for b in (4, 8):
     for dt in ('f16', 'bf16'):
         open('$d/w%d-%s.mlir' % (b, dt), 'w').write(_spec.quant_spec_text('gemv', b, 128, True, dt, 0, False))"
-run() { # label bits dtype K N [schedule]
+run() { # label bits dtype K N M [schedule]
   local out
-  out=$(rkc run $d/w$2-$3.mlir --dtype $3 --shape x=1x$4 --shape q=$4x$5 --shape scales=$(($4 / 128))x$5 \
-        --reps 50 --print-plan ${6:+--schedule $6} 2>&1)
-  printf '%-6s w%s %-4s %-12s %-16s %-40s %s\n' "$1" $2 $3 "$4x$5" \
+  out=$(rkc run $d/w$2-$3.mlir --dtype $3 --shape x=$6x$4 --shape q=$4x$5 --shape scales=$(($4 / 128))x$5 \
+        --reps 50 --print-plan ${7:+--schedule $7} 2>&1)
+  printf '%-44s w%s %-4s M=%-2s %-12s %-16s %-48s %s\n' "$1" $2 $3 $6 "$4x$5" \
     "$(echo "$out" | grep -o 'time: [0-9.]* us' | head -1)" \
     "$(echo "$out" | grep -o -m1 'cols=[0-9a-z=,]*')" \
     "$(echo "$out" | grep -E '^(PASS|FAIL)' | head -1)$(echo "$out" | grep -m1 -i error)"
 }
 nvidia-smi -L
+IFS=';' read -ra alts <<< "${ALT:-mma=1}"
 for r in $(seq $ROUNDS); do
   echo "== round $r"
   IFS=, read -ra cases <<< "${CASES:-4 f16 4096 128256,8 f16 4096 128256,4 bf16 4096 128256,\
@@ -35,6 +38,8 @@ for r in $(seq $ROUNDS); do
   for c in "${cases[@]}"; do
     set -- $c
     [ "$1" = 8 ] && [ "$2" = bf16 ] && continue
-    run heur $1 $2 $3 $4; run "${ALT:-mma=1}" $1 $2 $3 $4 "${ALT:-mma=1}"
+    m=${5:-1}
+    run heur $1 $2 $3 $4 $m
+    for a in "${alts[@]}"; do run "$a" $1 $2 $3 $4 $m "$a"; done
   done
 done
