@@ -31,4 +31,4 @@ CASES="4 f16 4096 128256 8,4 f16 5120 152064 8" \
 CASES="4 f16 4096 128256 1,4 f16 5120 152064 1,4 f16 4096 256000 1" \
   ALT="vector=1,threads=256,cluster=1,unroll=4,mma=1,kwarps=1;$W" $here/gemv_mma_ab.sh > $out/wide-m1.txt 2>&1
 bench/experiments/h200/gemv_ncu.sh $out 4 4096 14336 1
-python3 $here/sass_summary.py $out/ncu-gemv-w4-4096x14336-m1-sass.csv 8388608 > $out/ncu-gemv-w4-4096x14336-summary.txt 2>&1
+python3 $here/sass_summary.py $out/ncu-gemv-w4-4096x14336-m1-sass.csv 58720256 > $out/ncu-gemv-w4-4096x14336-summary.txt 2>&1
