@@ -344,26 +344,42 @@ static void planMmaSplit(KSplitPlan &pl, const KSplitProblem &p, const Target &t
     }
   }
   // Very wide N (32-column groups >= 16 per SM, an LM head's vocabulary):
-  // no K split, no cluster, CTAs of 16 column groups in blocks of 4; the
-  // rules above give clusters of 2 of 8 warps. Measured at 4096 x 128256
-  // (session 18): W4A16 M = 4 108.6 -> 99.4 us, M = 16 133.3 -> 112.0,
-  // W8A16 185.1 -> 179.4, 215.8 -> 197.7 (16 CTAs of one per SM: 1.90
-  // waves); at N = 151936 (2.25 waves) it lost 3-12 %, so only when the
-  // last wave is at least 90 % full; at 1000 or 2048 groups (N = 32000,
-  // 65536) the rules above were as fast or faster.
+  // no K split, no cluster, one column group per warp; the rules above
+  // give clusters of 2 of 8 warps.
+  //   * int4 with M <= 4: CTAs of 8 warps at any wave count, unroll 2 up
+  //     to 128 blocks of 4 packed rows a warp (K <= 4096), else 4. Both
+  //     GPUs' tuners chose them at 4096 x 128256 M = 2-4; A/B on the H200
+  //     (session 33, against the 16-warp CTAs below): M = 2 / 4 4096 x
+  //     128256 86.9 -> 74.3 / 87.6 -> 74.9 us, 5120 x 152064 132.3 ->
+  //     121.8 / 133.5 -> 122.2, 4096 x 256000 M = 4 166.6 -> 141.2, 3584 x
+  //     152064 91.5 -> 87.0, bf16 91.6 -> 81.8; M = 1 (tensor cores from
+  //     16 groups an SM, below) 4096 x 128256 87.4 -> 71.1 (unroll 4:
+  //     76.4), 5120 x 152064 123.5 -> 108.2 (unroll 4; 2: 117.7), 4096 x
+  //     256000 163.9 -> 135.3. At K = 8192 (M = 4) unroll 2 lost 5 %.
+  //   * otherwise CTAs of 16 column groups in blocks of 4, measured at 4096
+  //     x 128256 (session 18): W4A16 M = 4 108.6 -> 99.4 us, M = 16 133.3
+  //     -> 112.0, W8A16 185.1 -> 179.4, 215.8 -> 197.7 (16 CTAs of one per
+  //     SM: 1.90 waves); at N = 151936 (2.25 waves) it lost 3-12 %, so only
+  //     when the last wave is at least 90 % full; at 1000 or 2048 groups (N
+  //     = 32000, 65536) the rules above were as fast or faster.
   bool wide = false;
+  int64_t wideUnroll = 4;
   if (groups >= 16 * t.planSms() && !oneCta && ovr.threads <= 0 && ovr.kwarps <= 0 &&
       ovr.cluster <= 0) {
+    bool eightWarps = p.bits == 4 && p.rows <= 4;
     KSplitPlan w = pl;
     w.cluster = 1;
-    w.warps = 16;
+    w.warps = eightWarps ? 8 : 16;
     w.kwarps = 1;
     KSplitShape ws = shapeOf(w, p);
     double waves = (double)ws.ctas / t.planSms(); // one CTA of 16 warps per SM
-    if (ws.smemBytes <= t.maxSmemPerCta && !ws.aliased && waves / std::ceil(waves) >= 0.9) {
-      note(formatv("N wide ({0} groups of 32 columns, {1} per SM): no K split, CTAs of 16 "
+    if (ws.smemBytes <= t.maxSmemPerCta && !ws.aliased &&
+        (eightWarps || waves / std::ceil(waves) >= 0.9)) {
+      if (eightWarps && p.packedRows() / rb <= 128)
+        wideUnroll = 2;
+      note(formatv("N wide ({0} groups of 32 columns, {1} per SM): no K split, CTAs of {2} "
                    "column groups",
-                   groups, groups / t.planSms()));
+                   groups, groups / t.planSms(), w.warps));
       pl = w;
       wide = true;
       clusterOnly = false;
@@ -410,7 +426,7 @@ static void planMmaSplit(KSplitPlan &pl, const KSplitProblem &p, const Target &t
   // 28.1 -> 21.9 (session 18).
   bool int8Blocks8 = false; // blocks of 8 by the int8 threshold alone
   if (wide) {
-    pl.unroll = 4;
+    pl.unroll = wideUnroll;
   } else if (eightOfEight) {
     pl.unroll = 8;
   } else if (mmaWeightsAsA(p.rows) && pl.cols == 1 && blocks >= (p.rows == 1 ? 32 : 65)) {
@@ -546,7 +562,13 @@ Expected<KSplitPlan> planKSplit(const KSplitProblem &p, const Target &t,
   // from M = 2, and at M = 1 with int4's rule (k4 words, session 18: 4096 x
   // 14336 21.8 vs 23.0 us, 2048 x 8192 8.6 vs 9.7; even at 8192 x 28672 and
   // 28672 x 8192; CUDA cores at 4096 x 128256, 177.1 vs 180.3).
-  bool worthIt = p.rows >= 2 || ceilDiv(p.n, 32) <= 8 * t.planSms();
+  // From 16 groups per SM (an LM head) int4 takes them again, in CTAs of
+  // 8 column groups (planMmaSplit's wide rule; session 33 on the H200:
+  // 4096 x 128256 87.4 -> 71.1 us, 5120 x 152064 123.5 -> 108.2, 4096 x
+  // 256000 163.9 -> 135.3; the H100's CTAs of 16 groups had lost 1 %).
+  int64_t colGroups = ceilDiv(p.n, 32);
+  bool worthIt = p.rows >= 2 || colGroups <= 8 * t.planSms() ||
+                 (p.bits == 4 && colGroups >= 16 * t.planSms());
   bool mmaOk = worthIt && mmaUnsupported(p, t).empty();
   pl.mma = ovr.mma >= 0 ? ovr.mma != 0 : mmaOk;
   // A warp of the tensor-core kernel covers one group of 32 columns: with

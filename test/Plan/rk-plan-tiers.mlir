@@ -1791,15 +1791,42 @@ func.func @gemv_w8_odd_n_mma(%x: tensor<1x4096xf16>, %q: tensor<4096x4160xi8, #r
   %o = rk.gemv %x, %q, %s : (tensor<1x4096xf16>, tensor<4096x4160xi8, #rk.quant<bits = 8, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k4>>, tensor<32x4160xf16>) -> tensor<1x4160xf16>
   return %o : tensor<1x4160xf16>
 }
+// M = 1 with 16 or more groups of 32 columns per SM (an LM head): int4 on tensor
+// cores in CTAs of 8 column groups, no K split, unroll 2 up to 128 blocks of 4
+// packed rows a warp (H200: 87.4 -> 71.1 us against the CUDA cores).
+// expected-remark@below {{plan: mma: int4 x 16-bit products on tensor cores (m16n8k16, f32 accumulation); a lane loads 16 bytes = 4 columns of one packed row per group of 32, a warp 1 x 32 columns; M <= 8: the weights are the A operand (16 columns per product, the rows of M in its 8 columns)}}
+// expected-remark@below {{plan: N wide (4008 groups of 32 columns, 30 per SM): no K split, CTAs of 8 column groups}}
+// expected-remark@below {{plan: unroll = 2: 2 x 32 bytes of packed weight in flight per thread (double-buffered blocks of 2 x 4 packed rows)}}
+// expected-remark@below {{plan: K split 1 ways: 1 of the 8 warps x cluster 1; CTA tiles of 256 columns (501 CTAs, 4008 warps for ~132 SMs)}}
+// expected-remark@below {{plan: activations staged in shared memory: 1 rows x 4096 values of K per CTA (9216 bytes with the partial sums)}}
+func.func @gemv_large_n(%x: tensor<1x4096xbf16>, %q: tensor<4096x128256xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = bf16, symmetric = true, packing = k8>>, %s: tensor<32x128256xbf16>) -> tensor<1x128256xbf16> {
+// COLS-LABEL: func.func @gemv_large_n
+// COLS-SAME: tier.layout = #tier.ksplit_layout<rows = 1, cols = 1, warps = 8, cluster = 1, unroll = 2, mma = true, kwarps = 1>
+  %o = rk.gemv %x, %q, %s : (tensor<1x4096xbf16>, tensor<4096x128256xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = bf16, symmetric = true, packing = k8>>, tensor<32x128256xbf16>) -> tensor<1x128256xbf16>
+  return %o : tensor<1x128256xbf16>
+}
+// int8 there stays on the CUDA cores (the wide rule is int4's).
 // expected-remark@below {{plan: cols = 4: 16-byte accesses of packed columns, 1 x 4 accumulators}}
 // expected-remark@below {{plan: unroll = 8: 2 x 128 bytes of packed weight in flight per thread (double-buffered)}}
 // expected-remark@below {{plan: K split 4 ways: 4 warps x cluster 1 over 1002 column tiles (1002 CTAs, 4008 warps for ~132 SMs)}}
-// expected-remark@below {{plan: activations staged in shared memory: 1 rows x 4096 values of K per CTA (20480 bytes with the partial sums)}}
-func.func @gemv_large_n(%x: tensor<1x4096xbf16>, %q: tensor<4096x128256xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = bf16, symmetric = true, packing = k8>>, %s: tensor<32x128256xbf16>) -> tensor<1x128256xbf16> {
-// COLS-LABEL: func.func @gemv_large_n
+// expected-remark@below {{plan: activations staged in shared memory: 1 rows x 4096 values of K per CTA (18432 bytes with the partial sums)}}
+func.func @gemv_w8_large_n_m1(%x: tensor<1x4096xf16>, %q: tensor<4096x128256xi8, #rk.quant<bits = 8, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k4>>, %s: tensor<32x128256xf16>) -> tensor<1x128256xf16> {
+// COLS-LABEL: func.func @gemv_w8_large_n_m1
 // COLS-SAME: tier.layout = #tier.ksplit_layout<rows = 1, cols = 4, warps = 4, cluster = 1, unroll = 8>
-  %o = rk.gemv %x, %q, %s : (tensor<1x4096xbf16>, tensor<4096x128256xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = bf16, symmetric = true, packing = k8>>, tensor<32x128256xbf16>) -> tensor<1x128256xbf16>
-  return %o : tensor<1x128256xbf16>
+  %o = rk.gemv %x, %q, %s : (tensor<1x4096xf16>, tensor<4096x128256xi8, #rk.quant<bits = 8, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k4>>, tensor<32x128256xf16>) -> tensor<1x128256xf16>
+  return %o : tensor<1x128256xf16>
+}
+// Between 8 and 16 groups per SM (2048 per 132 SMs: 15.5) M = 1 keeps the CUDA
+// cores (H200: 25.2 vs 26.7 us on tensor cores).
+// expected-remark@below {{plan: cols = 4: 16-byte accesses of packed columns, 1 x 4 accumulators}}
+// expected-remark@below {{plan: unroll = 8: 2 x 128 bytes of packed weight in flight per thread (double-buffered)}}
+// expected-remark@below {{plan: K split 8 ways: 8 warps x cluster 1 over 512 column tiles (512 CTAs, 4096 warps for ~132 SMs)}}
+// expected-remark@below {{plan: activations staged in shared memory: 1 rows x 2048 values of K per CTA (13312 bytes with the partial sums)}}
+func.func @gemv_m1_between_bands(%x: tensor<1x2048xf16>, %q: tensor<2048x65536xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, %s: tensor<16x65536xf16>) -> tensor<1x65536xf16> {
+// COLS-LABEL: func.func @gemv_m1_between_bands
+// COLS-SAME: tier.layout = #tier.ksplit_layout<rows = 1, cols = 4, warps = 8, cluster = 1, unroll = 8>
+  %o = rk.gemv %x, %q, %s : (tensor<1x2048xf16>, tensor<2048x65536xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, tensor<16x65536xf16>) -> tensor<1x65536xf16>
+  return %o : tensor<1x65536xf16>
 }
 // expected-remark@below {{plan: cols = 2: 8-byte accesses of packed columns, 16 x 2 accumulators}}
 // expected-remark@below {{plan: unroll = 16: 2 x 128 bytes of packed weight in flight per thread (double-buffered)}}
@@ -1874,18 +1901,43 @@ func.func @gemv_mma_m4_f16(%x: tensor<4x4096xf16>, %q: tensor<4096x14336xi4, #rk
 }
 
 // M = 4, N = 128256: 4008 groups want no K split; with 16 or more groups
-// per SM, no cluster either: CTAs of 16 column groups, one per SM, in 1.90
-// waves (108.6 -> 99.4 us against clusters of 2 of 8 warps).
+// per SM, no cluster either: int4 at M <= 4 in CTAs of 8 column groups, unroll 2
+// (H200: 87.6 -> 74.9 us against CTAs of 16 groups at unroll 4).
+// expected-remark@below {{plan: mma: int4 x 16-bit products on tensor cores (m16n8k16, f32 accumulation); a lane loads 16 bytes = 4 columns of one packed row per group of 32, a warp 1 x 32 columns; M <= 8: the weights are the A operand (16 columns per product, the rows of M in its 8 columns)}}
+// expected-remark@below {{plan: N wide (4008 groups of 32 columns, 30 per SM): no K split, CTAs of 8 column groups}}
+// expected-remark@below {{plan: unroll = 2: 2 x 32 bytes of packed weight in flight per thread (double-buffered blocks of 2 x 4 packed rows)}}
+// expected-remark@below {{plan: K split 1 ways: 1 of the 8 warps x cluster 1; CTA tiles of 256 columns (501 CTAs, 4008 warps for ~132 SMs)}}
+// expected-remark@below {{plan: activations staged in shared memory: 4 rows x 4096 values of K per CTA (36864 bytes with the partial sums)}}
+func.func @gemv_mma_m4_wide(%x: tensor<4x4096xf16>, %q: tensor<4096x128256xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, %s: tensor<32x128256xf16>) -> tensor<4x128256xf16> {
+// COLS-LABEL: func.func @gemv_mma_m4_wide
+// COLS-SAME: tier.layout = #tier.ksplit_layout<rows = 4, cols = 1, warps = 8, cluster = 1, unroll = 2, mma = true, kwarps = 1>
+  %o = rk.gemv %x, %q, %s : (tensor<4x4096xf16>, tensor<4096x128256xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, tensor<32x128256xf16>) -> tensor<4x128256xf16>
+  return %o : tensor<4x128256xf16>
+}
+// M = 8 there: CTAs of 16 column groups, one per SM, in 1.90 waves (session 18:
+// M = 4 108.6 -> 99.4 us against clusters of 2 of 8 warps).
 // expected-remark@below {{plan: mma: int4 x 16-bit products on tensor cores (m16n8k16, f32 accumulation); a lane loads 16 bytes = 4 columns of one packed row per group of 32, a warp 1 x 32 columns; M <= 8: the weights are the A operand (16 columns per product, the rows of M in its 8 columns)}}
 // expected-remark@below {{plan: N wide (4008 groups of 32 columns, 30 per SM): no K split, CTAs of 16 column groups}}
 // expected-remark@below {{plan: unroll = 4: 2 x 64 bytes of packed weight in flight per thread (double-buffered blocks of 4 x 4 packed rows)}}
 // expected-remark@below {{plan: K split 1 ways: 1 of the 16 warps x cluster 1; CTA tiles of 512 columns (251 CTAs, 4016 warps for ~132 SMs)}}
-// expected-remark@below {{plan: activations staged in shared memory: 4 rows x 4096 values of K per CTA (40960 bytes with the partial sums)}}
-func.func @gemv_mma_m4_wide(%x: tensor<4x4096xf16>, %q: tensor<4096x128256xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, %s: tensor<32x128256xf16>) -> tensor<4x128256xf16> {
-// COLS-LABEL: func.func @gemv_mma_m4_wide
-// COLS-SAME: tier.layout = #tier.ksplit_layout<rows = 4, cols = 1, warps = 16, cluster = 1, unroll = 4, mma = true, kwarps = 1>
-  %o = rk.gemv %x, %q, %s : (tensor<4x4096xf16>, tensor<4096x128256xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, tensor<32x128256xf16>) -> tensor<4x128256xf16>
-  return %o : tensor<4x128256xf16>
+// expected-remark@below {{plan: activations staged in shared memory: 8 rows x 4096 values of K per CTA (81920 bytes with the partial sums)}}
+func.func @gemv_mma_m8_wide(%x: tensor<8x4096xf16>, %q: tensor<4096x128256xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, %s: tensor<32x128256xf16>) -> tensor<8x128256xf16> {
+// COLS-LABEL: func.func @gemv_mma_m8_wide
+// COLS-SAME: tier.layout = #tier.ksplit_layout<rows = 8, cols = 1, warps = 16, cluster = 1, unroll = 4, mma = true, kwarps = 1>
+  %o = rk.gemv %x, %q, %s : (tensor<8x4096xf16>, tensor<4096x128256xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, tensor<32x128256xf16>) -> tensor<8x128256xf16>
+  return %o : tensor<8x128256xf16>
+}
+// K = 5120: 160 blocks of 4 packed rows a warp, unroll 4.
+// expected-remark@below {{plan: mma: int4 x 16-bit products on tensor cores (m16n8k16, f32 accumulation); a lane loads 16 bytes = 4 columns of one packed row per group of 32, a warp 1 x 32 columns; M <= 8: the weights are the A operand (16 columns per product, the rows of M in its 8 columns)}}
+// expected-remark@below {{plan: N wide (4752 groups of 32 columns, 36 per SM): no K split, CTAs of 8 column groups}}
+// expected-remark@below {{plan: unroll = 4: 2 x 64 bytes of packed weight in flight per thread (double-buffered blocks of 4 x 4 packed rows)}}
+// expected-remark@below {{plan: K split 1 ways: 1 of the 8 warps x cluster 1; CTA tiles of 256 columns (594 CTAs, 4752 warps for ~132 SMs)}}
+// expected-remark@below {{plan: activations staged in shared memory: 2 rows x 5120 values of K per CTA (22528 bytes with the partial sums)}}
+func.func @gemv_mma_m2_wide_long_k(%x: tensor<2x5120xf16>, %q: tensor<5120x152064xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, %s: tensor<40x152064xf16>) -> tensor<2x152064xf16> {
+// COLS-LABEL: func.func @gemv_mma_m2_wide_long_k
+// COLS-SAME: tier.layout = #tier.ksplit_layout<rows = 2, cols = 1, warps = 8, cluster = 1, unroll = 4, mma = true, kwarps = 1>
+  %o = rk.gemv %x, %q, %s : (tensor<2x5120xf16>, tensor<5120x152064xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, tensor<40x152064xf16>) -> tensor<2x152064xf16>
+  return %o : tensor<2x152064xf16>
 }
 
 // M = 16, 128 groups of 32 columns, K = 11008: one CTA of 16 warps per SM
@@ -1904,18 +1956,31 @@ func.func @gemv_m16_cluster2_wide_cta(%x: tensor<16x11008xf16>, %q: tensor<11008
   %o = rk.gemv %x, %q, %s : (tensor<16x11008xf16>, tensor<11008x4096xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, tensor<86x4096xf16>) -> tensor<16x4096xf16>
   return %o : tensor<16x4096xf16>
 }
-// N = 151936: 16 column groups a CTA would take 2.25 waves of one CTA per
-// SM, so the clusters of 2 of 8 warps stay (the wide plan lost 12 %).
+// N = 151936: CTAs of 8 column groups whatever the waves (5120 x 152064 M = 4:
+// 133.5 -> 122.2 us on the H200).
+// expected-remark@below {{plan: mma: int4 x 16-bit products on tensor cores (m16n8k16, f32 accumulation); a lane loads 16 bytes = 4 columns of one packed row per group of 32, a warp 1 x 32 columns; M <= 8: the weights are the A operand (16 columns per product, the rows of M in its 8 columns)}}
+// expected-remark@below {{plan: N wide (4748 groups of 32 columns, 35 per SM): no K split, CTAs of 8 column groups}}
+// expected-remark@below {{plan: unroll = 2: 2 x 32 bytes of packed weight in flight per thread (double-buffered blocks of 2 x 4 packed rows)}}
+// expected-remark@below {{plan: K split 1 ways: 1 of the 8 warps x cluster 1; CTA tiles of 256 columns (594 CTAs, 4752 warps for ~132 SMs)}}
+// expected-remark@below {{plan: activations staged in shared memory: 4 rows x 4096 values of K per CTA (36864 bytes with the partial sums)}}
+func.func @gemv_mma_m4_wide_tail(%x: tensor<4x4096xf16>, %q: tensor<4096x151936xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, %s: tensor<32x151936xf16>) -> tensor<4x151936xf16> {
+// COLS-LABEL: func.func @gemv_mma_m4_wide_tail
+// COLS-SAME: tier.layout = #tier.ksplit_layout<rows = 4, cols = 1, warps = 8, cluster = 1, unroll = 2, mma = true, kwarps = 1>
+  %o = rk.gemv %x, %q, %s : (tensor<4x4096xf16>, tensor<4096x151936xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, tensor<32x151936xf16>) -> tensor<4x151936xf16>
+  return %o : tensor<4x151936xf16>
+}
+// M = 8 there: 16 column groups a CTA would take 2.25 waves of one CTA per SM,
+// so the clusters of 2 of 8 warps stay (the wide plan lost 12 %).
 // expected-remark@below {{plan: mma: int4 x 16-bit products on tensor cores (m16n8k16, f32 accumulation); a lane loads 16 bytes = 4 columns of one packed row per group of 32, a warp 1 x 32 columns; M <= 8: the weights are the A operand (16 columns per product, the rows of M in its 8 columns)}}
 // expected-remark@below {{plan: unroll = 4: 2 x 64 bytes of packed weight in flight per thread (double-buffered blocks of 4 x 4 packed rows)}}
 // expected-remark@below {{plan: K split 2 ways: 1 of the 8 warps x cluster 2; CTA tiles of 256 columns (1188 CTAs, 9504 warps for ~132 SMs)}}
-// expected-remark@below {{plan: activations staged in shared memory: 4 rows x 2048 values of K per CTA (24576 bytes with the partial sums)}}
+// expected-remark@below {{plan: activations staged in shared memory: 8 rows x 2048 values of K per CTA (49152 bytes with the partial sums)}}
 // expected-remark@below {{plan: partials combined across the cluster of 2 through distributed shared memory}}
-func.func @gemv_mma_m4_wide_tail(%x: tensor<4x4096xf16>, %q: tensor<4096x151936xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, %s: tensor<32x151936xf16>) -> tensor<4x151936xf16> {
-// COLS-LABEL: func.func @gemv_mma_m4_wide_tail
-// COLS-SAME: tier.layout = #tier.ksplit_layout<rows = 4, cols = 1, warps = 8, cluster = 2, unroll = 4, mma = true, kwarps = 1>
-  %o = rk.gemv %x, %q, %s : (tensor<4x4096xf16>, tensor<4096x151936xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, tensor<32x151936xf16>) -> tensor<4x151936xf16>
-  return %o : tensor<4x151936xf16>
+func.func @gemv_mma_m8_wide_tail(%x: tensor<8x4096xf16>, %q: tensor<4096x151936xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, %s: tensor<32x151936xf16>) -> tensor<8x151936xf16> {
+// COLS-LABEL: func.func @gemv_mma_m8_wide_tail
+// COLS-SAME: tier.layout = #tier.ksplit_layout<rows = 8, cols = 1, warps = 8, cluster = 2, unroll = 4, mma = true, kwarps = 1>
+  %o = rk.gemv %x, %q, %s : (tensor<8x4096xf16>, tensor<4096x151936xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, tensor<32x151936xf16>) -> tensor<8x151936xf16>
+  return %o : tensor<8x151936xf16>
 }
 // int8 at M = 1 with 448 groups of 32 columns (at most 8 per SM): tensor
 // cores, as int4 (k4 words; session 18: 21.8 vs 23.0 us on CUDA cores).
