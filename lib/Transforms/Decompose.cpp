@@ -14,6 +14,9 @@
 #include "rkc/Transforms/Passes.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+
+#include <limits>
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -305,7 +308,20 @@ static LogicalResult matchPerTokenInt8(PatternRewriter &r, Operation *op, Value 
 ///   q      = round_half_even(clamp(scale == 0 ? 0 : x / scale, -127, 127))
 /// where x / scale is the IEEE f32 division by the rounded scale (the map's
 /// result type rounds it; the lowering rounds a narrow value that is used
-/// again). q's map yields f32 (the compute type of a quantized tensor) and
+/// again). With f16 scales the division is by the row's reciprocal with one
+/// correction (Markstein: y = 1 / s once per row, q = x * y, r = fma(-q,
+/// s, x) exact, q' = fma(r, y, q) = RN(x / s)), 3 instructions a value
+/// where the IEEE division takes ~9 (reciprocal, Newton steps, a range
+/// check and its branch) and made the kernel issue-bound on the H200
+/// (docs/performance-notes.md, session 33). An f16 scale is 0, inf or in
+/// [2^-24, 65504], so y is a normal f32 and, for every x a row with that
+/// scale can hold (|x| <= absmax), q' is the IEEE quotient or, where
+/// that is below 2^-100, rounds to the same integer: checked
+/// exhaustively for f16 and bf16 x against every f16 scale
+/// (test/unit/quantize_division_test.cpp). A scale of 0 or inf gives y = s = 0,
+/// so q' = 0 for finite x: the select of scale 0 and x / inf, without a
+/// select per value; non-finite x only occur with an inf or NaN scale,
+/// where both forms give NaN. q's map yields f32 (the compute type of a quantized tensor) and
 /// the i8 result rounds it half to even where it is stored, as an f16 result
 /// is rounded (clamping to integers before rounding is the same as after).
 /// The scales result [T, 1] is the per-row [T] value broadcast over a row
@@ -334,20 +350,55 @@ struct DecomposePerTokenQuantize : OpRewritePattern<QuantizeOp> {
                           [](OpBuilder &b, Location l, ValueRange a) {
                             return SmallVector<Value>{arith::MulFOp::create(b, l, a[0], a[1])};
                           });
-    Value q = rb.map1(
-        {op.getInput(), rb.overRow(scale)}, qt,
-        [&](OpBuilder &b, Location l, ValueRange a) {
-          auto c = [&](float v) {
-            return arith::ConstantOp::create(b, l, b.getF32FloatAttr(v)).getResult();
-          };
-          Value zero = c(0.0f);
-          Value ratio = arith::DivFOp::create(b, l, a[0], a[1]);
-          Value isZero = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, a[1], zero);
-          Value v = arith::SelectOp::create(b, l, isZero, zero, ratio);
-          // 0 where the scale is 0 (x / 0 is inf or NaN), then the clamp.
-          Value lo = arith::MaxNumFOp::create(b, l, v, c(-(float)qmax));
-          return SmallVector<Value>{arith::MinNumFOp::create(b, l, lo, c((float)qmax))};
-        });
+    auto clamp = [&](OpBuilder &b, Location l, Value v) {
+      auto c = [&](float f) {
+        return arith::ConstantOp::create(b, l, b.getF32FloatAttr(f)).getResult();
+      };
+      Value lo = arith::MaxNumFOp::create(b, l, v, c(-(float)qmax));
+      return SmallVector<Value>{arith::MinNumFOp::create(b, l, lo, c((float)qmax))};
+    };
+    Value q;
+    if (st.getElementType().isF16()) {
+      // Per row: y = 1 / s and s itself, both 0 where s is 0 or inf.
+      auto special = [](OpBuilder &b, Location l, Value s, bool recip) {
+        auto c = [&](float f) {
+          return arith::ConstantOp::create(b, l, b.getF32FloatAttr(f)).getResult();
+        };
+        Value zero = c(0.0f);
+        Value isZero = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, s, zero);
+        Value isInf = arith::CmpFOp::create(
+            b, l, arith::CmpFPredicate::OEQ, s, c(std::numeric_limits<float>::infinity()));
+        Value odd = arith::OrIOp::create(b, l, isZero, isInf);
+        Value v = recip ? arith::DivFOp::create(b, l, c(1.0f), s).getResult() : s;
+        return SmallVector<Value>{arith::SelectOp::create(b, l, odd, zero, v)};
+      };
+      Value recipS = rb.map1({scale}, rb.perRowT(rb.f32()),
+                             [&](OpBuilder &b, Location l, ValueRange a) {
+                               return special(b, l, a[0], true);
+                             });
+      Value s = rb.map1({scale}, rb.perRowT(rb.f32()),
+                        [&](OpBuilder &b, Location l, ValueRange a) {
+                          return special(b, l, a[0], false);
+                        });
+      q = rb.map1({op.getInput(), rb.overRow(recipS), rb.overRow(s)}, qt,
+                  [&](OpBuilder &b, Location l, ValueRange a) {
+                    Value q0 = arith::MulFOp::create(b, l, a[0], a[1]);
+                    Value negQ0 = arith::NegFOp::create(b, l, q0);
+                    Value rem = math::FmaOp::create(b, l, negQ0, a[2], a[0]);
+                    return clamp(b, l, math::FmaOp::create(b, l, rem, a[1], q0));
+                  });
+    } else {
+      q = rb.map1({op.getInput(), rb.overRow(scale)}, qt,
+                  [&](OpBuilder &b, Location l, ValueRange a) {
+                    Value zero =
+                        arith::ConstantOp::create(b, l, b.getF32FloatAttr(0.0f)).getResult();
+                    Value ratio = arith::DivFOp::create(b, l, a[0], a[1]);
+                    Value isZero =
+                        arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, a[1], zero);
+                    // 0 where the scale is 0 (x / 0 is inf or NaN), then the clamp.
+                    return clamp(b, l, arith::SelectOp::create(b, l, isZero, zero, ratio));
+                  });
+    }
     Value scales = BroadcastOp::create(r, op.getLoc(), st, scale,
                                        r.getDenseI64ArrayAttr({0}));
     r.replaceOp(op, {q, scales});

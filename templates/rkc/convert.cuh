@@ -100,6 +100,13 @@ RKC_DEVICE u32 s8_bits(float x) {
   return __float_as_uint(__fadd_rn(fminf(fmaxf(x, -128.0f), 127.0f), 12582912.0f));
 }
 
+/// f32 already clamped into [-128, 127] (not NaN) -> its int8 value as an
+/// int, round half to even: s8_bits without the clamp (the generated code
+/// stores a quantizer's clamped values through it: two FMNMX a value less).
+RKC_DEVICE int s8_in_range(float x) {
+  return static_cast<int>(__float_as_uint(__fadd_rn(x, 12582912.0f)) - 0x4B400000u);
+}
+
 /// f32 -> i8: round half to even, saturate to [-128, 127], NaN -> -128.
 template <> RKC_DEVICE signed char from_f32<signed char>(float x) {
   return static_cast<signed char>(s8_bits(x) & 0xFFu);

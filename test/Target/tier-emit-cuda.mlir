@@ -784,7 +784,10 @@ module {
 // CHECK-NEXT:      const float {{v[0-9]+}} = -127.0f;
 // CHECK-NEXT:      const float {{v[0-9]+}} = fmaxf([[S]], {{v[0-9]+}});
 // CHECK:           [[QF]][i] = {{v[0-9]+}};
-// CHECK:         if (row_ok) rkc::store_frag<signed char, V, W>(a1 + row * s1, col0, COL_STEP, N, [[QF]]);
+// CHECK:         int [[QI:f[0-9]+]][V];
+// CHECK-NEXT:    #pragma unroll
+// CHECK-NEXT:    for (int i = 0; i < V; ++i) [[QI]][i] = rkc::s8_in_range([[QF]][i]);
+// CHECK-NEXT:    if (row_ok) rkc::store_frag<signed char, V, W>(a1 + row * s1, col0, COL_STEP, N, [[QI]]);
 // CHECK-NEXT:    if (row_ok && t == 0 && rank == 0) a2[row * s2] = rkc::from_f32<rkc::f16>({{sv[0-9]+}});
 // CHECK-NEXT:  }
 module {

@@ -227,14 +227,18 @@ func.func @cross_entropy_bf16_lse(%l: tensor<4x512xf16>, %t: tensor<4xi32>) -> (
 
 // Per-token int8 (one group per row, group_size 0): |x|, the row max, the
 // scale rounded to its type (the map's f16 result), then the values from x
-// and the rounded scale: IEEE division, 0 where the scale is 0, clamp. The
-// map yields f32 (the compute type of a quantized tensor); the i8 result
-// rounds half to even where it is stored. The scales result [T, 1] is the
-// per-row scale broadcast over a row of one element.
+// and the rounded scale: with an f16 scale the IEEE quotient through the
+// row's reciprocal and one correction (y = 1 / s and s per row, both 0
+// where s is 0 or inf; q = x * y, r = fma(-q, s, x), fma(r, y, q)), clamp.
+// The map yields f32 (the compute type of a quantized tensor); the i8
+// result rounds half to even where it is stored. The scales result [T, 1]
+// is the per-row scale broadcast over a row of one element.
 // CHECK-LABEL: func.func @quantize_per_token
 // CHECK-SAME:    (%[[X:.*]]: tensor<16x128xbf16>)
 // CHECK-DAG:     %[[HI:.*]] = arith.constant 1.270000e+02 : f32
 // CHECK-DAG:     %[[LO:.*]] = arith.constant -1.270000e+02 : f32
+// CHECK-DAG:     %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK-DAG:     %[[INF:.*]] = arith.constant 0x7F800000 : f32
 // CHECK-DAG:     %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK-DAG:     %[[R:.*]] = arith.constant 0.00787401571 : f32
 // CHECK:         %[[ABS:.*]] = rk.map %[[X]] {
@@ -248,16 +252,35 @@ func.func @cross_entropy_bf16_lse(%l: tensor<4x512xf16>, %t: tensor<4xi32>) -> (
 // CHECK-NEXT:      %[[P:.*]] = arith.mulf %[[M]], %[[RR]] : f32
 // CHECK-NEXT:      rk.yield %[[P]] : f32
 // CHECK-NEXT:    } : tensor<16xf32>, f32 -> tensor<16xf16>
-// CHECK-NEXT:    %[[SB:.*]] = rk.broadcast %[[S]] dims [0] : tensor<16xf16> -> tensor<16x128xf16>
-// CHECK-NEXT:    %[[Q:.*]] = rk.map %[[X]], %[[SB]] {
-// CHECK-NEXT:    ^bb0(%[[XV:.*]]: f32, %[[SV:.*]]: f32):
-// CHECK-NEXT:      %[[D:.*]] = arith.divf %[[XV]], %[[SV]] : f32
-// CHECK-NEXT:      %[[Z:.*]] = arith.cmpf oeq, %[[SV]], %[[ZERO]] : f32
-// CHECK-NEXT:      %[[SEL:.*]] = arith.select %[[Z]], %[[ZERO]], %[[D]] : f32
-// CHECK-NEXT:      %[[C1:.*]] = arith.maxnumf %[[SEL]], %[[LO]] : f32
+// CHECK-NEXT:    %[[Y:.*]] = rk.map %[[S]] {
+// CHECK-NEXT:    ^bb0(%[[S1:.*]]: f32):
+// CHECK-NEXT:      %[[Z1:.*]] = arith.cmpf oeq, %[[S1]], %[[ZERO]] : f32
+// CHECK-NEXT:      %[[I1:.*]] = arith.cmpf oeq, %[[S1]], %[[INF]] : f32
+// CHECK-NEXT:      %[[O1:.*]] = arith.ori %[[Z1]], %[[I1]] : i1
+// CHECK-NEXT:      %[[RCP:.*]] = arith.divf %[[ONE]], %[[S1]] : f32
+// CHECK-NEXT:      %[[Y1:.*]] = arith.select %[[O1]], %[[ZERO]], %[[RCP]] : f32
+// CHECK-NEXT:      rk.yield %[[Y1]] : f32
+// CHECK-NEXT:    } : tensor<16xf16> -> tensor<16xf32>
+// CHECK-NEXT:    %[[SS:.*]] = rk.map %[[S]] {
+// CHECK-NEXT:    ^bb0(%[[S2:.*]]: f32):
+// CHECK-NEXT:      %[[Z2:.*]] = arith.cmpf oeq, %[[S2]], %[[ZERO]] : f32
+// CHECK-NEXT:      %[[I2:.*]] = arith.cmpf oeq, %[[S2]], %[[INF]] : f32
+// CHECK-NEXT:      %[[O2:.*]] = arith.ori %[[Z2]], %[[I2]] : i1
+// CHECK-NEXT:      %[[S3:.*]] = arith.select %[[O2]], %[[ZERO]], %[[S2]] : f32
+// CHECK-NEXT:      rk.yield %[[S3]] : f32
+// CHECK-NEXT:    } : tensor<16xf16> -> tensor<16xf32>
+// CHECK-NEXT:    %[[YB:.*]] = rk.broadcast %[[Y]] dims [0] : tensor<16xf32> -> tensor<16x128xf32>
+// CHECK-NEXT:    %[[SB:.*]] = rk.broadcast %[[SS]] dims [0] : tensor<16xf32> -> tensor<16x128xf32>
+// CHECK-NEXT:    %[[Q:.*]] = rk.map %[[X]], %[[YB]], %[[SB]] {
+// CHECK-NEXT:    ^bb0(%[[XV:.*]]: f32, %[[YV:.*]]: f32, %[[SV:.*]]: f32):
+// CHECK-NEXT:      %[[Q0:.*]] = arith.mulf %[[XV]], %[[YV]] : f32
+// CHECK-NEXT:      %[[NQ:.*]] = arith.negf %[[Q0]] : f32
+// CHECK-NEXT:      %[[REM:.*]] = math.fma %[[NQ]], %[[SV]], %[[XV]] : f32
+// CHECK-NEXT:      %[[QQ:.*]] = math.fma %[[REM]], %[[YV]], %[[Q0]] : f32
+// CHECK-NEXT:      %[[C1:.*]] = arith.maxnumf %[[QQ]], %[[LO]] : f32
 // CHECK-NEXT:      %[[C2:.*]] = arith.minnumf %[[C1]], %[[HI]] : f32
 // CHECK-NEXT:      rk.yield %[[C2]] : f32
-// CHECK-NEXT:    } : tensor<16x128xbf16>, tensor<16x128xf16> -> tensor<16x128xi8, #rk.quant<bits = 8, group_size = 0, axis = 1, scale = f16, symmetric = true, packing = none>>
+// CHECK-NEXT:    } : tensor<16x128xbf16>, tensor<16x128xf32>, tensor<16x128xf32> -> tensor<16x128xi8, #rk.quant<bits = 8, group_size = 0, axis = 1, scale = f16, symmetric = true, packing = none>>
 // CHECK-NEXT:    %[[SOUT:.*]] = rk.broadcast %[[S]] dims [0] : tensor<16xf16> -> tensor<16x1xf16>
 // CHECK-NEXT:    return %[[Q]], %[[SOUT]]
 // CHECK-NOT:     rk.quantize
@@ -271,10 +294,13 @@ func.func @quantize_per_token(%x: tensor<16x128xbf16>)
 // -----
 
 // group_size = D is the same single group; f32 scales need no rounding map
-// beyond the f32 product.
+// beyond the f32 product, and keep the IEEE division (an f32 scale can be
+// subnormal: its reciprocal would overflow).
 // CHECK-LABEL: func.func @quantize_per_token_group_d
 // CHECK:         rk.reduce max %{{.*}} : tensor<4x64xf32> -> tensor<4xf32>
 // CHECK:         } : tensor<4xf32>, f32 -> tensor<4xf32>
+// CHECK:         arith.divf
+// CHECK-NOT:     math.fma
 // CHECK:         } : tensor<4x64xf32>, tensor<4x64xf32> -> tensor<4x64xi8, #rk.quant<bits = 8, group_size = 64, axis = 1, scale = f32, symmetric = true, packing = none>>
 // CHECK:         rk.broadcast %{{.*}} dims [0] : tensor<4xf32> -> tensor<4x1xf32>
 // CHECK-NOT:     rk.quantize

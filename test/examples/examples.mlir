@@ -186,10 +186,11 @@
 // the KV-cache shape of issue #8, [2^20, 128] f16. The i8 result makes the
 // narrowest element 1 byte: 16-element vectors (two 16-byte loads of x, one
 // 16-byte store of q per thread), 8 threads per row, 16 rows per CTA, a
-// max over 8 lanes; the f16 scale is rounded before it divides; the q
-// values are f32 (clamped x / scale) that the store into signed char
-// rounds half to even; the [T, 1] scales are stored one per row with their
-// row stride.
+// max over 8 lanes; the f16 scale is rounded before it divides (through
+// its reciprocal and one FMA correction); the q values are f32 (clamped
+// x / scale), rounded half to even into ints without a second clamp
+// (s8_in_range) and stored as signed char; the [T, 1] scales are stored one
+// per row with their row stride.
 // RUN: rk-opt %S/../../examples/quantize_per_token_int8.mlir --rkc-pipeline="shapes=x=1048576x128 dtype=f16" --tier-emit-cuda=print=true -mlir-print-op-on-diagnostic=false -o /dev/null 2>/dev/null | FileCheck %s --check-prefix=QTOK-CUDA
 // QTOK-CUDA:        // kernel rkc_quantize_per_token_int8: threads=8,values=16,vector=16,rows=16,cluster=1,staging=registers,unroll=1,min_blocks=0
 // QTOK-CUDA:        signed char *__restrict__ a1,
@@ -199,6 +200,10 @@
 // QTOK-CUDA:        rkc::warp_reduce<8>({{.*}}, rkc::OpMax());
 // QTOK-CUDA:        rkc::round_f16(
 // QTOK-CUDA:        float [[QF:f[0-9]+]][V];
+// QTOK-CUDA:        fmaf(
+// QTOK-CUDA:        fmaf(
 // QTOK-CUDA:        fminf(
-// QTOK-CUDA:        rkc::store_frag<signed char, V, W>(a1 + row * s1, col0, COL_STEP, N, [[QF]]);
+// QTOK-CUDA:        int [[QI:f[0-9]+]][V];
+// QTOK-CUDA:        [[QI]][i] = rkc::s8_in_range([[QF]][i]);
+// QTOK-CUDA-NEXT:   rkc::store_frag<signed char, V, W>(a1 + row * s1, col0, COL_STEP, N, [[QI]]);
 // QTOK-CUDA-NEXT:   if (row_ok && t == 0 && rank == 0) a2[row * s2] = rkc::from_f32<rkc::f16>(

@@ -878,7 +878,15 @@ LogicalResult KernelEmitter::emitOp(Operation *op) {
     if (failed(sty))
       return failure();
     std::string v = names.lookup(st.getValue());
-    if (packedFrags.contains(st.getValue())) {
+    if (*sty == "signed char" && clampedToInt8(st.getValue())) {
+      // int8 results a map has clamped (a quantizer): rounded to ints here
+      // without store_frag's second clamp.
+      std::string f = fresh("f");
+      b << formatv("  int {0}[V];\n  #pragma unroll\n  for (int i = 0; i < V; ++i) "
+                   "{0}[i] = rkc::s8_in_range({1}[i]);\n",
+                   f, v);
+      v = f;
+    } else if (packedFrags.contains(st.getValue())) {
       // A loaded fragment stored as it is: widened first (store_frag takes
       // f32 values).
       std::string f = fresh("f");
@@ -924,6 +932,38 @@ LogicalResult KernelEmitter::emitOp(Operation *op) {
 /// The ops the consumers need, transitively through their operands, among
 /// those `take` accepts (a rejected op ends the walk on its path), in
 /// program order.
+/// Whether `frag` is a map's f32 result that its body clamps into [-128,
+/// 127] (maxnumf then minnumf with constant bounds, either order): never
+/// NaN, so its int8 store needs no saturation.
+bool clampedToInt8(Value frag) {
+  auto m = frag.getDefiningOp<tier::MapOp>();
+  if (!m)
+    return false;
+  auto ft = dyn_cast<tier::FragType>(frag.getType());
+  if (!ft || !ft.getElementType().isF32())
+    return false;
+  Value y = m.getBody().front().getTerminator()->getOperand(
+      cast<OpResult>(frag).getResultNumber());
+  auto bound = [](Value c, double &v) {
+    auto k = c.getDefiningOp<arith::ConstantOp>();
+    auto f = k ? dyn_cast<FloatAttr>(k.getValue()) : nullptr;
+    if (!f)
+      return false;
+    v = f.getValueAsDouble();
+    return v >= -128.0 && v <= 127.0;
+  };
+  double lo, hi;
+  if (auto mn = y.getDefiningOp<arith::MinNumFOp>()) {
+    auto mx = mn.getLhs().getDefiningOp<arith::MaxNumFOp>();
+    return mx && bound(mn.getRhs(), hi) && bound(mx.getRhs(), lo);
+  }
+  if (auto mx = y.getDefiningOp<arith::MaxNumFOp>()) {
+    auto mn = mx.getLhs().getDefiningOp<arith::MinNumFOp>();
+    return mn && bound(mx.getRhs(), lo) && bound(mn.getRhs(), hi);
+  }
+  return false;
+}
+
 static SmallVector<Operation *> producersOf(ArrayRef<Operation *> consumers,
                                             llvm::function_ref<bool(Operation *)> take) {
   llvm::SetVector<Operation *> slice;
