@@ -308,26 +308,24 @@ static LogicalResult matchPerTokenInt8(PatternRewriter &r, Operation *op, Value 
 ///   q      = round_half_even(clamp(scale == 0 ? 0 : x / scale, -127, 127))
 /// where x / scale is the IEEE f32 division by the rounded scale (the map's
 /// result type rounds it; the lowering rounds a narrow value that is used
-/// again). With f16 scales the division is by the row's reciprocal with one
-/// correction (Markstein: y = 1 / s once per row, q = x * y, r = fma(-q,
-/// s, x) exact, q' = fma(r, y, q) = RN(x / s)), 3 instructions a value
-/// where the IEEE division takes ~9 (reciprocal, Newton steps, a range
-/// check and its branch) and made the kernel issue-bound on the H200
-/// (docs/performance-notes.md, session 33). An f16 scale is 0, inf or in
-/// [2^-24, 65504], so y is a normal f32 and, for every x a row with that
-/// scale can hold (|x| <= absmax), q' is the IEEE quotient or, where
-/// that is below 2^-100, rounds to the same integer: checked
-/// exhaustively for f16 and bf16 x against every f16 scale
-/// (test/unit/quantize_division_test.cpp). A scale of 0 or inf gives y = s = 0,
+/// again). The division is by the row's reciprocal with one correction
+/// (Markstein: y = 1 / s once per row, q = x * y, r = fma(-q, s, x) exact,
+/// q' = fma(r, y, q) = RN(x / s)), 3 instructions a value where the IEEE
+/// division takes ~9 (reciprocal, Newton steps, a range check and its
+/// branch) and made the kernel issue-bound on the H200
+/// (docs/performance-notes.md, session 33). y = s = 0 where s is 0 or inf,
 /// so q' = 0 for finite x: the select of scale 0 and x / inf, without a
-/// select per value; non-finite x only occur with an inf or NaN scale,
-/// where both forms give NaN. q's map yields f32 (the compute type of a quantized tensor) and
-/// the i8 result rounds it half to even where it is stored, as an f16 result
-/// is rounded (clamping to integers before rounding is the same as after).
-/// The scales result [T, 1] is the per-row [T] value broadcast over a row
-/// of one element: the lowering stores it as a per-row scalar. Anything
-/// else (other group sizes, 4 bits, zero points) is left to the column
-/// path, which reports what it does not lower.
+/// select per value (non-finite x only occur with an inf or NaN scale,
+/// where both forms give NaN). An f16 scale is otherwise in [2^-24, 65504],
+/// so y is a normal f32; a bf16 or f32 scale below 2^-24 (the least f16
+/// scale; subnormal ones included) divides x 2^64 by s 2^64 instead, both
+/// exact, a multiply a value more. For every x a row with its scale can
+/// hold (|x| <= absmax), q' is the IEEE quotient wherever it and |x k| are
+/// at least 2^-100 (below, the remainder or the quotient can underflow),
+/// and it rounds to the same integer
+/// everywhere: checked exhaustively for f16 and bf16 x against every f16
+/// and bf16 scale, and on random f32 rows
+/// (test/unit/quantize_division_test.cpp).
 struct DecomposePerTokenQuantize : OpRewritePattern<QuantizeOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(QuantizeOp op, PatternRewriter &r) const override {
@@ -357,48 +355,48 @@ struct DecomposePerTokenQuantize : OpRewritePattern<QuantizeOp> {
       Value lo = arith::MaxNumFOp::create(b, l, v, c(-(float)qmax));
       return SmallVector<Value>{arith::MinNumFOp::create(b, l, lo, c((float)qmax))};
     };
-    Value q;
-    if (st.getElementType().isF16()) {
-      // Per row: y = 1 / s and s itself, both 0 where s is 0 or inf.
-      auto special = [](OpBuilder &b, Location l, Value s, bool recip) {
-        auto c = [&](float f) {
-          return arith::ConstantOp::create(b, l, b.getF32FloatAttr(f)).getResult();
-        };
-        Value zero = c(0.0f);
-        Value isZero = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, s, zero);
-        Value isInf = arith::CmpFOp::create(
-            b, l, arith::CmpFPredicate::OEQ, s, c(std::numeric_limits<float>::infinity()));
+    auto cst = [](OpBuilder &b, Location l, float f) {
+      return arith::ConstantOp::create(b, l, b.getF32FloatAttr(f)).getResult();
+    };
+    // bf16 and f32 scales can be tiny (subnormal in f32), where 1 / s
+    // overflows, or a subnormal x leaves the remainder inexact: those rows
+    // (s < 2^-24, so |x| < 2^-17) divide x k by s k with k = 2^64, both
+    // exact. An f16 scale is 0 or at least 2^-24.
+    Value k;
+    if (!st.getElementType().isF16())
+      k = rb.map1({scale}, rb.perRowT(rb.f32()), [&](OpBuilder &b, Location l, ValueRange a) {
+        Value tiny = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OLT, a[0],
+                                           cst(b, l, 0x1p-24f));
+        return SmallVector<Value>{
+            arith::SelectOp::create(b, l, tiny, cst(b, l, 0x1p64f), cst(b, l, 1.0f))};
+      });
+    // Per row: s k and y = 1 / (s k), both 0 where s is 0 or inf.
+    auto perRow = [&](bool recip) {
+      SmallVector<Value> ins{scale};
+      if (k)
+        ins.push_back(k);
+      return rb.map1(ins, rb.perRowT(rb.f32()), [&](OpBuilder &b, Location l, ValueRange a) {
+        Value zero = cst(b, l, 0.0f);
+        Value isZero = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, a[0], zero);
+        Value isInf = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, a[0],
+                                            cst(b, l, std::numeric_limits<float>::infinity()));
         Value odd = arith::OrIOp::create(b, l, isZero, isInf);
-        Value v = recip ? arith::DivFOp::create(b, l, c(1.0f), s).getResult() : s;
+        Value sk = k ? arith::MulFOp::create(b, l, a[0], a[1]).getResult() : a[0];
+        Value v = recip ? arith::DivFOp::create(b, l, cst(b, l, 1.0f), sk).getResult() : sk;
         return SmallVector<Value>{arith::SelectOp::create(b, l, odd, zero, v)};
-      };
-      Value recipS = rb.map1({scale}, rb.perRowT(rb.f32()),
-                             [&](OpBuilder &b, Location l, ValueRange a) {
-                               return special(b, l, a[0], true);
-                             });
-      Value s = rb.map1({scale}, rb.perRowT(rb.f32()),
-                        [&](OpBuilder &b, Location l, ValueRange a) {
-                          return special(b, l, a[0], false);
-                        });
-      q = rb.map1({op.getInput(), rb.overRow(recipS), rb.overRow(s)}, qt,
-                  [&](OpBuilder &b, Location l, ValueRange a) {
-                    Value q0 = arith::MulFOp::create(b, l, a[0], a[1]);
-                    Value negQ0 = arith::NegFOp::create(b, l, q0);
-                    Value rem = math::FmaOp::create(b, l, negQ0, a[2], a[0]);
-                    return clamp(b, l, math::FmaOp::create(b, l, rem, a[1], q0));
-                  });
-    } else {
-      q = rb.map1({op.getInput(), rb.overRow(scale)}, qt,
-                  [&](OpBuilder &b, Location l, ValueRange a) {
-                    Value zero =
-                        arith::ConstantOp::create(b, l, b.getF32FloatAttr(0.0f)).getResult();
-                    Value ratio = arith::DivFOp::create(b, l, a[0], a[1]);
-                    Value isZero =
-                        arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, a[1], zero);
-                    // 0 where the scale is 0 (x / 0 is inf or NaN), then the clamp.
-                    return clamp(b, l, arith::SelectOp::create(b, l, isZero, zero, ratio));
-                  });
-    }
+      });
+    };
+    Value recipS = perRow(true), scaled = perRow(false);
+    SmallVector<Value> ins{op.getInput(), rb.overRow(recipS), rb.overRow(scaled)};
+    if (k)
+      ins.push_back(rb.overRow(k));
+    Value q = rb.map1(ins, qt, [&](OpBuilder &b, Location l, ValueRange a) {
+      Value x = k ? arith::MulFOp::create(b, l, a[0], a[3]).getResult() : a[0];
+      Value q0 = arith::MulFOp::create(b, l, x, a[1]);
+      Value negQ0 = arith::NegFOp::create(b, l, q0);
+      Value rem = math::FmaOp::create(b, l, negQ0, a[2], x);
+      return clamp(b, l, math::FmaOp::create(b, l, rem, a[1], q0));
+    });
     Value scales = BroadcastOp::create(r, op.getLoc(), st, scale,
                                        r.getDenseI64ArrayAttr({0}));
     r.replaceOp(op, {q, scales});

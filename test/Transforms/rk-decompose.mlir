@@ -294,14 +294,27 @@ func.func @quantize_per_token(%x: tensor<16x128xbf16>)
 // -----
 
 // group_size = D is the same single group; f32 scales need no rounding map
-// beyond the f32 product, and keep the IEEE division (an f32 scale can be
-// subnormal: its reciprocal would overflow).
+// beyond the f32 product. An f32 (or bf16) scale can be subnormal, where
+// its reciprocal would overflow: k = 2^64 for scales below 2^-24 (1 else)
+// scales s and x before the reciprocal's division.
 // CHECK-LABEL: func.func @quantize_per_token_group_d
+// CHECK-DAG:     %[[BIG:.*]] = arith.constant 1.84467441E+19 : f32
+// CHECK-DAG:     %[[SMALL:.*]] = arith.constant 5.96046448E-8 : f32
 // CHECK:         rk.reduce max %{{.*}} : tensor<4x64xf32> -> tensor<4xf32>
 // CHECK:         } : tensor<4xf32>, f32 -> tensor<4xf32>
+// CHECK:         %[[K:.*]] = rk.map
+// CHECK:           arith.cmpf olt, %{{.*}}, %[[SMALL]] : f32
+// CHECK-NEXT:      arith.select %{{.*}}, %[[BIG]], %{{.*}} : f32
+// CHECK:         } : tensor<4xf32> -> tensor<4xf32>
 // CHECK:         arith.divf
-// CHECK-NOT:     math.fma
-// CHECK:         } : tensor<4x64xf32>, tensor<4x64xf32> -> tensor<4x64xi8, #rk.quant<bits = 8, group_size = 64, axis = 1, scale = f32, symmetric = true, packing = none>>
+// CHECK:         rk.map %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} {
+// CHECK-NEXT:    ^bb0(%[[X:.*]]: f32, %[[Y:.*]]: f32, %[[SK:.*]]: f32, %[[KV:.*]]: f32):
+// CHECK-NEXT:      %[[XK:.*]] = arith.mulf %[[X]], %[[KV]] : f32
+// CHECK-NEXT:      %[[Q0:.*]] = arith.mulf %[[XK]], %[[Y]] : f32
+// CHECK-NEXT:      %[[NQ:.*]] = arith.negf %[[Q0]] : f32
+// CHECK-NEXT:      %[[REM:.*]] = math.fma %[[NQ]], %[[SK]], %[[XK]] : f32
+// CHECK-NEXT:      math.fma %[[REM]], %[[Y]], %[[Q0]] : f32
+// CHECK:         } : tensor<4x64xf32>, tensor<4x64xf32>, tensor<4x64xf32>, tensor<4x64xf32> -> tensor<4x64xi8, #rk.quant<bits = 8, group_size = 64, axis = 1, scale = f32, symmetric = true, packing = none>>
 // CHECK:         rk.broadcast %{{.*}} dims [0] : tensor<4xf32> -> tensor<4x1xf32>
 // CHECK-NOT:     rk.quantize
 func.func @quantize_per_token_group_d(%x: tensor<4x64xf32>)
