@@ -356,7 +356,9 @@ static void planMmaSplit(KSplitPlan &pl, const KSplitProblem &p, const Target &t
   //     16 groups an SM, below) 4096 x 128256 87.4 -> 71.1 (unroll 4:
   //     76.4), 5120 x 152064 123.5 -> 108.2 (unroll 4; 2: 117.7), 4096 x
   //     256000 163.9 -> 135.3. At K = 8192 (M = 4) unroll 2 lost 5 %.
-  //   * otherwise CTAs of 16 column groups in blocks of 4, measured at 4096
+  //   * otherwise CTAs of 16 column groups in blocks of 4 (int4 at M = 5-8
+  //     and K <= 4096: unroll 2, the H100 tuner's choice at M = 8, 100.8
+  //     -> 94.5 us; H200 88.0 -> 78.4, 8 groups at unroll 2 89.3), measured at 4096
   //     x 128256 (session 18): W4A16 M = 4 108.6 -> 99.4 us, M = 16 133.3
   //     -> 112.0, W8A16 185.1 -> 179.4, 215.8 -> 197.7 (16 CTAs of one per
   //     SM: 1.90 waves); at N = 151936 (2.25 waves) it lost 3-12 %, so only
@@ -375,7 +377,7 @@ static void planMmaSplit(KSplitPlan &pl, const KSplitProblem &p, const Target &t
     double waves = (double)ws.ctas / t.planSms(); // one CTA of 16 warps per SM
     if (ws.smemBytes <= t.maxSmemPerCta && !ws.aliased &&
         (eightWarps || waves / std::ceil(waves) >= 0.9)) {
-      if (eightWarps && p.packedRows() / rb <= 128)
+      if (p.bits == 4 && p.rows <= 8 && p.packedRows() / rb <= 128)
         wideUnroll = 2;
       note(formatv("N wide ({0} groups of 32 columns, {1} per SM): no K split, CTAs of {2} "
                    "column groups",

@@ -1915,15 +1915,16 @@ func.func @gemv_mma_m4_wide(%x: tensor<4x4096xf16>, %q: tensor<4096x128256xi4, #
   return %o : tensor<4x128256xf16>
 }
 // M = 8 there: CTAs of 16 column groups, one per SM, in 1.90 waves (session 18:
-// M = 4 108.6 -> 99.4 us against clusters of 2 of 8 warps).
+// M = 4 108.6 -> 99.4 us against clusters of 2 of 8 warps), at unroll 2 (H200:
+// 88.0 -> 78.4 us).
 // expected-remark@below {{plan: mma: int4 x 16-bit products on tensor cores (m16n8k16, f32 accumulation); a lane loads 16 bytes = 4 columns of one packed row per group of 32, a warp 1 x 32 columns; M <= 8: the weights are the A operand (16 columns per product, the rows of M in its 8 columns)}}
 // expected-remark@below {{plan: N wide (4008 groups of 32 columns, 30 per SM): no K split, CTAs of 16 column groups}}
-// expected-remark@below {{plan: unroll = 4: 2 x 64 bytes of packed weight in flight per thread (double-buffered blocks of 4 x 4 packed rows)}}
+// expected-remark@below {{plan: unroll = 2: 2 x 32 bytes of packed weight in flight per thread (double-buffered blocks of 2 x 4 packed rows)}}
 // expected-remark@below {{plan: K split 1 ways: 1 of the 16 warps x cluster 1; CTA tiles of 512 columns (251 CTAs, 4016 warps for ~132 SMs)}}
 // expected-remark@below {{plan: activations staged in shared memory: 8 rows x 4096 values of K per CTA (81920 bytes with the partial sums)}}
 func.func @gemv_mma_m8_wide(%x: tensor<8x4096xf16>, %q: tensor<4096x128256xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, %s: tensor<32x128256xf16>) -> tensor<8x128256xf16> {
 // COLS-LABEL: func.func @gemv_mma_m8_wide
-// COLS-SAME: tier.layout = #tier.ksplit_layout<rows = 8, cols = 1, warps = 16, cluster = 1, unroll = 4, mma = true, kwarps = 1>
+// COLS-SAME: tier.layout = #tier.ksplit_layout<rows = 8, cols = 1, warps = 16, cluster = 1, unroll = 2, mma = true, kwarps = 1>
   %o = rk.gemv %x, %q, %s : (tensor<8x4096xf16>, tensor<4096x128256xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, tensor<32x128256xf16>) -> tensor<8x128256xf16>
   return %o : tensor<8x128256xf16>
 }
