@@ -355,10 +355,13 @@ static void planMmaSplit(KSplitPlan &pl, const KSplitProblem &p, const Target &t
   //     152064 91.5 -> 87.0, bf16 91.6 -> 81.8; M = 1 (tensor cores from
   //     16 groups an SM, below) 4096 x 128256 87.4 -> 71.1 (unroll 4:
   //     76.4), 5120 x 152064 123.5 -> 108.2 (unroll 4; 2: 117.7), 4096 x
-  //     256000 163.9 -> 135.3. At K = 8192 (M = 4) unroll 2 lost 5 %.
+  //     256000 163.9 -> 135.3. At K = 8192 (M = 4) unroll 2 lost 5 %;
+  //     unroll 4 there 162.7 -> 159.3, at K = 5120 M = 2 / 4 132.3 -> 109.7
+  //     / 133.5 -> 110.6 (unroll 2: 120.8 / 122.0).
   //   * otherwise CTAs of 16 column groups in blocks of 4 (int4 at M = 5-8
   //     and K <= 4096: unroll 2, the H100 tuner's choice at M = 8, 100.8
-  //     -> 94.5 us; H200 88.0 -> 78.4, 8 groups at unroll 2 89.3), measured at 4096
+  //     -> 94.5 us; H200 M = 8 / 6 89.1 -> 78.7 / 87.2 -> 80.1, 8 groups at
+  //     unroll 2 89.3; at K = 5120 unroll 2 lost 30 %), measured at 4096
   //     x 128256 (session 18): W4A16 M = 4 108.6 -> 99.4 us, M = 16 133.3
   //     -> 112.0, W8A16 185.1 -> 179.4, 215.8 -> 197.7 (16 CTAs of one per
   //     SM: 1.90 waves); at N = 151936 (2.25 waves) it lost 3-12 %, so only
