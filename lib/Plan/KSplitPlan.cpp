@@ -371,7 +371,15 @@ static void planMmaSplit(KSplitPlan &pl, const KSplitProblem &p, const Target &t
   int64_t wideUnroll = 4;
   if (groups >= 16 * t.planSms() && !oneCta && ovr.threads <= 0 && ovr.kwarps <= 0 &&
       ovr.cluster <= 0) {
-    bool eightWarps = p.bits == 4 && p.rows <= 4;
+    // The groups a block of unroll x 4 packed rows spans each hold their
+    // scales (and zero points) in registers (session 32, item 7): int4
+    // with zero points in groups of 32 at unroll 4 needs ~160 registers at
+    // M = 6-8, so CTAs of 16 warps (128 a thread) spilled 40-72 bytes
+    // (ptxas, scripts/gemv-registers): those take CTAs of 8 warps.
+    int64_t wideU = p.bits == 4 && p.rows <= 8 && p.packedRows() / rb <= 128 ? 2 : 4;
+    int64_t spanned = p.group ? ceilDiv(wideU * rb * p.kPerRow(), p.group) : 1;
+    bool heavyGroups = spanned * (p.symmetric ? 1 : 2) > 4;
+    bool eightWarps = p.bits == 4 && (p.rows <= 4 || heavyGroups);
     KSplitPlan w = pl;
     w.cluster = 1;
     w.warps = eightWarps ? 8 : 16;
@@ -380,8 +388,7 @@ static void planMmaSplit(KSplitPlan &pl, const KSplitProblem &p, const Target &t
     double waves = (double)ws.ctas / t.planSms(); // one CTA of 16 warps per SM
     if (ws.smemBytes <= t.maxSmemPerCta && !ws.aliased &&
         (eightWarps || waves / std::ceil(waves) >= 0.9)) {
-      if (p.bits == 4 && p.rows <= 8 && p.packedRows() / rb <= 128)
-        wideUnroll = 2;
+      wideUnroll = wideU;
       note(formatv("N wide ({0} groups of 32 columns, {1} per SM): no K split, CTAs of {2} "
                    "column groups",
                    groups, groups / t.planSms(), w.warps));
