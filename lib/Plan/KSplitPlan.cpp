@@ -371,15 +371,13 @@ static void planMmaSplit(KSplitPlan &pl, const KSplitProblem &p, const Target &t
   int64_t wideUnroll = 4;
   if (groups >= 16 * t.planSms() && !oneCta && ovr.threads <= 0 && ovr.kwarps <= 0 &&
       ovr.cluster <= 0) {
-    // The groups a block of unroll x 4 packed rows spans each hold their
-    // scales (and zero points) in registers (session 32, item 7): int4
-    // with zero points in groups of 32 at unroll 4 needs ~160 registers at
-    // M = 6-8, so CTAs of 16 warps (128 a thread) spilled 40-72 bytes
-    // (ptxas, scripts/gemv-registers): those take CTAs of 8 warps.
+    // (int4 with zero points in groups of 32 at M = 6-8, K = 8192 spills
+    // 40-72 bytes in CTAs of 16 warps, 128 registers a thread; CTAs of 8
+    // warps, 160 registers and no spill, measured 10-13 % slower on the
+    // H200 with one CTA an SM for the staged activations: 306.7 vs 270.6
+    // us, session 33.)
     int64_t wideU = p.bits == 4 && p.rows <= 8 && p.packedRows() / rb <= 128 ? 2 : 4;
-    int64_t spanned = p.group ? ceilDiv(wideU * rb * p.kPerRow(), p.group) : 1;
-    bool heavyGroups = spanned * (p.symmetric ? 1 : 2) > 4;
-    bool eightWarps = p.bits == 4 && (p.rows <= 4 || heavyGroups);
+    bool eightWarps = p.bits == 4 && p.rows <= 4;
     KSplitPlan w = pl;
     w.cluster = 1;
     w.warps = eightWarps ? 8 : 16;
