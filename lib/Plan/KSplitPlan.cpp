@@ -46,6 +46,10 @@ static constexpr int64_t kBytesInFlight = 256;
 static constexpr int64_t kWarpsPerSm = 16;
 /// Shared memory per CTA the planner aims to stay under.
 static constexpr int64_t kSmemPerCta = 64 * 1024;
+/// Very wide N (an LM head): 32-column groups per SM from which the
+/// tensor-core GEMV takes no K split (planMmaSplit) and int4 at M = 1 takes
+/// tensor cores again (planKSplit).
+static constexpr int64_t kWideGroupsPerSm = 16;
 
 std::string KSplitPlan::str() const {
   return formatv("cols={0},warps={1},cluster={2},unroll={3}{4}{5}", cols, warps,
@@ -368,15 +372,13 @@ static void planMmaSplit(KSplitPlan &pl, const KSplitProblem &p, const Target &t
   //     when the last wave is at least 90 % full; at 1000 or 2048 groups (N
   //     = 32000, 65536) the rules above were as fast or faster.
   bool wide = false;
-  int64_t wideUnroll = 4;
-  if (groups >= 16 * t.planSms() && !oneCta && ovr.threads <= 0 && ovr.kwarps <= 0 &&
-      ovr.cluster <= 0) {
+  if (groups >= kWideGroupsPerSm * t.planSms() && !oneCta && ovr.threads <= 0 &&
+      ovr.kwarps <= 0 && ovr.cluster <= 0) {
     // (int4 with zero points in groups of 32 at M = 6-8, K = 8192 spills
     // 40-72 bytes in CTAs of 16 warps, 128 registers a thread; CTAs of 8
     // warps, 160 registers and no spill, measured 10-13 % slower on the
     // H200 with one CTA an SM for the staged activations: 306.7 vs 270.6
     // us, session 33.)
-    int64_t wideU = p.bits == 4 && p.rows <= 8 && p.packedRows() / rb <= 128 ? 2 : 4;
     bool eightWarps = p.bits == 4 && p.rows <= 4;
     KSplitPlan w = pl;
     w.cluster = 1;
@@ -386,7 +388,6 @@ static void planMmaSplit(KSplitPlan &pl, const KSplitProblem &p, const Target &t
     double waves = (double)ws.ctas / t.planSms(); // one CTA of 16 warps per SM
     if (ws.smemBytes <= t.maxSmemPerCta && !ws.aliased &&
         (eightWarps || waves / std::ceil(waves) >= 0.9)) {
-      wideUnroll = wideU;
       note(formatv("N wide ({0} groups of 32 columns, {1} per SM): no K split, CTAs of {2} "
                    "column groups",
                    groups, groups / t.planSms(), w.warps));
@@ -436,7 +437,7 @@ static void planMmaSplit(KSplitPlan &pl, const KSplitProblem &p, const Target &t
   // 28.1 -> 21.9 (session 18).
   bool int8Blocks8 = false; // blocks of 8 by the int8 threshold alone
   if (wide) {
-    pl.unroll = wideUnroll;
+    pl.unroll = p.bits == 4 && p.rows <= 8 && p.packedRows() / rb <= 128 ? 2 : 4;
   } else if (eightOfEight) {
     pl.unroll = 8;
   } else if (mmaWeightsAsA(p.rows) && pl.cols == 1 && blocks >= (p.rows == 1 ? 32 : 65)) {
@@ -578,7 +579,7 @@ Expected<KSplitPlan> planKSplit(const KSplitProblem &p, const Target &t,
   // 256000 163.9 -> 135.3; the H100's CTAs of 16 groups had lost 1 %).
   int64_t colGroups = ceilDiv(p.n, 32);
   bool worthIt = p.rows >= 2 || colGroups <= 8 * t.planSms() ||
-                 (p.bits == 4 && colGroups >= 16 * t.planSms());
+                 (p.bits == 4 && colGroups >= kWideGroupsPerSm * t.planSms());
   bool mmaOk = worthIt && mmaUnsupported(p, t).empty();
   pl.mma = ovr.mma >= 0 ? ovr.mma != 0 : mmaOk;
   // A warp of the tensor-core kernel covers one group of 32 columns: with

@@ -13,12 +13,12 @@
 
 #include "rkc/Transforms/Passes.h"
 
-#include "mlir/IR/Builders.h"
 #include "mlir/Dialect/Math/IR/Math.h"
-
-#include <limits>
+#include "mlir/IR/Builders.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+#include <limits>
 
 #define DEBUG_TYPE "rk-decompose"
 
@@ -322,9 +322,8 @@ static LogicalResult matchPerTokenInt8(PatternRewriter &r, Operation *op, Value 
 /// exact, a multiply a value more. For every x a row with its scale can
 /// hold (|x| <= absmax), q' is the IEEE quotient wherever it and |x k| are
 /// at least 2^-100 (below, the remainder or the quotient can underflow),
-/// and it rounds to the same integer
-/// everywhere: checked exhaustively for f16 and bf16 x against every f16
-/// and bf16 scale, and on random f32 rows
+/// and it rounds to the same integer everywhere: checked exhaustively for
+/// f16 and bf16 x against every f16 and bf16 scale, and on random f32 rows
 /// (test/unit/quantize_division_test.cpp).
 struct DecomposePerTokenQuantize : OpRewritePattern<QuantizeOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -348,13 +347,6 @@ struct DecomposePerTokenQuantize : OpRewritePattern<QuantizeOp> {
                           [](OpBuilder &b, Location l, ValueRange a) {
                             return SmallVector<Value>{arith::MulFOp::create(b, l, a[0], a[1])};
                           });
-    auto clamp = [&](OpBuilder &b, Location l, Value v) {
-      auto c = [&](float f) {
-        return arith::ConstantOp::create(b, l, b.getF32FloatAttr(f)).getResult();
-      };
-      Value lo = arith::MaxNumFOp::create(b, l, v, c(-(float)qmax));
-      return SmallVector<Value>{arith::MinNumFOp::create(b, l, lo, c((float)qmax))};
-    };
     auto cst = [](OpBuilder &b, Location l, float f) {
       return arith::ConstantOp::create(b, l, b.getF32FloatAttr(f)).getResult();
     };
@@ -395,7 +387,9 @@ struct DecomposePerTokenQuantize : OpRewritePattern<QuantizeOp> {
       Value q0 = arith::MulFOp::create(b, l, x, a[1]);
       Value negQ0 = arith::NegFOp::create(b, l, q0);
       Value rem = math::FmaOp::create(b, l, negQ0, a[2], x);
-      return clamp(b, l, math::FmaOp::create(b, l, rem, a[1], q0));
+      Value ratio = math::FmaOp::create(b, l, rem, a[1], q0);
+      Value lo = arith::MaxNumFOp::create(b, l, ratio, cst(b, l, -(float)qmax));
+      return SmallVector<Value>{arith::MinNumFOp::create(b, l, lo, cst(b, l, (float)qmax))};
     });
     Value scales = BroadcastOp::create(r, op.getLoc(), st, scale,
                                        r.getDenseI64ArrayAttr({0}));

@@ -8,20 +8,8 @@ set -u
 out=$1; mkdir -p $out
 here=bench/experiments/h200
 export PATH=$PWD/.bundle/bin:$PATH PYTHONPATH=$PWD/python RKC_CACHE_DIR=/tmp/rkc-cache
-python3 -c "
-from rkc import _spec
-open('/tmp/qpt.mlir', 'w').write(_spec.quant_spec_text('quantize', 8, 0, True, 'f16', 1))"
-{
-  nvidia-smi -L
-  for dt in f16 bf16; do
-    RKC_DISABLE_TUNING_DB=1 rkc run /tmp/qpt.mlir --dtype $dt --shape x=1048576x128 --reps 50 --print-plan 2>&1 \
-      | grep -E 'kernel|time|PASS|FAIL|rror'
-    rkc tune /tmp/qpt.mlir --dtype $dt --shape x=1048576x128 --budget-ms 8000 2>&1 | tail -4
-  done
-  rkc tune --export $out/tuning-quantize.jsonl
-} > $out/quantize.txt 2>&1
-$here/kernel_ncu.sh $out quantize-pt-f16 /tmp/qpt.mlir f16 x=1048576x128
-python3 $here/sass_summary.py $out/ncu-quantize-pt-f16-sass.csv > $out/ncu-quantize-pt-f16-summary.txt 2>&1
+# (1): the same steps as verify-quantize.sh, which repeats them later.
+$here/verify-quantize.sh $out
 W='vector=1,threads=256,cluster=1,unroll=2,mma=1,kwarps=1'
 CASES="4 f16 4096 128256 2,4 f16 5120 152064 2,4 f16 4096 128256 4,4 f16 5120 152064 4,\
 4 f16 8192 128256 4,4 f16 4096 256000 4,4 f16 3584 152064 4,4 bf16 4096 128256 4" \

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Session 33's second H200 call, the per-token quantize after the
-# reciprocal division (e38df10): its heuristic time (f16, bf16), the
-# tuner's best, and ncu's instruction mix and issue rate.
+# The per-token int8 quantize of [2^20, 128] (the binding's f16-scale
+# spec): its heuristic time (f16, bf16 input), the tuner's best, and ncu's
+# instruction mix and issue rate. Session 33's first call ran it before the
+# reciprocal division (explore-quantize-wide.sh), its second after it.
 # Usage: verify-quantize.sh OUT (repo root, bundle in .bundle)
 set -u
 out=$1; mkdir -p $out

@@ -123,6 +123,38 @@ std::string attrLiteral(Attribute a, Operation *where, bool &ok) {
 }
 
 
+/// Whether `frag` is a map's f32 result that its body clamps into [-128,
+/// 127] (maxnumf then minnumf with constant bounds, either order): never
+/// NaN, so its int8 store needs no saturation.
+static bool clampedToInt8(Value frag) {
+  auto m = frag.getDefiningOp<tier::MapOp>();
+  if (!m)
+    return false;
+  auto ft = dyn_cast<tier::FragType>(frag.getType());
+  if (!ft || !ft.getElementType().isF32())
+    return false;
+  Value y = m.getBody().front().getTerminator()->getOperand(
+      cast<OpResult>(frag).getResultNumber());
+  auto bound = [](Value c, double &v) {
+    auto k = c.getDefiningOp<arith::ConstantOp>();
+    auto f = k ? dyn_cast<FloatAttr>(k.getValue()) : nullptr;
+    if (!f)
+      return false;
+    v = f.getValueAsDouble();
+    return v >= -128.0 && v <= 127.0;
+  };
+  double lo, hi;
+  if (auto mn = y.getDefiningOp<arith::MinNumFOp>()) {
+    auto mx = mn.getLhs().getDefiningOp<arith::MaxNumFOp>();
+    return mx && bound(mn.getRhs(), hi) && bound(mx.getRhs(), lo);
+  }
+  if (auto mx = y.getDefiningOp<arith::MaxNumFOp>()) {
+    auto mn = mx.getLhs().getDefiningOp<arith::MinNumFOp>();
+    return mn && bound(mx.getRhs(), lo) && bound(mn.getRhs(), hi);
+  }
+  return false;
+}
+
 FailureOr<std::string> KernelEmitter::expr(Operation &op) {
   auto n = [&](unsigned i) { return names.lookup(op.getOperand(i)); };
   auto bin = [&](StringRef o) { return formatv("({0} {1} {2})", n(0), o, n(1)).str(); };
@@ -932,38 +964,6 @@ LogicalResult KernelEmitter::emitOp(Operation *op) {
 /// The ops the consumers need, transitively through their operands, among
 /// those `take` accepts (a rejected op ends the walk on its path), in
 /// program order.
-/// Whether `frag` is a map's f32 result that its body clamps into [-128,
-/// 127] (maxnumf then minnumf with constant bounds, either order): never
-/// NaN, so its int8 store needs no saturation.
-bool clampedToInt8(Value frag) {
-  auto m = frag.getDefiningOp<tier::MapOp>();
-  if (!m)
-    return false;
-  auto ft = dyn_cast<tier::FragType>(frag.getType());
-  if (!ft || !ft.getElementType().isF32())
-    return false;
-  Value y = m.getBody().front().getTerminator()->getOperand(
-      cast<OpResult>(frag).getResultNumber());
-  auto bound = [](Value c, double &v) {
-    auto k = c.getDefiningOp<arith::ConstantOp>();
-    auto f = k ? dyn_cast<FloatAttr>(k.getValue()) : nullptr;
-    if (!f)
-      return false;
-    v = f.getValueAsDouble();
-    return v >= -128.0 && v <= 127.0;
-  };
-  double lo, hi;
-  if (auto mn = y.getDefiningOp<arith::MinNumFOp>()) {
-    auto mx = mn.getLhs().getDefiningOp<arith::MaxNumFOp>();
-    return mx && bound(mn.getRhs(), hi) && bound(mx.getRhs(), lo);
-  }
-  if (auto mx = y.getDefiningOp<arith::MaxNumFOp>()) {
-    auto mn = mx.getLhs().getDefiningOp<arith::MinNumFOp>();
-    return mn && bound(mx.getRhs(), lo) && bound(mn.getRhs(), hi);
-  }
-  return false;
-}
-
 static SmallVector<Operation *> producersOf(ArrayRef<Operation *> consumers,
                                             llvm::function_ref<bool(Operation *)> take) {
   llvm::SetVector<Operation *> slice;

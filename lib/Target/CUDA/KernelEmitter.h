@@ -49,8 +49,6 @@ inline constexpr const char *kShiftedValueCol =
 FailureOr<std::string> cType(Type t, Operation *where);
 /// Storage type of a tensor element in global memory (templates' names).
 FailureOr<std::string> storageType(Type t, Operation *where);
-/// Whether a fragment is a map's f32 result clamped into [-128, 127].
-bool clampedToInt8(Value frag);
 /// The MLIR spelling of a type (diagnostics).
 std::string dtypeName(Type t);
 /// A float constant as a CUDA literal (NaN and infinities by their bits).
