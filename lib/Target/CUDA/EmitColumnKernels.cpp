@@ -48,22 +48,38 @@ static constexpr const char *kKSplitLoopBody =
     "      if (it + 3 < it_end) load_rows(it + 3, bb);\n"
     "    }\n  }\n  }\n";
 
-/// A column op's optional zero-point operand: its storage type and its
-/// argument number ("" and none when the op is symmetric).
-struct ZeroPoints {
-  std::string type;
-  std::optional<unsigned> arg;
+/// The operands every column op has, resolved once: the quantized weight's
+/// encoding and argument, its scales and optional zero points (storage type
+/// and argument; "" and none when symmetric) and the float tensor (the
+/// activations, the quantizer's input or the dequantized result).
+struct ColumnOperands {
+  rk::QuantAttr quant;
+  std::string floatTy, scaleTy, zeroTy;
+  unsigned floats = 0, q = 0, scales = 0;
+  std::optional<unsigned> zeros;
 };
-static FailureOr<ZeroPoints> zeroPointsOf(Value zeros, Operation *where) {
-  ZeroPoints z;
-  if (!zeros)
-    return z;
-  auto t = storageType(cast<RankedTensorType>(zeros.getType()).getElementType(), where);
-  if (failed(t))
+static FailureOr<ColumnOperands> columnOperands(Operation *op, Value floats, Value q,
+                                                Value scales, Value zeros) {
+  ColumnOperands c;
+  auto elemType = [](Value v) { return cast<RankedTensorType>(v.getType()).getElementType(); };
+  auto floatTy = storageType(elemType(floats), op);
+  auto scaleTy = storageType(elemType(scales), op);
+  if (failed(floatTy) || failed(scaleTy))
     return failure();
-  z.type = *t;
-  z.arg = cast<BlockArgument>(zeros).getArgNumber();
-  return z;
+  c.quant = quantOf(q);
+  c.floatTy = *floatTy;
+  c.scaleTy = *scaleTy;
+  c.floats = cast<BlockArgument>(floats).getArgNumber();
+  c.q = cast<BlockArgument>(q).getArgNumber();
+  c.scales = cast<BlockArgument>(scales).getArgNumber();
+  if (zeros) {
+    auto zeroTy = storageType(elemType(zeros), op);
+    if (failed(zeroTy))
+      return failure();
+    c.zeroTy = *zeroTy;
+    c.zeros = cast<BlockArgument>(zeros).getArgNumber();
+  }
+  return c;
 }
 
 /// Whether a tensor-core tier.kdot reads a lane's scales of a column group
@@ -342,21 +358,14 @@ static std::string loadScales(StringRef scaleTy, unsigned si, std::optional<unsi
 LogicalResult KernelEmitter::emitKDot(tier::KDotOp op, tier::KSplitLayoutAttr ks) {
   if (ks.getMma())
     return emitKDotMma(op, ks);
-  auto quant = quantOf(op.getWeight());
-  auto actTy = storageType(op.getAct().getType().getElementType(), op);
-  auto scaleTy = storageType(op.getScales().getType().getElementType(), op);
-  if (failed(actTy) || failed(scaleTy))
+  auto o = columnOperands(op, op.getAct(), op.getWeight(), op.getScales(), op.getZeros());
+  if (failed(o))
     return failure();
-  auto zeroPts = zeroPointsOf(op.getZeros(), op);
-  if (failed(zeroPts))
-    return failure();
-  std::string zeroTy = zeroPts->type;
+  rk::QuantAttr quant = o->quant;
+  const std::string &actTy = o->floatTy, &scaleTy = o->scaleTy, &zeroTy = o->zeroTy;
   bool int4 = quant.getBits() == 4;
-  bool zeros = zeroPts->arg.has_value();
-  unsigned ai = cast<BlockArgument>(op.getAct()).getArgNumber();
-  unsigned wi = cast<BlockArgument>(op.getWeight()).getArgNumber();
-  unsigned si = cast<BlockArgument>(op.getScales()).getArgNumber();
-  unsigned zi = zeroPts->arg.value_or(0);
+  bool zeros = o->zeros.has_value();
+  unsigned ai = o->floats, wi = o->q, si = o->scales, zi = o->zeros.value_or(0);
   int64_t k = op.getAct().getType().getDimSize(1);
   int64_t group = quant.getGroupSize() == k ? 0 : quant.getGroupSize();
   int64_t kpr = quant.valuesPerWord();
@@ -413,7 +422,7 @@ LogicalResult KernelEmitter::emitKDot(tier::KDotOp op, tier::KSplitLayoutAttr ks
   // One block of U packed rows in registers: the weights and, when blocks
   // are group aligned, the raw scales (and zero points) of its groups.
   b << formatv("  struct Block {{\n    rkc::u32 w[U][WPL];\n"
-               "    rkc::RawCols<{0}, COLS> sc[NGI];\n", *scaleTy);
+               "    rkc::RawCols<{0}, COLS> sc[NGI];\n", scaleTy);
   if (zeros)
     b << formatv("    rkc::RawCols<{0}, COLS> zp[NGI];\n", zeroTy);
   b << "  };\n  Block ba, bb;\n";
@@ -464,7 +473,7 @@ LogicalResult KernelEmitter::emitKDot(tier::KDotOp op, tier::KSplitLayoutAttr ks
                "{3}"
                "      }\n    }\n"
                "  }\n  __syncthreads();\n",
-               *actTy, ai, std::clamp<int64_t>(perThread, 1, 4),
+               actTy, ai, std::clamp<int64_t>(perThread, 1, 4),
                int4 ? "        rowsum_s[m * CTA_ROWS + j] = ((v[q][0] + v[q][1]) + (v[q][2] + "
                       "v[q][3])) + ((v[q][4] + v[q][5]) + (v[q][6] + v[q][7]));\n"
                     : "");
@@ -513,7 +522,7 @@ LogicalResult KernelEmitter::emitKDot(tier::KDotOp op, tier::KSplitLayoutAttr ks
   } else {
     b << formatv("          float sc[COLS];\n"
                  "          rkc::load_vec<{0}, COLS>(a{1} + (long long)(kw / GR) * N + n0, sc);\n",
-                 *scaleTy, si);
+                 scaleTy, si);
     if (zeros)
       b << formatv("          float zp[COLS];\n"
                    "          rkc::load_vec<{0}, COLS>(a{1} + (long long)(kw / GR) * N + n0, zp);\n",
@@ -546,21 +555,14 @@ LogicalResult KernelEmitter::emitKDot(tier::KDotOp op, tier::KSplitLayoutAttr ks
 /// COLS groups. Partials per group are scaled once (scale folding on the
 /// f32 accumulators).
 LogicalResult KernelEmitter::emitKDotMma(tier::KDotOp op, tier::KSplitLayoutAttr ks) {
-  auto quant = quantOf(op.getWeight());
-  auto actTy = storageType(op.getAct().getType().getElementType(), op);
-  auto scaleTy = storageType(op.getScales().getType().getElementType(), op);
-  if (failed(actTy) || failed(scaleTy))
+  auto o = columnOperands(op, op.getAct(), op.getWeight(), op.getScales(), op.getZeros());
+  if (failed(o))
     return failure();
+  rk::QuantAttr quant = o->quant;
+  const std::string &actTy = o->floatTy, &scaleTy = o->scaleTy, &zeroTy = o->zeroTy;
   bool bf16 = op.getAct().getType().getElementType().isBF16();
-  auto zeroPts = zeroPointsOf(op.getZeros(), op);
-  if (failed(zeroPts))
-    return failure();
-  std::string zeroTy = zeroPts->type;
-  bool zeros = zeroPts->arg.has_value();
-  unsigned ai = cast<BlockArgument>(op.getAct()).getArgNumber();
-  unsigned wi = cast<BlockArgument>(op.getWeight()).getArgNumber();
-  unsigned si = cast<BlockArgument>(op.getScales()).getArgNumber();
-  unsigned zi = zeroPts->arg.value_or(0);
+  bool zeros = o->zeros.has_value();
+  unsigned ai = o->floats, wi = o->q, si = o->scales, zi = o->zeros.value_or(0);
   int64_t k = op.getAct().getType().getDimSize(1);
   int64_t group = quant.getGroupSize() == k ? 0 : quant.getGroupSize();
   // Blocks of 4 packed rows, one per lane t of a quad: int4 32 values of
@@ -644,7 +646,7 @@ LogicalResult KernelEmitter::emitKDotMma(tier::KDotOp op, tier::KSplitLayoutAttr
   // columns of its D fragments, contiguous.
   int64_t nsc = wa ? 4 : 8;
   b << formatv("  struct Block {{\n    rkc::u32 w[U][COLS][4];\n    rkc::{2}<{0}, {1}> sc[NGI][COLS];\n",
-               *scaleTy, nsc, packedScales(op, ks) ? "PackedCols" : "RawCols");
+               scaleTy, nsc, packedScales(op, ks) ? "PackedCols" : "RawCols");
   if (zeros)
     b << formatv("    rkc::RawCols<{0}, 4> zp[NGI][COLS];\n", zeroTy);
   b << "  };\n  Block ba, bb;\n";
@@ -692,7 +694,7 @@ LogicalResult KernelEmitter::emitKDotMma(tier::KDotOp op, tier::KSplitLayoutAttr
                  "    rkc::cp_async_commit(); // one group per part, empty or not\n"
                  "  };\n"
                  "  stage_part(0);\n  stage_part(1);\n  int part = 0; // the next part to wait for\n",
-                 shape.stageChunks, *actTy, ai);
+                 shape.stageChunks, actTy, ai);
   } else {
     b << formatv("  rkc::stage_rows_async<MR, SPAN / 2>(act_s, a{0} + kw_begin * KPR, s{0}, 0,\n"
                  "                                      (kw_end - kw_begin) * KPR / 8, tid, THREADS);\n"
@@ -842,20 +844,14 @@ LogicalResult KernelEmitter::emitKDotMma(tier::KDotOp op, tier::KSplitLayoutAttr
 
 LogicalResult KernelEmitter::emitDequantizeTile(tier::DequantizeTileOp op,
                                                 tier::KSplitLayoutAttr ks) {
-  auto quant = quantOf(op.getQuantized());
-  auto outTy = storageType(op.getDest().getType().getElementType(), op);
-  auto scaleTy = storageType(op.getScales().getType().getElementType(), op);
-  if (failed(outTy) || failed(scaleTy))
+  auto o = columnOperands(op, op.getDest(), op.getQuantized(), op.getScales(), op.getZeros());
+  if (failed(o))
     return failure();
-  auto zeroPts = zeroPointsOf(op.getZeros(), op);
-  if (failed(zeroPts))
-    return failure();
-  std::string zeroTy = zeroPts->type;
-  std::optional<unsigned> zi = zeroPts->arg;
+  rk::QuantAttr quant = o->quant;
+  const std::string &outTy = o->floatTy, &scaleTy = o->scaleTy, &zeroTy = o->zeroTy;
+  std::optional<unsigned> zi = o->zeros;
   bool int4 = quant.getBits() == 4;
-  unsigned qi = cast<BlockArgument>(op.getQuantized()).getArgNumber();
-  unsigned si = cast<BlockArgument>(op.getScales()).getArgNumber();
-  unsigned oi = cast<BlockArgument>(op.getDest()).getArgNumber();
+  unsigned qi = o->q, si = o->scales, oi = o->floats;
   int64_t loadBytes = ks.getCols() * 4;
   auto &b = bodyOs;
   b << formatv("  // tier.dequantize_tile: {0}-bit, {1}\n", quant.getBits(),
@@ -868,7 +864,7 @@ LogicalResult KernelEmitter::emitDequantizeTile(tier::DequantizeTileOp op,
        "    const int kw = kw_first + u;\n    if (kw >= KW) break;\n"
        "    rkc::u32 w[WPL];\n";
   b << formatv("    rkc::WeightLoad<LOAD_BYTES>::load(a{0} + (long long)kw * N + n0, w);\n", qi);
-  b << "    {\n" << loadScales(*scaleTy, si, zi, zeroTy, "kw / GR");
+  b << "    {\n" << loadScales(scaleTy, si, zi, zeroTy, "kw / GR");
   // Each word holds KPR values of K of one column: KPR output rows.
   b << "      float rows[KPR][COLS];\n"
        "      #pragma unroll\n      for (int c = 0; c < COLS; ++c) {\n"
@@ -883,28 +879,22 @@ LogicalResult KernelEmitter::emitDequantizeTile(tier::DequantizeTileOp op,
     << (zi ? " - zp[c]" : "") << ");\n      }\n";
   b << formatv("      #pragma unroll\n      for (int i = 0; i < KPR; ++i)\n"
                "        rkc::store_vec<{0}, COLS>(a{1} + (long long)(kw * KPR + i) * s{1} + n0, rows[i]);\n",
-               *outTy, oi);
+               outTy, oi);
   b << "    }\n  }\n";
   return success();
 }
 
 LogicalResult KernelEmitter::emitQuantizeTile(tier::QuantizeTileOp op,
                                               tier::KSplitLayoutAttr ks) {
-  auto quant = quantOf(op.getQuantized());
-  auto inTy = storageType(op.getInput().getType().getElementType(), op);
-  auto scaleTy = storageType(op.getScales().getType().getElementType(), op);
-  if (failed(inTy) || failed(scaleTy))
+  auto o = columnOperands(op, op.getInput(), op.getQuantized(), op.getScales(), op.getZeros());
+  if (failed(o))
     return failure();
+  rk::QuantAttr quant = o->quant;
+  const std::string &inTy = o->floatTy, &scaleTy = o->scaleTy, &zeroTy = o->zeroTy;
   bool int4 = quant.getBits() == 4;
   bool sym = quant.getSymmetric();
-  unsigned xi = cast<BlockArgument>(op.getInput()).getArgNumber();
-  unsigned qi = cast<BlockArgument>(op.getQuantized()).getArgNumber();
-  unsigned si = cast<BlockArgument>(op.getScales()).getArgNumber();
-  auto zeroPts = zeroPointsOf(op.getZeros(), op);
-  if (failed(zeroPts))
-    return failure();
-  std::string zeroTy = zeroPts->type;
-  std::optional<unsigned> zi = zeroPts->arg;
+  unsigned xi = o->floats, qi = o->q, si = o->scales;
+  std::optional<unsigned> zi = o->zeros;
   int64_t qmax = int4 ? (sym ? 7 : 15) : 127;
   auto &b = bodyOs;
   b << formatv("  // tier.quantize_tile: {0}-bit, {1}\n", quant.getBits(),
@@ -919,7 +909,7 @@ LogicalResult KernelEmitter::emitQuantizeTile(tier::QuantizeTileOp op,
   b << formatv("  for (int k = 0; k < GK; ++k) {{\n    float x[COLS];\n"
                "    rkc::load_vec<{0}, COLS>(a{1} + (k0 + k) * s{1} + n0, x);\n"
                "    #pragma unroll\n    for (int c = 0; c < COLS; ++c) {{\n",
-               *inTy, xi);
+               inTy, xi);
   if (sym)
     b << "      hi[c] = fmaxf(hi[c], fabsf(x[c]));\n";
   else
@@ -934,13 +924,13 @@ LogicalResult KernelEmitter::emitQuantizeTile(tier::QuantizeTileOp op,
   // once to the scale type.
   if (sym)
     b << formatv("    sc[c] = rkc::to_f32(rkc::from_f32<{0}>(hi[c] * {1}));\n    zp[c] = 0.0f;\n",
-                 *scaleTy, floatLiteral((double)(1.0f / (float)qmax)));
+                 scaleTy, floatLiteral((double)(1.0f / (float)qmax)));
   else
     b << formatv("    sc[c] = rkc::to_f32(rkc::from_f32<{0}>((hi[c] - lo[c]) * {1}));\n"
                  "    zp[c] = sc[c] == 0.0f ? 0.0f : rkc::quant_round(-lo[c] / sc[c], 0.0f, 15.0f);\n",
-                 *scaleTy, floatLiteral((double)(1.0f / 15.0f)));
+                 scaleTy, floatLiteral((double)(1.0f / 15.0f)));
   b << "  }\n";
-  b << formatv("  rkc::store_vec<{0}, COLS>(a{1} + (long long)g * N + n0, sc);\n", *scaleTy, si);
+  b << formatv("  rkc::store_vec<{0}, COLS>(a{1} + (long long)g * N + n0, sc);\n", scaleTy, si);
   if (zi)
     b << formatv("  rkc::store_vec<{0}, COLS>(a{1} + (long long)g * N + n0, zp);\n", zeroTy, *zi);
   // Pass 2: round, clamp, pack, store.
@@ -956,7 +946,7 @@ LogicalResult KernelEmitter::emitQuantizeTile(tier::QuantizeTileOp op,
                "    }\n    rkc::u32 words[COLS];\n"
                "    #pragma unroll\n    for (int c = 0; c < COLS; ++c) words[c] = rkc::pack_word<{4}>(q[c]);\n"
                "    rkc::store_words<COLS>(a{3} + (k0 / KPR + kw) * N + n0, words);\n  }\n",
-               *inTy, xi, qexpr, qi, quant.getBits());
+               inTy, xi, qexpr, qi, quant.getBits());
   return success();
 }
 
