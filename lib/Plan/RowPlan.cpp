@@ -8,7 +8,9 @@
 //     shared by the fragments that are live at once.
 //  3. Threads per row: enough for ~4 vector loads in flight per thread;
 //     a sub-warp group of two vectors per thread when the row has at most
-//     32 vectors; up to 1024 (512 for 32-bit rows when two CTAs fit).
+//     32 vectors (read-only rows: four up to 128 vectors, 32 values when
+//     the reduction's combiner calls math functions); up to 1024 (512 for
+//     32-bit rows when two CTAs fit).
 //  4. Cluster: when one CTA of 1024 threads cannot hold the row within the
 //     register budget, split the row over 2..16 CTAs (DSMEM reductions) of
 //     256 threads, staged asynchronously with 64 values each where the
@@ -35,6 +37,7 @@ namespace rkc::plan {
 static constexpr int64_t kTargetChunks = 4;     // vector loads in flight
 static constexpr int64_t kRegisterValues = 64;  // fp32 row values per thread
 static constexpr int64_t kMinCtaThreads = 128;
+static constexpr int64_t kHeavyCombineValues = 32; // read-only short rows, math in the combiner
 static constexpr int64_t kClusterThreads = 256;  // threads per CTA of a cluster
 static constexpr int64_t kClusterValues = 32;    // row values per thread in a cluster
 static constexpr int64_t kClusterStagedValues = 64; // the same, staged asynchronously
@@ -390,15 +393,24 @@ static Expected<RowPlan> planRowWith(const RowProblem &p, const Target &t,
   int64_t threads = o.threads > 0 ? o.threads : 32;
   int64_t cluster = 1;
   if (o.threads <= 0) {
-    bool readOnly = p.outputRowBytes == 0 && p.minElemBytes == 2;
+    bool readOnly = p.outputRowBytes == 0 && p.minElemBytes >= 2;
     if (nvec <= (readOnly ? 32 * kTargetChunks : 32)) {
       // A short row: a sub-warp group, one vector per thread. A read-only
-      // row of 16-bit data (no [M, N] result, e.g. cross-entropy,
-      // logsumexp) has no stores to keep the memory system busy while its
-      // loads wait, and half the bytes per element: it needs more loads in
-      // flight per thread, up to kTargetChunks vectors each (the tuner's
-      // choice for cross-entropy bf16 at N = 256 and 512 on the H100: 1.40x
-      // over one vector per thread).
+      // row (no [M, N] result, e.g. cross-entropy, logsumexp, argmax) has
+      // no stores to keep the memory system busy while its loads wait: it
+      // needs more loads in flight per thread, kTargetChunks vectors each
+      // (the tuners' choice for cross-entropy bf16 at N = 256 and 512 on
+      // the H100: 1.40x over one vector per thread; and for f32 at N = 256
+      // on the H100, 16 x 4; on the H200 f32 rows of 64-256 at 4 vectors
+      // against 2: cross-entropy 1.12-1.22x, argmax 1.19-1.20x, logsumexp
+      // 1.35-1.39x, bench/results/2026-11-28-h200-short-rows-ab-48a0a36.txt).
+      // A row whose reduction combines through math functions (a
+      // user-written online logsumexp: two exp a combine, once per element
+      // and once per shuffle level) takes up to kHeavyCombineValues values
+      // a thread instead: fewer threads a row, fewer shuffle levels
+      // (logsumexp f32 at N = 128 / 256 on the H200: 8 vectors 1.51x /
+      // 1.64x over 2, where 4 gave 1.35x / 1.39x; cross-entropy, whose max
+      // and add combiners are one instruction, gains nothing from 8).
       // Any other short row whose vector is one 16-byte load of its
       // widest input takes two vectors per thread: a resident SM
       // (2048 threads) then has 64 KiB of loads in flight, where one vector
@@ -418,7 +430,10 @@ static Expected<RowPlan> planRowWith(const RowProblem &p, const Target &t,
       // 2.52, the 16-byte int8 loads of the narrowest operand 2.72; -> f32:
       // 16 x 8 2.88, 32 x 4 2.12, 16-byte int8 loads 1.63).
       bool oneLoadVectors = pl.vector * p.maxInputElemBytes <= 16;
-      threads = readOnly                    ? pow2Ceil(ceilDiv(nvec, kTargetChunks))
+      int64_t readOnlyChunks =
+          p.combineMathOps > 0 ? std::max(kTargetChunks, kHeavyCombineValues / pl.vector)
+                               : kTargetChunks;
+      threads = readOnly                    ? pow2Ceil(ceilDiv(nvec, readOnlyChunks))
                 : expands || oneLoadVectors ? pow2Ceil(ceilDiv(nvec, 2))
                                             : pow2Ceil(nvec);
     } else {

@@ -17,7 +17,7 @@
 
 using namespace rkc;
 
-static constexpr const char *kMagic = "RKC-KERNEL-CACHE 6 " RKC_VERSION;
+static constexpr const char *kMagic = "RKC-KERNEL-CACHE 7 " RKC_VERSION;
 
 static void warnOnce(const std::string &msg) {
   static std::mutex mu;
@@ -112,7 +112,7 @@ std::string diskcache::serialize(const std::string &key, const CompileResult &r)
             << p->stateWords << " " << p->inputRowBytes << " " << p->inputElemBytes << " "
             << p->outputRowBytes << " " << p->rowVectorInputs << " " << (p->uniformInputs ? 1 : 0)
             << " " << p->liveAtReductions << " " << p->rowMathOps << " "
-            << p->maxInputElemBytes << " " << p->reductionDepth << " " << p->rowExpOps;
+            << p->maxInputElemBytes << " " << p->reductionDepth << " " << p->rowExpOps << " " << p->combineMathOps;
   putBlob(payload, "problem", problem.str());
   // ... and column kernels.
   std::ostringstream column;
@@ -199,7 +199,7 @@ std::optional<CompileResult> diskcache::deserialize(const std::string &key,
         p.liveFragsStaged >> p.reductions >> p.stateWords >> p.inputRowBytes >>
         p.inputElemBytes >> p.outputRowBytes >> p.rowVectorInputs >> uniform >>
         p.liveAtReductions >> p.rowMathOps >> p.maxInputElemBytes >> p.reductionDepth >>
-        p.rowExpOps;
+        p.rowExpOps >> p.combineMathOps;
     if (!pin)
       return std::nullopt;
     p.uniformInputs = uniform != 0;

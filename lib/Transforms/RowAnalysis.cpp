@@ -242,16 +242,24 @@ rkc::analyzeRowProgram(func::FuncOp func) {
       depth[r] = d;
   }
   p.reductionDepth = deepest;
+  // Math ops (exp, log, tanh, ...: many instructions and temporaries
+  // each), but sqrt, rsqrt, abs and fma.
+  auto isCostlyMath = [](Operation *inner) {
+    return inner->getDialect() && inner->getDialect()->getNamespace() == "math" &&
+           !isa<math::SqrtOp, math::RsqrtOp, math::AbsFOp, math::FmaOp>(inner);
+  };
   func.walk([&](rk::MapOp map) {
     if (map->getNumResults() == 0 || !isFragment(map->getResult(0), p.rows, p.cols))
       return;
     map.getBody().walk([&](Operation *inner) {
-      if (inner->getDialect() && inner->getDialect()->getNamespace() == "math" &&
-          !isa<math::SqrtOp, math::RsqrtOp, math::AbsFOp, math::FmaOp>(inner)) {
+      if (isCostlyMath(inner)) {
         ++p.rowMathOps;
         p.rowExpOps += isa<math::ExpOp>(inner);
       }
     });
+  });
+  func.walk([&](rk::ReduceOp red) {
+    red->walk([&](Operation *inner) { p.combineMathOps += isCostlyMath(inner); });
   });
   p.liveFrags = std::max(1.0, *llvm::max_element(held));
   p.liveAtReductions =

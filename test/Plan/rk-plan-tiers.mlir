@@ -78,13 +78,13 @@ func.func @expanding_row(%q: tensor<4096x128xi8, #rk.quant<bits = 8, group_size 
   return %y : tensor<4096x128xf32>
 }
 
-// N = 32 f32: 16-byte vectors of 4 -> 8 vectors, two per thread: a sub-warp
-// group of 4 threads (a warp_reduce of width 4, no block tier); 128 / 4 = 32
-// rows share a CTA.
+// N = 32 f32: 16-byte vectors of 4 -> 8 vectors. A row sum is read-only (no
+// [M, N] result): 4 vectors per thread, a sub-warp group of 2 threads (a
+// warp_reduce of width 2, no block tier); 128 / 2 = 64 rows share a CTA.
 // expected-remark@below {{plan: vector = 4: 16-byte accesses of 4-byte elements}}
-// expected-remark@below {{plan: 4 threads per row (sub-warp), 8 values per thread (2 vector loads in flight)}}
+// expected-remark@below {{plan: 2 threads per row (sub-warp), 16 values per thread (4 vector loads in flight)}}
 // expected-remark@below {{plan: cluster = 1}}
-// expected-remark@below {{plan: rows per CTA: 32 (128 threads)}}
+// expected-remark@below {{plan: rows per CTA: 64 (128 threads)}}
 // expected-remark@below {{plan: reductions climb to the warp tier}}
 // expected-remark@below {{plan: staging = registers: the row stays in registers and is read from global memory once}}
 func.func @subwarp_f32(%x: tensor<4x32xf32>) -> tensor<4xf32> {
@@ -92,23 +92,71 @@ func.func @subwarp_f32(%x: tensor<4x32xf32>) -> tensor<4xf32> {
   return %s : tensor<4xf32>
 }
 // SM90-LABEL: func.func @subwarp_f32
-// SM90-SAME:    attributes {tier.arch = "sm_90a", tier.layout = #tier.tv_layout<threads = 4, values = 8, vector = 4, rows = 32>, tier.schedule = #tier.schedule<reduce = warp, cluster = 1, staging = registers, unroll = 2, min_blocks = 0>}
+// SM90-SAME:    attributes {tier.arch = "sm_90a", tier.layout = #tier.tv_layout<threads = 2, values = 16, vector = 4, rows = 64>, tier.schedule = #tier.schedule<reduce = warp, cluster = 1, staging = registers, unroll = 4, min_blocks = 0>}
 
 // N = 3 is shorter than a 16-byte vector and a multiple of no vector > 1:
-// 4-byte accesses; 3 vectors, two per thread -> 2 threads; 128 / 2 = 64
-// rows per CTA.
+// 4-byte accesses; 3 vectors, up to 4 per thread (read-only) -> one thread
+// a row, whose sum never leaves the thread tier; 128 rows per CTA.
 // expected-remark@below {{plan: vector = 1: 4-byte accesses of 4-byte elements (the row is shorter than a 16-byte vector)}}
-// expected-remark@below {{plan: 2 threads per row (sub-warp), 2 values per thread (2 vector loads in flight)}}
+// expected-remark@below {{plan: 1 threads per row (sub-warp), 3 values per thread (3 vector loads in flight)}}
 // expected-remark@below {{plan: cluster = 1}}
-// expected-remark@below {{plan: rows per CTA: 64 (128 threads)}}
-// expected-remark@below {{plan: reductions climb to the warp tier}}
+// expected-remark@below {{plan: rows per CTA: 128 (128 threads)}}
+// expected-remark@below {{plan: reductions climb to the thread tier}}
 // expected-remark@below {{plan: staging = registers: the row stays in registers and is read from global memory once}}
 func.func @unaligned_f32(%x: tensor<4x3xf32>) -> tensor<4xf32> {
   %s = rk.reduce add %x : tensor<4x3xf32> -> tensor<4xf32>
   return %s : tensor<4xf32>
 }
 // SM90-LABEL: func.func @unaligned_f32
-// SM90-SAME:    attributes {tier.arch = "sm_90a", tier.layout = #tier.tv_layout<threads = 2, values = 2, vector = 1, rows = 64>, tier.schedule = #tier.schedule<reduce = warp, cluster = 1, staging = registers, unroll = 2, min_blocks = 0>}
+// SM90-SAME:    attributes {tier.arch = "sm_90a", tier.layout = #tier.tv_layout<threads = 1, values = 3, vector = 1, rows = 128>, tier.schedule = #tier.schedule<reduce = thread, cluster = 1, staging = registers, unroll = 3, min_blocks = 0>}
+
+// Read-only rows (no [M, N] result) of N = 256 f32: 4 vectors per thread
+// where the combiner is one instruction (a row sum, as cross-entropy's max
+// and add) -> 16 threads; 8 where the combiner goes through math functions
+// (an online logsumexp, two exp a combine, run once per element and once
+// per shuffle level): 32 values per thread -> 8 threads, fewer shuffle
+// levels.
+// expected-remark@below {{plan: vector = 4: 16-byte accesses of 4-byte elements}}
+// expected-remark@below {{plan: 16 threads per row (sub-warp), 16 values per thread (4 vector loads in flight)}}
+// expected-remark@below {{plan: cluster = 1}}
+// expected-remark@below {{plan: rows per CTA: 8 (128 threads)}}
+// expected-remark@below {{plan: reductions climb to the warp tier}}
+// expected-remark@below {{plan: staging = registers: the row stays in registers and is read from global memory once}}
+func.func @cheap_combine_f32(%x: tensor<64x256xf32>) -> tensor<64xf32> {
+  %s = rk.reduce add %x : tensor<64x256xf32> -> tensor<64xf32>
+  return %s : tensor<64xf32>
+}
+// SM90-LABEL: func.func @cheap_combine_f32
+// SM90-SAME:    tier.layout = #tier.tv_layout<threads = 16, values = 16, vector = 4, rows = 8>
+
+// expected-remark@below {{plan: vector = 4: 16-byte accesses of 4-byte elements}}
+// expected-remark@below {{plan: 8 threads per row (sub-warp), 32 values per thread (8 vector loads in flight)}}
+// expected-remark@below {{plan: cluster = 1}}
+// expected-remark@below {{plan: rows per CTA: 16 (128 threads)}}
+// expected-remark@below {{plan: reductions climb to the warp tier}}
+// expected-remark@below {{plan: staging = registers: the row stays in registers and is read from global memory once}}
+func.func @heavy_combine_f32(%x: tensor<64x256xf32>) -> (tensor<64xf32>, tensor<64xf32>) {
+  %ones = rk.map %x {
+  ^bb0(%a: f32):
+    %one = arith.constant 1.0 : f32
+    rk.yield %one : f32
+  } : tensor<64x256xf32> -> tensor<64x256xf32>
+  %m, %l = rk.reduce %x, %ones init [0xFF800000 : f32, 0.0 : f32] {
+  ^bb0(%m1: f32, %l1: f32, %m2: f32, %l2: f32):
+    %m = arith.maximumf %m1, %m2 : f32
+    %d1 = arith.subf %m1, %m : f32
+    %d2 = arith.subf %m2, %m : f32
+    %e1 = math.exp %d1 : f32
+    %e2 = math.exp %d2 : f32
+    %a = arith.mulf %l1, %e1 : f32
+    %b = arith.mulf %l2, %e2 : f32
+    %s = arith.addf %a, %b : f32
+    rk.yield %m, %s : f32, f32
+  } : tensor<64x256xf32>, tensor<64x256xf32> -> tensor<64xf32>, tensor<64xf32>
+  return %m, %l : tensor<64xf32>, tensor<64xf32>
+}
+// SM90-LABEL: func.func @heavy_combine_f32
+// SM90-SAME:    tier.layout = #tier.tv_layout<threads = 8, values = 32, vector = 4, rows = 16>
 
 // N = 1000 = 125 x 8: 8-element vectors; 125 vectors at 4 in flight -> 32
 // threads (one warp: no block tier), 4 x 8 = 32 values; 128 / 32 = 4 rows.

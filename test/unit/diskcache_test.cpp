@@ -51,6 +51,7 @@ int main() {
   plan::RowProblem p;
   p.rows = 77, p.cols = 32768, p.elemBytes = 2, p.minElemBytes = 1;
   p.liveFrags = 2.5, p.liveFragsStaged = 1.5, p.liveAtReductions = 1.75, p.rowMathOps = 3, p.rowExpOps = 2;
+  p.combineMathOps = 4;
   p.reductions = 2, p.stateWords = 3, p.inputRowBytes = 6, p.inputElemBytes = 2;
   p.outputRowBytes = 4, p.maxInputElemBytes = 4, p.rowVectorInputs = 2;
   p.uniformInputs = false, p.reductionDepth = 2;
@@ -105,6 +106,7 @@ int main() {
   EXPECT_FIELD(q, p, liveAtReductions);
   EXPECT_FIELD(q, p, rowMathOps);
   EXPECT_FIELD(q, p, rowExpOps);
+  EXPECT_FIELD(q, p, combineMathOps);
   EXPECT_FIELD(q, p, reductions);
   EXPECT_FIELD(q, p, stateWords);
   EXPECT_FIELD(q, p, inputRowBytes);

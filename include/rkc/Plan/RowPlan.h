@@ -51,6 +51,11 @@ struct RowProblem {
   /// Of rowMathOps, the math.exp ones (lowered to ex2.approx with a scale:
   /// few temporaries, unlike sin, log, erf or atan).
   int rowExpOps = 0;
+  /// math-dialect ops (the same kinds) in the combiner bodies of the row's
+  /// reductions: a user-written online state (logsumexp's (max, sum), two
+  /// exp a combine) runs its combiner once per element and once per
+  /// shuffle level, where max / add combiners are one instruction.
+  int combineMathOps = 0;
   int reductions = 1;      ///< reductions per row (each owns smem buffers)
   int stateWords = 1;      ///< largest reduction state, in 32-bit words
   int inputRowBytes = 0;   ///< bytes per column of all [M, N] inputs together
