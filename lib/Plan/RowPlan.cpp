@@ -8,9 +8,9 @@
 //     shared by the fragments that are live at once.
 //  3. Threads per row: enough for ~4 vector loads in flight per thread;
 //     a sub-warp group of two vectors per thread when the row has at most
-//     32 vectors (read-only rows: four up to 128 vectors, 32 values when
-//     the reduction's combiner calls math functions); up to 1024 (512 for
-//     32-bit rows when two CTAs fit).
+//     32 vectors (read-only rows: four up to 128 vectors, eight when the
+//     reduction's combiner calls math functions and 4 threads remain); up
+//     to 1024 (512 for 32-bit rows when two CTAs fit).
 //  4. Cluster: when one CTA of 1024 threads cannot hold the row within the
 //     register budget, split the row over 2..16 CTAs (DSMEM reductions) of
 //     256 threads, staged asynchronously with 64 values each where the
@@ -37,7 +37,7 @@ namespace rkc::plan {
 static constexpr int64_t kTargetChunks = 4;     // vector loads in flight
 static constexpr int64_t kRegisterValues = 64;  // fp32 row values per thread
 static constexpr int64_t kMinCtaThreads = 128;
-static constexpr int64_t kHeavyCombineValues = 32; // read-only short rows, math in the combiner
+static constexpr int64_t kHeavyCombineChunks = 8; // read-only short rows, math in the combiner
 static constexpr int64_t kClusterThreads = 256;  // threads per CTA of a cluster
 static constexpr int64_t kClusterValues = 32;    // row values per thread in a cluster
 static constexpr int64_t kClusterStagedValues = 64; // the same, staged asynchronously
@@ -406,11 +406,16 @@ static Expected<RowPlan> planRowWith(const RowProblem &p, const Target &t,
       // 1.35-1.39x, bench/results/2026-11-28-h200-short-rows-ab-48a0a36.txt).
       // A row whose reduction combines through math functions (a
       // user-written online logsumexp: two exp a combine, once per element
-      // and once per shuffle level) takes up to kHeavyCombineValues values
-      // a thread instead: fewer threads a row, fewer shuffle levels
-      // (logsumexp f32 at N = 128 / 256 on the H200: 8 vectors 1.51x /
-      // 1.64x over 2, where 4 gave 1.35x / 1.39x; cross-entropy, whose max
-      // and add combiners are one instruction, gains nothing from 8).
+      // and once per shuffle level) takes kHeavyCombineChunks vectors a
+      // thread instead where that leaves 4 threads or more a row: fewer
+      // threads, fewer shuffle levels (logsumexp on the H200: f32 at N =
+      // 128 / 256 8 vectors 1.51x / 1.64x over 2, where 4 gave 1.35x /
+      // 1.39x; bf16 at 256 / 512 1.03x / 1.06x over 4; but 2 threads of 8
+      // lost to 4 of 4 at f32 N = 64 (0.95x) and bf16 N = 128 (0.94x), and
+      // 1 of 8 to 2 of 4 at f32 N = 32 (0.86x);
+      // bench/results/2026-11-28-h200-heavy-combine-edges-8558749.txt).
+      // Cross-entropy, whose max and add combiners are one instruction,
+      // gains nothing from 8.
       // Any other short row whose vector is one 16-byte load of its
       // widest input takes two vectors per thread: a resident SM
       // (2048 threads) then has 64 KiB of loads in flight, where one vector
@@ -430,9 +435,9 @@ static Expected<RowPlan> planRowWith(const RowProblem &p, const Target &t,
       // 2.52, the 16-byte int8 loads of the narrowest operand 2.72; -> f32:
       // 16 x 8 2.88, 32 x 4 2.12, 16-byte int8 loads 1.63).
       bool oneLoadVectors = pl.vector * p.maxInputElemBytes <= 16;
-      int64_t readOnlyChunks =
-          p.combineMathOps > 0 ? std::max(kTargetChunks, kHeavyCombineValues / pl.vector)
-                               : kTargetChunks;
+      int64_t readOnlyChunks = p.combineMathOps > 0 && nvec >= 4 * kHeavyCombineChunks
+                                   ? kHeavyCombineChunks
+                                   : kTargetChunks;
       threads = readOnly                    ? pow2Ceil(ceilDiv(nvec, readOnlyChunks))
                 : expands || oneLoadVectors ? pow2Ceil(ceilDiv(nvec, 2))
                                             : pow2Ceil(nvec);

@@ -114,7 +114,7 @@ func.func @unaligned_f32(%x: tensor<4x3xf32>) -> tensor<4xf32> {
 // where the combiner is one instruction (a row sum, as cross-entropy's max
 // and add) -> 16 threads; 8 where the combiner goes through math functions
 // (an online logsumexp, two exp a combine, run once per element and once
-// per shuffle level): 32 values per thread -> 8 threads, fewer shuffle
+// per shuffle level): 8 vectors per thread -> 8 threads, fewer shuffle
 // levels.
 // expected-remark@below {{plan: vector = 4: 16-byte accesses of 4-byte elements}}
 // expected-remark@below {{plan: 16 threads per row (sub-warp), 16 values per thread (4 vector loads in flight)}}
@@ -157,6 +157,38 @@ func.func @heavy_combine_f32(%x: tensor<64x256xf32>) -> (tensor<64xf32>, tensor<
 }
 // SM90-LABEL: func.func @heavy_combine_f32
 // SM90-SAME:    tier.layout = #tier.tv_layout<threads = 8, values = 32, vector = 4, rows = 16>
+
+// The same at N = 64: 8 vectors a thread would leave 2 threads a row, which
+// lost to 4 threads of 4 vectors; the rule takes 8 only where 4 threads or
+// more remain.
+// expected-remark@below {{plan: vector = 4: 16-byte accesses of 4-byte elements}}
+// expected-remark@below {{plan: 4 threads per row (sub-warp), 16 values per thread (4 vector loads in flight)}}
+// expected-remark@below {{plan: cluster = 1}}
+// expected-remark@below {{plan: rows per CTA: 32 (128 threads)}}
+// expected-remark@below {{plan: reductions climb to the warp tier}}
+// expected-remark@below {{plan: staging = registers: the row stays in registers and is read from global memory once}}
+func.func @heavy_combine_f32_short(%x: tensor<64x64xf32>) -> (tensor<64xf32>, tensor<64xf32>) {
+  %ones = rk.map %x {
+  ^bb0(%a: f32):
+    %one = arith.constant 1.0 : f32
+    rk.yield %one : f32
+  } : tensor<64x64xf32> -> tensor<64x64xf32>
+  %m, %l = rk.reduce %x, %ones init [0xFF800000 : f32, 0.0 : f32] {
+  ^bb0(%m1: f32, %l1: f32, %m2: f32, %l2: f32):
+    %m = arith.maximumf %m1, %m2 : f32
+    %d1 = arith.subf %m1, %m : f32
+    %d2 = arith.subf %m2, %m : f32
+    %e1 = math.exp %d1 : f32
+    %e2 = math.exp %d2 : f32
+    %a = arith.mulf %l1, %e1 : f32
+    %b = arith.mulf %l2, %e2 : f32
+    %s = arith.addf %a, %b : f32
+    rk.yield %m, %s : f32, f32
+  } : tensor<64x64xf32>, tensor<64x64xf32> -> tensor<64xf32>, tensor<64xf32>
+  return %m, %l : tensor<64xf32>, tensor<64xf32>
+}
+// SM90-LABEL: func.func @heavy_combine_f32_short
+// SM90-SAME:    tier.layout = #tier.tv_layout<threads = 4, values = 16, vector = 4, rows = 32>
 
 // N = 1000 = 125 x 8: 8-element vectors; 125 vectors at 4 in flight -> 32
 // threads (one warp: no block tier), 4 x 8 = 32 values; 128 / 32 = 4 rows.
