@@ -261,6 +261,23 @@ int main() {
   expectEq(rowPlan(math).threads, 512, "f32 x 16384 through exp: threads");
   math.rowExpOps = 0;
   expectEq(rowPlan(math).threads, 1024, "f32 x 16384 through sin: threads");
+  // Read-only short rows of 32-bit data: 4 vectors a thread (f32 x 256: 16
+  // threads); with math in the reduction's combiner (an online logsumexp)
+  // 8 where 4 threads or more remain (f32 x 256: 8; f32 x 64: 4, not 2;
+  // bf16 x 512: 8 x 64 values), none of it for rows with a result.
+  expectEq(rowPlan(524288, 256, 4, false).threads, 16, "f32 x 256 read-only: threads");
+  RowProblem heavy = rowProblem(524288, 256, 4, false, 0);
+  heavy.combineMathOps = 2;
+  expectEq(rowPlan(heavy).threads, 8, "f32 x 256 read-only, exp in the combiner: threads");
+  heavy.cols = 64;
+  expectEq(rowPlan(heavy).threads, 4, "f32 x 64 read-only, exp in the combiner: threads");
+  RowProblem heavy16 = rowProblem(262144, 512, 2, false, 0);
+  heavy16.combineMathOps = 2;
+  expectEq(rowPlan(heavy16).values, 64, "bf16 x 512 read-only, exp in the combiner: values");
+  RowProblem heavyOut = rowProblem(524288, 256, 4, true, 0);
+  heavyOut.combineMathOps = 2;
+  expectEq(rowPlan(heavyOut).threads, rowPlan(rowProblem(524288, 256, 4, true, 0)).threads,
+           "f32 x 256 with a result, exp in the combiner: threads unchanged");
   if (failures)
     return 1;
   std::printf("plan_test: all passed\n");
