@@ -37,7 +37,11 @@ namespace rkc::plan {
 static constexpr int64_t kTargetChunks = 4;     // vector loads in flight
 static constexpr int64_t kRegisterValues = 64;  // fp32 row values per thread
 static constexpr int64_t kMinCtaThreads = 128;
-static constexpr int64_t kHeavyCombineChunks = 8; // read-only short rows, math in the combiner
+// Read-only short rows whose reduction's combiner calls math functions:
+// vector loads per thread, where at least kHeavyCombineMinThreads threads
+// remain a row.
+static constexpr int64_t kHeavyCombineChunks = 8;
+static constexpr int64_t kHeavyCombineMinThreads = 4;
 static constexpr int64_t kClusterThreads = 256;  // threads per CTA of a cluster
 static constexpr int64_t kClusterValues = 32;    // row values per thread in a cluster
 static constexpr int64_t kClusterStagedValues = 64; // the same, staged asynchronously
@@ -407,10 +411,11 @@ static Expected<RowPlan> planRowWith(const RowProblem &p, const Target &t,
       // A row whose reduction combines through math functions (a
       // user-written online logsumexp: two exp a combine, once per element
       // and once per shuffle level) takes kHeavyCombineChunks vectors a
-      // thread instead where that leaves 4 threads or more a row: fewer
-      // threads, fewer shuffle levels (logsumexp on the H200: f32 at N =
-      // 128 / 256 8 vectors 1.51x / 1.64x over 2, where 4 gave 1.35x /
-      // 1.39x; bf16 at 256 / 512 1.03x / 1.06x over 4; but 2 threads of 8
+      // thread instead where that leaves kHeavyCombineMinThreads threads
+      // or more a row: fewer threads, fewer shuffle levels (logsumexp on
+      // the H200: f32 at N = 128 / 256 8 vectors 1.51x / 1.64x over 2,
+      // where 4 gave 1.35x / 1.39x; bf16 at 256 / 512 1.03x / 1.06x over
+      // 4; but 2 threads of 8
       // lost to 4 of 4 at f32 N = 64 (0.95x) and bf16 N = 128 (0.94x), and
       // 1 of 8 to 2 of 4 at f32 N = 32 (0.86x);
       // bench/results/2026-11-28-h200-heavy-combine-edges-8558749.txt).
@@ -435,9 +440,10 @@ static Expected<RowPlan> planRowWith(const RowProblem &p, const Target &t,
       // 2.52, the 16-byte int8 loads of the narrowest operand 2.72; -> f32:
       // 16 x 8 2.88, 32 x 4 2.12, 16-byte int8 loads 1.63).
       bool oneLoadVectors = pl.vector * p.maxInputElemBytes <= 16;
-      int64_t readOnlyChunks = p.combineMathOps > 0 && nvec >= 4 * kHeavyCombineChunks
-                                   ? kHeavyCombineChunks
-                                   : kTargetChunks;
+      int64_t readOnlyChunks =
+          p.combineMathOps > 0 && nvec >= kHeavyCombineMinThreads * kHeavyCombineChunks
+              ? kHeavyCombineChunks
+              : kTargetChunks;
       threads = readOnly                    ? pow2Ceil(ceilDiv(nvec, readOnlyChunks))
                 : expands || oneLoadVectors ? pow2Ceil(ceilDiv(nvec, 2))
                                             : pow2Ceil(nvec);

@@ -112,7 +112,8 @@ std::string diskcache::serialize(const std::string &key, const CompileResult &r)
             << p->stateWords << " " << p->inputRowBytes << " " << p->inputElemBytes << " "
             << p->outputRowBytes << " " << p->rowVectorInputs << " " << (p->uniformInputs ? 1 : 0)
             << " " << p->liveAtReductions << " " << p->rowMathOps << " "
-            << p->maxInputElemBytes << " " << p->reductionDepth << " " << p->rowExpOps << " " << p->combineMathOps;
+            << p->maxInputElemBytes << " " << p->reductionDepth << " " << p->rowExpOps << " "
+            << p->combineMathOps;
   putBlob(payload, "problem", problem.str());
   // ... and column kernels.
   std::ostringstream column;
