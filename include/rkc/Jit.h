@@ -70,7 +70,9 @@ private:
 /// architecture; without a GPU, with `fallback` if given, else an error.
 /// Then, when `options.sms` is 0 and a context is current in this thread on
 /// a device of that architecture, sets it to the device's SM count (the
-/// planners size grids, splits and waves by it).
+/// planners size grids, splits and waves by it); likewise a 0
+/// `options.dramGBs` to the device's DRAM bandwidth (some row rules
+/// depend on bandwidth per SM).
 llvm::Error resolveArch(CompileRequest &request, const char *fallback = nullptr);
 
 /// Cache key of a request: a hash of everything that changes the binary.

@@ -26,6 +26,9 @@ struct PipelineOptions {
   /// SMs of the device planned for (0: the arch's largest part, e.g. 132
   /// for sm_90; the JIT fills it from the current device).
   int sms = 0;
+  /// DRAM bandwidth of the device planned for, in GB/s (0: unknown; the
+  /// JIT fills it from the current device, as `sms`).
+  int dramGBs = 0;
   std::string schedule;            ///< plan override ("" = heuristic)
   std::string streaming = "auto";  ///< online combiners: auto | always | never
 };

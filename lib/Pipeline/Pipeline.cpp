@@ -31,6 +31,7 @@ void rkc::buildPipeline(OpPassManager &pm, const PipelineOptions &o, Stage until
   ::rkc::RkPlanTiersPassOptions plan;
   plan.arch = o.arch;
   plan.sms = o.sms;
+  plan.dramGBs = o.dramGBs;
   plan.schedule = o.schedule;
   fpm.addPass(::rkc::createRkPlanTiersPass(plan));
   fpm.addPass(::rkc::createRkLowerToTierPass());
@@ -53,6 +54,9 @@ struct PipelineCLOptions : public PassPipelineOptions<PipelineCLOptions> {
                            llvm::cl::init("sm_90a")};
   Option<int> sms{*this, "sms", llvm::cl::desc("SMs of the device (0: the arch's largest part)"),
                   llvm::cl::init(0)};
+  Option<int> dramGBs{*this, "dram-gbs",
+                      llvm::cl::desc("DRAM bandwidth of the device in GB/s (0: unknown)"),
+                      llvm::cl::init(0)};
   Option<std::string> schedule{*this, "schedule", llvm::cl::desc("plan override")};
   Option<std::string> streaming{*this, "streaming", llvm::cl::desc("auto|always|never"),
                                 llvm::cl::init("auto")};
@@ -69,6 +73,7 @@ void rkc::registerPassesAndPipeline() {
         o.dtype = cl.dtype;
         o.arch = cl.arch;
         o.sms = cl.sms;
+        o.dramGBs = cl.dramGBs;
         o.schedule = cl.schedule;
         o.streaming = cl.streaming;
         buildPipeline(pm, o);

@@ -42,6 +42,7 @@ static constexpr int64_t kMinCtaThreads = 128;
 // remain a row.
 static constexpr int64_t kHeavyCombineChunks = 8;
 static constexpr int64_t kHeavyCombineMinThreads = 4;
+static constexpr int64_t kWideReadOnlyChunks = 8; // 32-bit read-only rows, fast memory
 static constexpr int64_t kClusterThreads = 256;  // threads per CTA of a cluster
 static constexpr int64_t kClusterValues = 32;    // row values per thread in a cluster
 static constexpr int64_t kClusterStagedValues = 64; // the same, staged asynchronously
@@ -396,6 +397,7 @@ static Expected<RowPlan> planRowWith(const RowProblem &p, const Target &t,
   };
   int64_t threads = o.threads > 0 ? o.threads : 32;
   int64_t cluster = 1;
+  bool twoCtas = false; // two CTAs an SM: min_blocks = 2 (rule 3, fast memory)
   if (o.threads <= 0) {
     bool readOnly = p.outputRowBytes == 0 && p.minElemBytes >= 2;
     if (nvec <= (readOnly ? 32 * kTargetChunks : 32)) {
@@ -468,16 +470,50 @@ static Expected<RowPlan> planRowWith(const RowProblem &p, const Target &t,
       // spilled 8-44 bytes, or 77-116 registers, one CTA per SM). LayerNorm
       // and RMSNorm f32 do not fit (LayerNorm's 512 x 32 needs 101
       // registers): they stay at 1024 x 16.
+      //
+      // On parts with fast memory per SM (Target::fastMemory, the H200):
+      //  - a row of one 32-bit input and one 32-bit result (RMSNorm,
+      //    LayerNorm f32) that would take one 1024-thread CTA an SM takes
+      //    512 threads with min_blocks = 2 where 512 threads hold it by the
+      //    estimate: two CTAs an SM, ptxas fitting the values in 64
+      //    registers (LayerNorm at N = 16384 spills 20 bytes). Measured on
+      //    the H200 (`rkc tune --try`, session 35,
+      //    bench/results/2026-11-28-h200-fast-memory-rows-ab-b0c8d0f.txt):
+      //    RMSNorm f32 at N = 12288 / 16384 1.08x / 1.03x, LayerNorm 1.30x /
+      //    1.07x (without min_blocks 1.30x / 1.01x); RMSNorm with a residual
+      //    (two inputs, two results) lost 7 % / 1 %, and rows mapped through
+      //    math functions may spill under the cap: neither takes it. The
+      //    H100's tuner kept 1024 x 16 (RMSNorm at 16384: 512 x 32 not
+      //    faster by 1 %, both at 0.99 of its roofline).
+      //  - a read-only row of 32-bit data takes kWideReadOnlyChunks vectors
+      //    a thread: cross-entropy f32 at N = 1k / 2k / 4k / 8k 1.07x /
+      //    1.04x / 1.10x / 1.06x over 4 (argmax 1.00x); the H100's tuner
+      //    kept 4 at 1k-2k. 16-bit rows keep 4 (cross-entropy bf16 at 4k:
+      //    0.83x). So does every part for a row whose combiner does math
+      //    (a user-written online logsumexp): it saves shuffle-level
+      //    combines, compute the memory speed does not change (logsumexp
+      //    f32 at 1k / 4k 1.27x / 1.29x on the H200, 2.5 -> 3.3-3.5 TB/s).
       int64_t maxThreads = t.maxThreadsPerCta;
       bool halfCtas = p.inputElemBytes == 4 &&
                       (p.outputRowBytes == 0 ? ceilDiv(nvec, 512) <= kmaxFor(512)
                                              : p.rowMathOps == p.rowExpOps &&
                                                    ceilDiv(nvec, 512) <= kmaxFor(1024));
-      if (halfCtas && maxThreads > 512)
+      bool twoCtasPerSm = !halfCtas && t.fastMemory() && p.inputRowBytes == 4 &&
+                          p.outputRowBytes == 4 && p.rowMathOps == 0 &&
+                          o.values <= 0 && ceilDiv(nvec, 512) <= kmaxFor(512);
+      if ((halfCtas || twoCtasPerSm) && maxThreads > 512)
         maxThreads = 512;
+      int64_t chunks = p.outputRowBytes == 0 && p.inputElemBytes == 4 &&
+                               (t.fastMemory() || p.combineMathOps > 0)
+                           ? kWideReadOnlyChunks
+                           : kTargetChunks;
       while (threads < maxThreads &&
-             ceilDiv(nvec, threads) > std::min(kTargetChunks, kmaxFor(threads)))
+             ceilDiv(nvec, threads) > std::min(chunks, kmaxFor(threads)))
         threads *= 2;
+      // (min_blocks = 2 only where the row would have had the 1024
+      // threads: below that the loop stops short of 512 anyway.)
+      twoCtas = twoCtasPerSm && threads == 512 &&
+                ceilDiv(nvec, 512) > std::min(kTargetChunks, kmaxFor(1024));
     }
   }
   // A row just past what the widest CTA holds with the budget's margin
@@ -811,6 +847,11 @@ static Expected<RowPlan> planRowWith(const RowProblem &p, const Target &t,
   pl.unroll = o.unroll > 0 ? o.unroll : pl.values / pl.vector;
   if (o.minBlocks >= 0)
     pl.minBlocks = o.minBlocks; // else 0, or 2 for the streamed 16-bit rows above
+  else if (twoCtas && pl.ctasPerRow() == 1 && pl.staging == Staging::Registers) {
+    pl.minBlocks = 2;
+    note("min_blocks = 2: two CTAs an SM, one loading while the other reduces (fast "
+         "memory per SM)");
+  }
   // Kept passes: a streamed row with a result is swept twice (statistics,
   // then outputs), and the second sweep re-reads it. The first sweep keeps
   // as many of its first passes in shared memory as two CTAs per SM (the

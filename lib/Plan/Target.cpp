@@ -6,10 +6,11 @@
 
 namespace rkc::plan {
 
-std::optional<Target> lookupTarget(llvm::StringRef arch, int sms) {
+std::optional<Target> lookupTarget(llvm::StringRef arch, int sms, int dramGBs) {
   Target t;
   t.arch = arch.str();
   t.numSms = std::clamp(sms, 0, kMaxSms);
+  t.dramGBs = std::clamp(dramGBs, 0, kMaxDramGBs);
   if (arch == "sm_80" || arch == "sm_86" || arch == "sm_89") {
     t.smVersion = 80;
     t.maxCluster = t.portableCluster = 1;
@@ -31,6 +32,10 @@ std::optional<Target> lookupTarget(llvm::StringRef arch, int sms) {
     return t;
   }
   return std::nullopt;
+}
+
+bool Target::fastMemory() const {
+  return dramGBs > 0 && dramGBs >= (int64_t)kFastMemoryGBsPerSm * planSms();
 }
 
 int64_t Target::residentCtas(int64_t cluster, int64_t ctasPerSm) const {
@@ -55,6 +60,13 @@ std::string checkSms(int sms) {
     return "";
   return "sms must be 0 (the arch's largest part) or 1.." + std::to_string(kMaxSms) +
          ", got " + std::to_string(sms);
+}
+
+std::string checkDramGBs(int gbs) {
+  if (gbs >= 0 && gbs <= kMaxDramGBs)
+    return "";
+  return "dram-gbs must be 0 (unknown) or the device's DRAM bandwidth in GB/s, 1.." +
+         std::to_string(kMaxDramGBs) + ", got " + std::to_string(gbs);
 }
 
 const char *supportedArchs() { return "sm_80, sm_86, sm_89, sm_90, sm_90a, sm_100a"; }

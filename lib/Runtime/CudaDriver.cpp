@@ -2,6 +2,8 @@
 
 #include "CudaDriver.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <dlfcn.h>
 #include <map>
@@ -156,6 +158,14 @@ rkc::cuda::CurrentDevice rkc::cuda::currentDevice() {
       (*d)->deviceGetAttribute(&c.cooperative, CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH, dev) !=
           CUDA_SUCCESS)
     c = CurrentDevice{};
+  int memKHz = 0, busBits = 0;
+  if (c.sms > 0 &&
+      (*d)->deviceGetAttribute(&memKHz, CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE, dev) ==
+          CUDA_SUCCESS &&
+      (*d)->deviceGetAttribute(&busBits, CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH, dev) ==
+          CUDA_SUCCESS &&
+      memKHz > 0 && busBits > 0)
+    c.dramGBs = (int)std::min<int64_t>((int64_t)memKHz * busBits / 4000000, 1000000);
   return memo[(int)dev] = c;
 }
 

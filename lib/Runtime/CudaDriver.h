@@ -83,6 +83,9 @@ struct CurrentDevice {
   int sms = 0;
   int major = 0, minor = 0;
   int cooperative = 0; ///< CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH
+  /// DRAM bandwidth in GB/s: 2 transfers a memory clock x the bus width
+  /// (H100 SXM 3352, H200 4917); 0 when the driver does not report them.
+  int dramGBs = 0;
 };
 CurrentDevice currentDevice();
 

@@ -53,6 +53,7 @@ std::string rkc::cacheKey(const CompileRequest &r) {
   add(r.options.dtype);
   add(r.options.arch);
   add(std::to_string(r.options.sms));
+  add(std::to_string(r.options.dramGBs));
   add(r.options.schedule);
   add(r.options.streaming);
   // The toolchain and the machine: NVRTC, driver and GPU.
@@ -107,6 +108,14 @@ llvm::Error rkc::resolveArch(CompileRequest &req, const char *fallback) {
     if (dev.sms > 0 &&
         archNumber(req.options.arch) == std::to_string(dev.major * 10 + dev.minor))
       req.options.sms = dev.sms;
+  }
+  // And for its DRAM bandwidth (the rules of parts with fast memory per
+  // SM, plan::Target::fastMemory).
+  if (req.options.dramGBs == 0) {
+    cuda::CurrentDevice dev = cuda::currentDevice();
+    if (dev.dramGBs > 0 &&
+        archNumber(req.options.arch) == std::to_string(dev.major * 10 + dev.minor))
+      req.options.dramGBs = dev.dramGBs;
   }
   return llvm::Error::success();
 }

@@ -52,7 +52,11 @@ struct PlanTiers : public ::rkc::impl::RkPlanTiersPassBase<PlanTiers> {
       func.emitError() << bad;
       return signalPassFailure();
     }
-    auto target = ::rkc::plan::lookupTarget(arch, sms);
+    if (std::string bad = ::rkc::plan::checkDramGBs(dramGBs); !bad.empty()) {
+      func.emitError() << bad;
+      return signalPassFailure();
+    }
+    auto target = ::rkc::plan::lookupTarget(arch, sms, dramGBs);
     if (!target) {
       func.emitError() << "unsupported arch '" << arch << "' (supported: "
                        << ::rkc::plan::supportedArchs() << ")";
@@ -70,7 +74,7 @@ struct PlanTiers : public ::rkc::impl::RkPlanTiersPassBase<PlanTiers> {
       return signalPassFailure();
     SmallVector<std::string> remarks;
     auto planned = ::rkc::plan::planRow(*problem, *target, *ovr, &remarks);
-    auto plan = report(func, std::move(planned), remarks);
+    auto plan = report(func, *target, std::move(planned), remarks);
     if (!plan)
       return;
     MLIRContext *ctx = &getContext();
@@ -87,7 +91,8 @@ struct PlanTiers : public ::rkc::impl::RkPlanTiersPassBase<PlanTiers> {
   /// Reports a planner's remarks (or its error, failing the pass) on `func`
   /// and records the arch; nullopt when planning failed.
   template <class Plan>
-  std::optional<Plan> report(func::FuncOp func, llvm::Expected<Plan> plan,
+  std::optional<Plan> report(func::FuncOp func, const ::rkc::plan::Target &target,
+                             llvm::Expected<Plan> plan,
                              ArrayRef<std::string> remarks) {
     if (!plan) {
       func.emitError() << llvm::toString(plan.takeError());
@@ -96,6 +101,9 @@ struct PlanTiers : public ::rkc::impl::RkPlanTiersPassBase<PlanTiers> {
     }
     if (sms > 0)
       func.emitRemark() << "plan: for a device of " << (int)sms << " SMs";
+    if (dramGBs > 0)
+      func.emitRemark() << "plan: for a device of " << (int)dramGBs << " GB/s"
+                        << (target.fastMemory() ? " (fast memory per SM)" : "");
     for (const std::string &r : remarks)
       func.emitRemark() << "plan: " << r;
     func->setAttr(tier::kArchAttr, StringAttr::get(&getContext(), arch));
@@ -110,7 +118,7 @@ struct PlanTiers : public ::rkc::impl::RkPlanTiersPassBase<PlanTiers> {
       return signalPassFailure();
     SmallVector<std::string> remarks;
     auto planned = ::rkc::plan::planKSplit(*problem, target, ovr, &remarks);
-    auto plan = report(func, std::move(planned), remarks);
+    auto plan = report(func, target, std::move(planned), remarks);
     if (!plan)
       return;
     MLIRContext *ctx = &getContext();

@@ -238,7 +238,7 @@ llvm::Expected<TuneReport> rkc::tune(CompileRequest req, const TuneOptions &opt)
   if (!bres.problem && !bres.columnProblem)
     return llvm::createStringError("the tuner takes row programs and column programs "
                                    "(rk.gemv, rk.quantize / rk.dequantize along K)");
-  auto target = plan::lookupTarget(req.options.arch, req.options.sms);
+  auto target = plan::lookupTarget(req.options.arch, req.options.sms, req.options.dramGBs);
   if (!target)
     return llvm::createStringError("unsupported arch " + req.options.arch);
   // The heuristic column plan, as a schedule the search starts from.
@@ -656,6 +656,8 @@ llvm::Expected<std::shared_ptr<Kernel>> rkc::getTuned(CompileRequest req) {
   // query, no hashing of keys, no database), a few microseconds.
   std::string fast = req.specText;
   fast += '\0' + std::to_string(req.options.sms ? req.options.sms : cuda::currentDevice().sms);
+  fast += '\0' + std::to_string(req.options.dramGBs ? req.options.dramGBs
+                                                    : cuda::currentDevice().dramGBs);
   for (const std::string *s : {&req.options.dtype, &req.options.arch, &req.options.schedule,
                                &req.options.streaming})
     fast += '\0' + *s;

@@ -212,7 +212,7 @@ std::optional<std::string> TuningDb::lookup(const CompileRequest &r) const {
     if (parts.size() == 2 && (parts.front().getAsInteger(10, m) || parts.back().getAsInteger(10, n)))
       m = n = 0;
   }
-  auto target = plan::lookupTarget(r.options.arch, r.options.sms);
+  auto target = plan::lookupTarget(r.options.arch, r.options.sms, r.options.dramGBs);
   int64_t sms = target ? target->planSms() : 132;
   // Later rows win (the user's over the built-in ones, newer over older).
   for (const TuningEntry &e : entries_) {

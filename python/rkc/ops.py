@@ -32,7 +32,7 @@ _state_lock = threading.Lock()
 _FLOAT = {}      # torch dtype -> rkc dtype name ("f32", "bf16", "f16")
 _TORCH_OF = {}   # rkc arg dtype name ("f32", "i64", ...) -> torch dtype
 _arch_of = {}    # device index -> "sm_90a"
-_sms_of = {}     # device index -> its SM count
+_sms_of = {}     # device index -> (its SM count, its name)
 _ops_registered = False
 
 
@@ -207,17 +207,20 @@ def _arch(dev):
 
 def _target(dev):
     """What a kernel for device `dev` is planned for, the cache keys' part:
-    (arch, SM count). librkc plans grids, splits and waves for the SMs of
-    the device current in the thread that compiles (_compile_on makes `dev`
-    current), so two GPUs of one arch with different SM counts get their
-    own kernels, and GPUs alike share them."""
+    (arch, SM count, device name). librkc plans grids, splits and waves for
+    the SMs of the device current in the thread that compiles (_compile_on
+    makes `dev` current), and some row layouts for its DRAM bandwidth per
+    SM (an H100 and an H200 share arch and SM count, not bandwidth): two
+    GPUs that differ in either get their own kernels, GPUs alike share
+    them."""
     if dev is None:  # no device (the CPU tests' stand-ins)
         return (_arch(dev), None)
     s = _sms_of.get(dev)
     if s is None:
-        s = _torch.cuda.get_device_properties(dev).multi_processor_count
+        props = _torch.cuda.get_device_properties(dev)
+        s = (props.multi_processor_count, getattr(props, "name", ""))
         _sms_of[dev] = s
-    return (_arch(dev), s)
+    return (_arch(dev),) + s
 
 
 def _compile_on(dev, make):

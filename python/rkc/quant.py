@@ -67,7 +67,7 @@ def _compile(op, bits, group, symmetric, scale, axis, bias, shapes, dtype, targe
              pdl=False, dev=None):
     """The cached rkc.Kernel of one quantized op; `shapes` a format_shapes
     string, `group` already canonical (_spec_group); `target`: (arch, SM
-    count) of device `dev` (rkc.ops._target; (arch, None) and dev None for
+    count, name) of device `dev` (rkc.ops._target; (arch, None) and dev None for
     an explicit arch), compiled with `dev` current; `pdl`: its handle
     launches with programmatic dependent launch."""
     key = _kernel_key(op, bits, group, symmetric, scale, axis, bias, shapes, dtype, target, vec,

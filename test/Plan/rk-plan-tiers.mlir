@@ -34,6 +34,10 @@
 // RUN: rk-opt %t/bad_arch.mlir --rk-plan-tiers="arch=sm_70" -verify-diagnostics -mlir-print-op-on-diagnostic=false
 // RUN: rk-opt %t/bad_sms.mlir --rk-plan-tiers="arch=sm_90a sms=2000" -verify-diagnostics -mlir-print-op-on-diagnostic=false
 // RUN: rk-opt %t/device_sms.mlir --rk-plan-tiers="arch=sm_90a sms=78" -verify-diagnostics -mlir-print-op-on-diagnostic=false | FileCheck %s --check-prefix=SMS78
+// RUN: rk-opt %t/fast_memory.mlir --rk-plan-tiers="arch=sm_90a dram-gbs=4917" -verify-diagnostics -mlir-print-op-on-diagnostic=false | FileCheck %s --check-prefix=FAST
+// RUN: rk-opt %t/fast_memory.mlir --rk-plan-tiers="arch=sm_90a dram-gbs=3352" -mlir-print-op-on-diagnostic=false 2>/dev/null | FileCheck %s --check-prefix=NOT-FAST
+// RUN: rk-opt %t/fast_memory.mlir --rk-plan-tiers="arch=sm_90a" -mlir-print-op-on-diagnostic=false 2>/dev/null | FileCheck %s --check-prefix=NOT-FAST
+// RUN: rk-opt %t/bad_dram.mlir --rk-plan-tiers="arch=sm_90a dram-gbs=2000000" -verify-diagnostics -mlir-print-op-on-diagnostic=false
 // RUN: rk-opt %t/bad_integer.mlir --rk-plan-tiers="arch=sm_90a schedule=threads=abc" -verify-diagnostics -mlir-print-op-on-diagnostic=false
 // RUN: rk-opt %t/bad_field.mlir --rk-plan-tiers="arch=sm_90a schedule=foo=1" -verify-diagnostics -mlir-print-op-on-diagnostic=false
 // RUN: rk-opt %t/keep_override.mlir --rk-plan-tiers="arch=sm_90a schedule=keep=1" -verify-diagnostics -mlir-print-op-on-diagnostic=false | FileCheck %s --check-prefix=KEEP1
@@ -1533,6 +1537,75 @@ func.func @bad_sms(%x: tensor<64x4096xbf16>) -> tensor<64xf32> {
   %s = rk.reduce add %x : tensor<64x4096xbf16> -> tensor<64xf32>
   return %s : tensor<64xf32>
 }
+
+//--- bad_dram.mlir
+// expected-error@below {{dram-gbs must be 0 (unknown) or the device's DRAM bandwidth in GB/s, 1..1000000, got 2000000}}
+func.func @bad_dram(%x: tensor<64x4096xbf16>) -> tensor<64xf32> {
+  %s = rk.reduce add %x : tensor<64x4096xbf16> -> tensor<64xf32>
+  return %s : tensor<64xf32>
+}
+
+//--- fast_memory.mlir
+// Planned for an H200 (4917 GB/s over 132 SMs: 37 GB/s an SM, fast memory
+// per SM; docs/planner.md rule 3). RMSNorm f32 at N = 16384 (x and w, 2
+// live fragments: 1024 threads x 16 values by the estimate) takes two CTAs
+// of 512 threads an SM (min_blocks = 2); a read-only f32 row of 4096 takes
+// 8 vector loads a thread, 128 threads. The H100 (3352 GB/s: 25 GB/s an
+// SM) and a device of unknown bandwidth keep 1024 x 16 and 256 x 16.
+// expected-remark@below {{plan: for a device of 4917 GB/s (fast memory per SM)}}
+// expected-remark@below {{plan: vector = 4: 16-byte accesses of 4-byte elements}}
+// expected-remark@below {{plan: 512 threads per row, 32 values per thread (8 vector loads in flight)}}
+// expected-remark@below {{plan: cluster = 1}}
+// expected-remark@below {{plan: rows per CTA: 1 (512 threads)}}
+// expected-remark@below {{plan: reductions climb to the block tier}}
+// expected-remark@below {{plan: min_blocks = 2: two CTAs an SM, one loading while the other reduces (fast memory per SM)}}
+// expected-remark@below {{plan: staging = registers: the row stays in registers and is read from global memory once}}
+func.func @rms_f32_16k(%x: tensor<4096x16384xf32> {rk.name = "x"}, %w: tensor<16384xf32> {rk.name = "w"}) -> tensor<4096x16384xf32> {
+  %eps = arith.constant 9.99999997E-7 : f32
+  %n = arith.constant 1.638400e+04 : f32
+  %0 = rk.map %x {
+  ^bb0(%a: f32):
+    %6 = arith.mulf %a, %a : f32
+    rk.yield %6 : f32
+  } : tensor<4096x16384xf32> -> tensor<4096x16384xf32>
+  %1 = rk.reduce add %0 : tensor<4096x16384xf32> -> tensor<4096xf32>
+  %2 = rk.map %1, %n, %eps {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %6 = arith.divf %a, %b : f32
+    %7 = arith.addf %6, %c : f32
+    %8 = math.rsqrt %7 : f32
+    rk.yield %8 : f32
+  } : tensor<4096xf32>, f32, f32 -> tensor<4096xf32>
+  %3 = rk.broadcast %2 dims [0] : tensor<4096xf32> -> tensor<4096x16384xf32>
+  %4 = rk.broadcast %w dims [1] : tensor<16384xf32> -> tensor<4096x16384xf32>
+  %5 = rk.map %x, %3, %4 {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %6 = arith.mulf %a, %b : f32
+    %7 = arith.mulf %6, %c : f32
+    rk.yield %7 : f32
+  } : tensor<4096x16384xf32>, tensor<4096x16384xf32>, tensor<4096x16384xf32> -> tensor<4096x16384xf32>
+  return %5 : tensor<4096x16384xf32>
+}
+// FAST-LABEL: func.func @rms_f32_16k
+// FAST-SAME:    tier.tv_layout<threads = 512, values = 32, vector = 4, rows = 1>, tier.schedule = #tier.schedule<reduce = block, cluster = 1, staging = registers, unroll = 8, min_blocks = 2>}
+// NOT-FAST-LABEL: func.func @rms_f32_16k
+// NOT-FAST-SAME:    tier.tv_layout<threads = 1024, values = 16, vector = 4, rows = 1>, tier.schedule = #tier.schedule<reduce = block, cluster = 1, staging = registers, unroll = 4, min_blocks = 0>}
+
+// expected-remark@below {{plan: for a device of 4917 GB/s (fast memory per SM)}}
+// expected-remark@below {{plan: vector = 4: 16-byte accesses of 4-byte elements}}
+// expected-remark@below {{plan: 128 threads per row, 32 values per thread (8 vector loads in flight)}}
+// expected-remark@below {{plan: cluster = 1}}
+// expected-remark@below {{plan: rows per CTA: 1 (128 threads)}}
+// expected-remark@below {{plan: reductions climb to the block tier}}
+// expected-remark@below {{plan: staging = registers: the row stays in registers and is read from global memory once}}
+func.func @sum_f32_4k(%x: tensor<32768x4096xf32>) -> tensor<32768xf32> {
+  %s = rk.reduce add %x : tensor<32768x4096xf32> -> tensor<32768xf32>
+  return %s : tensor<32768xf32>
+}
+// FAST-LABEL: func.func @sum_f32_4k
+// FAST-SAME:    tier.tv_layout<threads = 128, values = 32, vector = 4, rows = 1>, tier.schedule = #tier.schedule<reduce = block, cluster = 1, staging = registers, unroll = 8, min_blocks = 0>}
+// NOT-FAST-LABEL: func.func @sum_f32_4k
+// NOT-FAST-SAME:    tier.tv_layout<threads = 256, values = 16, vector = 4, rows = 1>, tier.schedule = #tier.schedule<reduce = block, cluster = 1, staging = registers, unroll = 4, min_blocks = 0>}
 
 //--- device_sms.mlir
 // Planned for a device of 78 SMs (an H20; the JIT passes the current

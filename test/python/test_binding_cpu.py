@@ -591,10 +591,13 @@ def test_vector_alignment_rule_of_shifted_rows():
 
 
 class _FakeCuda:
-    """torch.cuda's device queries for three GPUs of sm_90: 0 and 2 with 132
-    SMs, 1 with 114 (an H100 SXM and PCIe in one host)."""
+    """torch.cuda's device queries for four GPUs of sm_90: 0 and 2 with 132
+    SMs, 1 with 114 (an H100 SXM and PCIe in one host), 3 an H200 (132 SMs,
+    faster memory)."""
 
-    SMS = {0: 132, 1: 114, 2: 132}
+    SMS = {0: 132, 1: 114, 2: 132, 3: 132}
+    NAMES = {0: "NVIDIA H100 80GB HBM3", 1: "NVIDIA H100 PCIe", 2: "NVIDIA H100 80GB HBM3",
+             3: "NVIDIA H200"}
 
     def __init__(self):
         self.current = 0
@@ -606,6 +609,7 @@ class _FakeCuda:
     def get_device_properties(self, dev):
         class Props:
             multi_processor_count = self.SMS[dev]
+            name = self.NAMES[dev]
         return Props()
 
     def current_device(self):
@@ -638,13 +642,16 @@ def fake_gpus(monkeypatch):
 
 def test_kernel_cache_keys_carry_the_devices_sm_count(fake_gpus):
     """librkc plans grids, splits and waves for the SMs of the device current
-    when it compiles: the binding keys its kernels by (arch, SM count) and
-    compiles with the tensor's device current, so two GPUs of one arch with
-    different SM counts get their own kernels and GPUs alike share them."""
+    when it compiles, and some row layouts for its DRAM bandwidth: the
+    binding keys its kernels by (arch, SM count, device name) and compiles
+    with the tensor's device current, so two GPUs of one arch with different
+    SM counts, or an H100 and an H200 (same SMs, faster memory), get their
+    own kernels and GPUs alike share them."""
     from rkc import ops
-    assert ops._target(0) == ("sm_90a", 132)
-    assert ops._target(1) == ("sm_90a", 114)
+    assert ops._target(0) == ("sm_90a", 132, "NVIDIA H100 80GB HBM3")
+    assert ops._target(1) == ("sm_90a", 114, "NVIDIA H100 PCIe")
     assert ops._target(2) == ops._target(0)
+    assert ops._target(3) != ops._target(0)
     assert ops._compile_on(1, lambda: fake_gpus.current_device()) == 1
     assert fake_gpus.current_device() == 0  # restored
     assert ops._compile_on(0, lambda: "same") == "same" and fake_gpus.switches == [1]

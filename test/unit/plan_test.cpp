@@ -68,11 +68,11 @@ static RowProblem rowProblem(long long rows, long long cols, int elemBytes, bool
 }
 
 static RowPlan rowPlan(const RowProblem &p, const char *arch = "sm_90a",
-                       const char *schedule = "") {
+                       const char *schedule = "", int dramGBs = 0) {
   PlanOverride ovr;
   if (*schedule)
     ovr = *parseOverride(schedule);
-  auto pl = planRow(p, *lookupTarget(arch), ovr, nullptr);
+  auto pl = planRow(p, *lookupTarget(arch, 0, dramGBs), ovr, nullptr);
   if (!pl) {
     std::fprintf(stderr, "FAIL row plan %lldx%lld: %s\n", (long long)p.rows, (long long)p.cols,
                  llvm::toString(pl.takeError()).c_str());
@@ -278,6 +278,60 @@ int main() {
   heavyOut.combineMathOps = 2;
   expectEq(rowPlan(heavyOut).threads, rowPlan(rowProblem(524288, 256, 4, true, 0)).threads,
            "f32 x 256 with a result, exp in the combiner: threads unchanged");
+
+  // Fast memory per SM (Target::fastMemory: >= 32 GB/s an SM): the H200
+  // (4917 GB/s, 132 SMs) has it, the H100 SXM (3352) does not, nor a
+  // device of unknown bandwidth; an H20 (4000 GB/s, 78 SMs) has it.
+  expectEq(lookupTarget("sm_90a", 0, 4917)->fastMemory(), 1, "H200: fast memory");
+  expectEq(lookupTarget("sm_90a", 0, 3352)->fastMemory(), 0, "H100: not fast memory");
+  expectEq(lookupTarget("sm_90a")->fastMemory(), 0, "unknown bandwidth: not fast memory");
+  expectEq(lookupTarget("sm_90a", 78, 4000)->fastMemory(), 1, "H20: fast memory");
+  // Rule 3 on fast memory: a row of one f32 input and one f32 result that
+  // one 1024-thread CTA would hold (2 live fragments: RMSNorm) takes two
+  // 512-thread CTAs an SM (min_blocks = 2); elsewhere, and for rows of
+  // two inputs and two results or rows mapped through math functions, it
+  // keeps 1024 threads. Shorter rows are unchanged.
+  RowProblem norm = rowProblem(8192, 16384, 4, true);
+  norm.liveFrags = 2;
+  for (int gbs : {0, 3352}) {
+    RowPlan slow = rowPlan(norm, "sm_90a", "", gbs);
+    expectEq(slow.threads, 1024, "f32 x 16384 norm, not fast memory: threads");
+    expectEq(slow.minBlocks, 0, "f32 x 16384 norm, not fast memory: min_blocks");
+  }
+  RowPlan fast = rowPlan(norm, "sm_90a", "", 4917);
+  expectEq(fast.threads, 512, "f32 x 16384 norm, fast memory: threads");
+  expectEq(fast.values, 32, "f32 x 16384 norm, fast memory: values");
+  expectEq(fast.minBlocks, 2, "f32 x 16384 norm, fast memory: min_blocks");
+  expectEq(rowPlan(norm, "sm_90a", "threads=1024", 4917).minBlocks, 0,
+           "f32 x 16384 norm, fast memory, threads overridden: min_blocks");
+  RowProblem norm8k = norm;
+  norm8k.cols = 8192;
+  expectEq(rowPlan(norm8k, "sm_90a", "", 4917).minBlocks, 0,
+           "f32 x 8192 norm, fast memory: min_blocks");
+  expectEq(rowPlan(norm8k, "sm_90a", "", 4917).threads, rowPlan(norm8k).threads,
+           "f32 x 8192 norm, fast memory: threads unchanged");
+  RowProblem residual = norm;
+  residual.inputRowBytes = residual.outputRowBytes = 8;
+  expectEq(rowPlan(residual, "sm_90a", "", 4917).threads, 1024,
+           "f32 x 16384, two inputs and two results, fast memory: threads");
+  RowProblem mapped = norm;
+  mapped.rowMathOps = 1;
+  expectEq(rowPlan(mapped, "sm_90a", "", 4917).threads, 1024,
+           "f32 x 16384 mapped through a math function, fast memory: threads");
+  // Read-only rows of 32-bit data at 1k-16k: 8 vectors a thread on fast
+  // memory, and on every part where the combiner does math; 16-bit rows
+  // keep 4.
+  RowProblem ro = rowProblem(32768, 4096, 4, false, 0);
+  expectEq(rowPlan(ro).threads, 256, "f32 x 4096 read-only: threads");
+  expectEq(rowPlan(ro, "sm_90a", "", 4917).threads, 128, "f32 x 4096 read-only, fast: threads");
+  RowProblem ro1k = rowProblem(131072, 1024, 4, false, 0);
+  expectEq(rowPlan(ro1k, "sm_90a", "", 4917).values, 32, "f32 x 1024 read-only, fast: values");
+  RowProblem ro16 = rowProblem(32768, 4096, 2, false, 0);
+  expectEq(rowPlan(ro16, "sm_90a", "", 4917).threads, rowPlan(ro16).threads,
+           "bf16 x 4096 read-only, fast: threads unchanged");
+  RowProblem roHeavy = ro;
+  roHeavy.combineMathOps = 2;
+  expectEq(rowPlan(roHeavy).threads, 128, "f32 x 4096 read-only, exp in the combiner: threads");
   if (failures)
     return 1;
   std::printf("plan_test: all passed\n");

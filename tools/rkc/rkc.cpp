@@ -1,6 +1,7 @@
 //===- rkc.cpp - the rkc command-line driver ------------------------------===//
 //
 //   rkc compile SPEC [--dtype f32|bf16|f16] --shape NAME=D0xD1... [--arch sm_90a] [--sms N]
+//                    [--dram-gbs N]
 //               [--emit rk|tier|cuda|ptx|cubin] [-o FILE] [--print-plan]
 //               [--schedule threads=...,vector=...] [--streaming auto|always|never]
 //   rkc version
@@ -35,7 +36,7 @@ namespace {
 
 int usage(llvm::raw_ostream &os, int code) {
   os << "usage: rkc compile SPEC [--dtype f32|bf16|f16] --shape NAME=D0xD1... "
-        "[--arch ARCH] [--sms N]\n"
+        "[--arch ARCH] [--sms N] [--dram-gbs N]\n"
         "                   [--emit rk|tier|cuda|ptx|cubin] [-o FILE] "
         "[--print-plan]\n"
         "                   [--schedule FIELD=V,...] [--streaming auto|always|never]\n"
@@ -144,6 +145,13 @@ int compileCommand(std::vector<std::string> args) {
         return error("error: --sms needs the device's SM count (1.." +
                      llvm::Twine(rkc::plan::kMaxSms) + ")");
       req.options.sms = (int)n;
+    } else if (flag("--dram-gbs")) {
+      unsigned n;
+      if (!value(v) || StringRef(v).getAsInteger(10, n) || n < 1 ||
+          n > (unsigned)rkc::plan::kMaxDramGBs)
+        return error("error: --dram-gbs needs the device's DRAM bandwidth in GB/s (1.." +
+                     llvm::Twine(rkc::plan::kMaxDramGBs) + ")");
+      req.options.dramGBs = (int)n;
     } else if (flag("--emit")) {
       if (!value(emit)) return error("error: --emit needs a value");
     } else if (flag("--schedule")) {

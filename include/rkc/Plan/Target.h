@@ -21,6 +21,9 @@ struct Target {
   int regsPerSm = 65536;
   int maxRegsPerThread = 255;
   int numSms = 0;            ///< 0: unknown at plan time (compile-only)
+  /// DRAM bandwidth of the device in GB/s (0: unknown, compile-only; the
+  /// JIT reads it from the driver: memory clock x bus width).
+  int dramGBs = 0;
 
   /// SMs the planners assume: numSms, else the arch's largest part (A100
   /// 108, H100 132, B200 148), so that "one wave" means the same to the
@@ -32,6 +35,13 @@ struct Target {
   }
 
   bool hasClusters() const { return maxCluster > 1; }
+
+  /// Whether DRAM delivers at least kFastMemoryGBsPerSm per SM (the H200:
+  /// 4.9 TB/s over 132 SMs, 37 GB/s; the H100 SXM 3.35 TB/s, 25 GB/s):
+  /// such parts need more bytes in flight per SM (Little's law), and some
+  /// row layouts measured differently there (docs/planner.md, rule 3).
+  /// False when the bandwidth is unknown: plans are the H100's.
+  bool fastMemory() const;
 
   /// CTAs that can be resident at once in clusters of `cluster` CTAs when
   /// an SM holds `ctasPerSm` of them: a cluster's CTAs share one GPC, so
@@ -47,14 +57,26 @@ struct Target {
 /// any part).
 constexpr int kMaxSms = 1024;
 
+/// DRAM bandwidth per SM, in GB/s, from which Target::fastMemory holds.
+constexpr int kFastMemoryGBsPerSm = 32;
+
+/// The most DRAM bandwidth a target may be given, in GB/s (a bound on
+/// user input).
+constexpr int kMaxDramGBs = 1000000;
+
+/// "" if `gbs` is a valid DRAM bandwidth to plan for (0: unknown, or
+/// 1..kMaxDramGBs GB/s), else the error message (the passes' `dram-gbs`).
+std::string checkDramGBs(int gbs);
+
 /// "" if `sms` is a valid SM count to plan for (0: the arch's largest
 /// part, or 1..kMaxSms), else the error message (the passes' `sms` option).
 std::string checkSms(int sms);
 
 /// The target for an architecture name planned for `sms` SMs (0: the arch's
 /// largest part, Target::planSms), or nullopt if the arch is unsupported.
-/// `sms` must be in [0, kMaxSms] (the passes check it).
-std::optional<Target> lookupTarget(llvm::StringRef arch, int sms = 0);
+/// `sms` must be in [0, kMaxSms] (the passes check it); `dramGBs` is the
+/// device's DRAM bandwidth (0: unknown), in [0, kMaxDramGBs].
+std::optional<Target> lookupTarget(llvm::StringRef arch, int sms = 0, int dramGBs = 0);
 
 /// Comma-separated list of supported architectures, for error messages.
 const char *supportedArchs();

@@ -115,6 +115,9 @@ def RkPlanTiersPass : Pass<"rk-plan-tiers", "mlir::func::FuncOp"> {
     Option<"sms", "sms", "int", /*default=*/"0",
            "SMs of the device planned for (0: the arch's largest part: sm_80 "
            "108, sm_90 132, sm_100a 148)">,
+    Option<"dramGBs", "dram-gbs", "int", /*default=*/"0",
+           "DRAM bandwidth of the device planned for, in GB/s (0: unknown; "
+           "the rules of parts with fast memory per SM stay off)">,
     Option<"schedule", "schedule", "std::string", /*default=*/"\"\"",
            "Override: comma-separated threads=,vector=,values=,rows=,cluster=,staging=,unroll=,min_blocks=">
   ];
