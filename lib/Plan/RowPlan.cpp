@@ -478,7 +478,7 @@ static Expected<RowPlan> planRowWith(const RowProblem &p, const Target &t,
       //    estimate: two CTAs an SM, ptxas fitting the values in 64
       //    registers (LayerNorm at N = 16384 spills 20 bytes). Measured on
       //    the H200 (`rkc tune --try`, session 35,
-      //    bench/results/2026-11-28-h200-fast-memory-rows-ab-b0c8d0f.txt):
+      //    bench/results/2026-11-28-h200-fast-memory-rows-ab-d7b94a9.txt):
       //    RMSNorm f32 at N = 12288 / 16384 1.08x / 1.03x, LayerNorm 1.30x /
       //    1.07x (without min_blocks 1.30x / 1.01x); RMSNorm with a residual
       //    (two inputs, two results) lost 7 % / 1 %, and rows mapped through
