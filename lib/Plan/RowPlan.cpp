@@ -482,9 +482,13 @@ static Expected<RowPlan> planRowWith(const RowProblem &p, const Target &t,
       //    RMSNorm f32 at N = 12288 / 16384 1.08x / 1.03x, LayerNorm 1.30x /
       //    1.07x (without min_blocks 1.30x / 1.01x); RMSNorm with a residual
       //    (two inputs, two results) lost 7 % / 1 %, and rows mapped through
-      //    math functions may spill under the cap: neither takes it. The
-      //    H100's tuner kept 1024 x 16 (RMSNorm at 16384: 512 x 32 not
-      //    faster by 1 %, both at 0.99 of its roofline).
+      //    math functions may spill under the cap: neither takes it. Nor
+      //    do fewer rows than two CTAs an SM: a grid of a wave or less is
+      //    latency-bound, and there 1024 threads of 16 values ran faster
+      //    (LayerNorm f32 64 x 16384 7.9 against 10.4 us, RMSNorm 16 x
+      //    16384 6.1 against 6.2; session 35's plan A/B). The H100's tuner
+      //    kept 1024 x 16 (RMSNorm at 16384: 512 x 32 not faster by 1 %,
+      //    both at 0.99 of its roofline).
       //  - a read-only row of 32-bit data takes kWideReadOnlyChunks vectors
       //    a thread: cross-entropy f32 at N = 1k / 2k / 4k / 8k 1.07x /
       //    1.04x / 1.10x / 1.06x over 4 (argmax 1.00x); the H100's tuner
@@ -499,8 +503,8 @@ static Expected<RowPlan> planRowWith(const RowProblem &p, const Target &t,
                                              : p.rowMathOps == p.rowExpOps &&
                                                    ceilDiv(nvec, 512) <= kmaxFor(1024));
       bool twoCtasPerSm = !halfCtas && t.fastMemory() && p.inputRowBytes == 4 &&
-                          p.outputRowBytes == 4 && p.rowMathOps == 0 &&
-                          o.values <= 0 && ceilDiv(nvec, 512) <= kmaxFor(512);
+                          p.outputRowBytes == 4 && p.rowMathOps == 0 && o.values <= 0 &&
+                          p.rows >= 2 * t.planSms() && ceilDiv(nvec, 512) <= kmaxFor(512);
       if ((halfCtas || twoCtasPerSm) && maxThreads > 512)
         maxThreads = 512;
       int64_t chunks = p.outputRowBytes == 0 && p.inputElemBytes == 4 &&

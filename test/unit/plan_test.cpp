@@ -314,6 +314,13 @@ int main() {
   residual.inputRowBytes = residual.outputRowBytes = 8;
   expectEq(rowPlan(residual, "sm_90a", "", 4917).threads, 1024,
            "f32 x 16384, two inputs and two results, fast memory: threads");
+  RowProblem fewRows = norm;
+  fewRows.rows = 2 * 132 - 1;
+  expectEq(rowPlan(fewRows, "sm_90a", "", 4917).threads, 1024,
+           "f32 x 16384 norm, fast memory, fewer rows than two CTAs an SM: threads");
+  fewRows.rows = 2 * 132;
+  expectEq(rowPlan(fewRows, "sm_90a", "", 4917).threads, 512,
+           "f32 x 16384 norm, fast memory, two CTAs an SM: threads");
   RowProblem mapped = norm;
   mapped.rowMathOps = 1;
   expectEq(rowPlan(mapped, "sm_90a", "", 4917).threads, 1024,
