@@ -6,12 +6,7 @@
 # an SM. `rkc tune --try`, no database, M x N = 2^27.
 # Usage: bf16_rows_ab.sh   (repo root, bundle in .bundle)
 set -u
-export RKC_DISABLE_TUNING_DB=1 PATH=$PWD/.bundle/bin:$PATH
-try() { # spec N tries
-  echo "-- $1 bf16 N=$2"
-  rkc tune examples/$1.mlir --dtype bf16 --shape x=$((134217728 / $2))x$2 --try "$3" 2>&1 |
-    grep -E '^  (heuristic|try)|error'
-}
+. bench/experiments/h200/try_lib.sh
 nvidia-smi -L
-try rms_norm 8192 "threads=512,values=16;threads=512,values=16,staging=registers;threads=1024,values=8;threads=256,values=32,staging=registers;threads=256,values=32,min_blocks=2;threads=128,values=64"
-try layer_norm 16384 "threads=1024,values=16;threads=1024,values=16,staging=registers;threads=512,values=32,staging=registers;threads=512,values=32,min_blocks=2;threads=256,values=64"
+try_rows rms_norm bf16 8192 "threads=512,values=16;threads=512,values=16,staging=registers;threads=1024,values=8;threads=256,values=32,staging=registers;threads=256,values=32,min_blocks=2;threads=128,values=64"
+try_rows layer_norm bf16 16384 "threads=1024,values=16;threads=1024,values=16,staging=registers;threads=512,values=32,staging=registers;threads=512,values=32,min_blocks=2;threads=256,values=64"

@@ -6,15 +6,10 @@
 # 8. `rkc tune --try`, no database, 2^27 values.
 # Usage: heavy_combine_edges.sh   (repo root, bundle in .bundle)
 set -u
-export RKC_DISABLE_TUNING_DB=1 PATH=$PWD/.bundle/bin:$PATH
-try() { # dtype N tries
-  echo "-- logsumexp $1 N=$2"
-  rkc tune examples/logsumexp.mlir --dtype $1 --shape x=$((134217728 / $2))x$2 --try "$3" 2>&1 |
-    grep -E '^  (heuristic|try)|error'
-}
+. bench/experiments/h200/try_lib.sh
 nvidia-smi -L
-try f32 32 "threads=2,values=16;threads=4,values=8"
-try f32 64 "threads=4,values=16;threads=8,values=8"
-try bf16 128 "threads=2,values=64"
-try bf16 256 "threads=4,values=64"
-try bf16 512 "threads=8,values=64"
+try_rows logsumexp f32 32 "threads=2,values=16;threads=4,values=8"
+try_rows logsumexp f32 64 "threads=4,values=16;threads=8,values=8"
+try_rows logsumexp bf16 128 "threads=2,values=64"
+try_rows logsumexp bf16 256 "threads=4,values=64"
+try_rows logsumexp bf16 512 "threads=8,values=64"

@@ -7,14 +7,9 @@
 # database, M x N = 2^27.
 # Usage: narrow_vectors_ab.sh   (repo root, bundle in .bundle)
 set -u
-export RKC_DISABLE_TUNING_DB=1 PATH=$PWD/.bundle/bin:$PATH
-try() { # spec dtype N tries
-  echo "-- $1 $2 N=$3"
-  rkc tune examples/$1.mlir --dtype $2 --shape x=$((134217728 / $3))x$3 --try "$4" 2>&1 |
-    grep -E '^  (heuristic|try)|error'
-}
+. bench/experiments/h200/try_lib.sh
 nvidia-smi -L
 for n in 2048 4096 8192; do
-  for op in rms_norm layer_norm softmax; do try $op f32 $n "vector=2;vector=2,rows=2"; done
+  for op in rms_norm layer_norm softmax; do try_rows $op f32 $n "vector=2;vector=2,rows=2"; done
 done
-try rms_norm bf16 8192 "vector=4;vector=4,rows=2"
+try_rows rms_norm bf16 8192 "vector=4;vector=4,rows=2"

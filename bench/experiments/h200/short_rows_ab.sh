@@ -8,23 +8,11 @@
 # Usage: [ROUNDS=1] short_rows_ab.sh   (repo root, bundle in .bundle)
 set -u
 ROUNDS=${ROUNDS:-1}
-export RKC_DISABLE_TUNING_DB=1 PATH=$PWD/.bundle/bin:$PATH
-try() { # spec dtype N vectors-per-thread...
-  local spec=$1 dt=$2 n=$3 vec tries=() v
-  shift 3
-  vec=$([ $dt = f32 ] && echo 4 || echo 8)
-  for v in "$@"; do
-    local t=$((n / vec / v))
-    [ $t -ge 1 ] && tries+=("threads=$t,values=$((v * vec))")
-  done
-  echo "-- $spec $dt N=$n"
-  rkc tune examples/$spec.mlir --dtype $dt --shape x=$((134217728 / n))x$n \
-    --try "$(IFS=';'; echo "${tries[*]}")" 2>&1 | grep -v '^$'
-}
+. bench/experiments/h200/try_lib.sh
 nvidia-smi -L
 for r in $(seq $ROUNDS); do
   echo "== round $r"
-  for n in 64 128 256 512; do try cross_entropy f32 $n 2 4 8; done
-  for n in 128 256; do try logsumexp f32 $n 2 4 8; try argmax f32 $n 2 4 8; done
-  for n in 256 512 1024 2048; do try cross_entropy bf16 $n 4 8; done
+  for n in 64 128 256 512; do try_vectors cross_entropy f32 $n 2 4 8; done
+  for n in 128 256; do try_vectors logsumexp f32 $n 2 4 8; try_vectors argmax f32 $n 2 4 8; done
+  for n in 256 512 1024 2048; do try_vectors cross_entropy bf16 $n 4 8; done
 done

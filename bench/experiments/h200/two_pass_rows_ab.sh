@@ -12,21 +12,16 @@
 # M x N = 2^27.
 # Usage: two_pass_rows_ab.sh   (repo root, bundle in .bundle)
 set -u
-export RKC_DISABLE_TUNING_DB=1 PATH=$PWD/.bundle/bin:$PATH
 S=staging=stream,split=1,keep=0
-try() { # spec dtype N tries
-  echo "-- $1 $2 N=$3"
-  rkc tune examples/$1.mlir --dtype $2 --shape x=$((134217728 / $3))x$3 --try "$4" 2>&1 |
-    grep -E '^  (heuristic|try)|error'
-}
+. bench/experiments/h200/try_lib.sh
 nvidia-smi -L
 for op in rms_norm layer_norm; do
-  try $op f32 2048 "$S,threads=256,values=8;$S,threads=512,values=4"
-  try $op f32 4096 "$S,threads=512,values=8;$S,threads=512,values=4;$S,threads=1024,values=4"
-  try $op f32 8192 "$S,threads=512,values=8;$S,threads=1024,values=8;$S,threads=512,values=16"
-  try $op f32 16384 "$S,threads=512,values=8;$S,threads=1024,values=8;threads=512,values=32;threads=512,values=32,min_blocks=2"
-  try $op f32 32768 "$S,threads=1024,values=8;$S,threads=512,values=16"
+  try_rows $op f32 2048 "$S,threads=256,values=8;$S,threads=512,values=4"
+  try_rows $op f32 4096 "$S,threads=512,values=8;$S,threads=512,values=4;$S,threads=1024,values=4"
+  try_rows $op f32 8192 "$S,threads=512,values=8;$S,threads=1024,values=8;$S,threads=512,values=16"
+  try_rows $op f32 16384 "$S,threads=512,values=8;$S,threads=1024,values=8;threads=512,values=32;threads=512,values=32,min_blocks=2"
+  try_rows $op f32 32768 "$S,threads=1024,values=8;$S,threads=512,values=16"
 done
-try softmax f32 4096 "$S,threads=512,values=8"
-try rms_norm bf16 8192 "$S,threads=512,values=16,vector=8;$S,threads=1024,values=8,vector=8;$S,threads=256,values=16,vector=8"
-try layer_norm bf16 16384 "$S,threads=512,values=16,vector=8;$S,threads=1024,values=16,vector=8"
+try_rows softmax f32 4096 "$S,threads=512,values=8"
+try_rows rms_norm bf16 8192 "$S,threads=512,values=16,vector=8;$S,threads=1024,values=8,vector=8;$S,threads=256,values=16,vector=8"
+try_rows layer_norm bf16 16384 "$S,threads=512,values=16,vector=8;$S,threads=1024,values=16,vector=8"
