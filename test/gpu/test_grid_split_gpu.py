@@ -241,3 +241,31 @@ def test_binding_kernels_plan_for_the_devices_sms(arch):
         arch = "sm_%d%d%s" % (props.major, props.minor, "a" if props.major in (9, 10) else "")
     k = rkc.Kernel(rkc.spec_text("softmax"), "x=3x1048576", "bf16", arch=arch)
     assert k.remarks[0] == "plan: for a device of %d SMs" % props.multi_processor_count, k.remarks
+
+
+def test_binding_kernels_plan_for_the_devices_bandwidth():
+    """The JIT also passes the device's DRAM bandwidth (memory clock x bus
+    width from the driver) to the planner: the second remark says it, and
+    where it is at least 32 GB/s an SM (docs/planner.md, "The device planned
+    for") RMSNorm f32 at 4096 x 16384 runs two 512-thread CTAs an SM, else
+    one of 1024 threads."""
+    _skip()
+    import re
+    torch.zeros(1, device="cuda")
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    # eps = 1e-5: a spec of its own meaning, which no shipped tuning row
+    # (keyed by the spec's meaning) overrides.
+    from rkc import _spec
+    k = rkc.Kernel(_spec.with_eps(rkc.spec_text("rms_norm"), 1e-5), "x=4096x16384;w=16384",
+                   "f32")
+    m = re.fullmatch(r"plan: for a device of (\d+) GB/s( \(fast memory per SM\))?",
+                     k.remarks[1])
+    assert m, k.remarks
+    gbs, fast = int(m.group(1)), m.group(2) is not None
+    assert 500 <= gbs <= 100000, gbs
+    assert fast == (gbs >= 32 * sms), (gbs, sms)
+    plan = " ".join(k.remarks)
+    if fast:
+        assert "512 threads per row, 32 values per thread" in plan and "min_blocks = 2" in plan, plan
+    else:
+        assert "1024 threads per row, 16 values per thread" in plan, plan
