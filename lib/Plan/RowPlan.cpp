@@ -37,12 +37,12 @@ namespace rkc::plan {
 static constexpr int64_t kTargetChunks = 4;     // vector loads in flight
 static constexpr int64_t kRegisterValues = 64;  // fp32 row values per thread
 static constexpr int64_t kMinCtaThreads = 128;
-// Read-only short rows whose reduction's combiner calls math functions:
-// vector loads per thread, where at least kHeavyCombineMinThreads threads
-// remain a row.
-static constexpr int64_t kHeavyCombineChunks = 8;
+// Vector loads per thread of the read-only rows that take more than
+// kTargetChunks (rule 3): short rows whose reduction's combiner calls math
+// functions, where at least kHeavyCombineMinThreads threads remain a row;
+// wider 32-bit rows with such combiners, or on fast memory.
+static constexpr int64_t kDeepReadOnlyChunks = 8;
 static constexpr int64_t kHeavyCombineMinThreads = 4;
-static constexpr int64_t kWideReadOnlyChunks = 8; // 32-bit read-only rows, fast memory
 static constexpr int64_t kClusterThreads = 256;  // threads per CTA of a cluster
 static constexpr int64_t kClusterValues = 32;    // row values per thread in a cluster
 static constexpr int64_t kClusterStagedValues = 64; // the same, staged asynchronously
@@ -412,7 +412,7 @@ static Expected<RowPlan> planRowWith(const RowProblem &p, const Target &t,
       // 1.35-1.39x, bench/results/2026-11-28-h200-short-rows-ab-48a0a36.txt).
       // A row whose reduction combines through math functions (a
       // user-written online logsumexp: two exp a combine, once per element
-      // and once per shuffle level) takes kHeavyCombineChunks vectors a
+      // and once per shuffle level) takes kDeepReadOnlyChunks vectors a
       // thread instead where that leaves kHeavyCombineMinThreads threads
       // or more a row: fewer threads, fewer shuffle levels (logsumexp on
       // the H200: f32 at N = 128 / 256 8 vectors 1.51x / 1.64x over 2,
@@ -443,8 +443,8 @@ static Expected<RowPlan> planRowWith(const RowProblem &p, const Target &t,
       // 16 x 8 2.88, 32 x 4 2.12, 16-byte int8 loads 1.63).
       bool oneLoadVectors = pl.vector * p.maxInputElemBytes <= 16;
       int64_t readOnlyChunks =
-          p.combineMathOps > 0 && nvec >= kHeavyCombineMinThreads * kHeavyCombineChunks
-              ? kHeavyCombineChunks
+          p.combineMathOps > 0 && nvec >= kHeavyCombineMinThreads * kDeepReadOnlyChunks
+              ? kDeepReadOnlyChunks
               : kTargetChunks;
       threads = readOnly                    ? pow2Ceil(ceilDiv(nvec, readOnlyChunks))
                 : expands || oneLoadVectors ? pow2Ceil(ceilDiv(nvec, 2))
@@ -489,7 +489,7 @@ static Expected<RowPlan> planRowWith(const RowProblem &p, const Target &t,
       //    16384 6.1 against 6.2; session 35's plan A/B). The H100's tuner
       //    kept 1024 x 16 (RMSNorm at 16384: 512 x 32 not faster by 1 %,
       //    both at 0.99 of its roofline).
-      //  - a read-only row of 32-bit data takes kWideReadOnlyChunks vectors
+      //  - a read-only row of 32-bit data takes kDeepReadOnlyChunks vectors
       //    a thread: cross-entropy f32 at N = 1k / 2k / 4k / 8k 1.07x /
       //    1.04x / 1.10x / 1.06x over 4 (argmax 1.00x); the H100's tuner
       //    kept 4 at 1k-2k. 16-bit rows keep 4 (cross-entropy bf16 at 4k:
@@ -509,7 +509,7 @@ static Expected<RowPlan> planRowWith(const RowProblem &p, const Target &t,
         maxThreads = 512;
       int64_t chunks = p.outputRowBytes == 0 && p.inputElemBytes == 4 &&
                                (t.fastMemory() || p.combineMathOps > 0)
-                           ? kWideReadOnlyChunks
+                           ? kDeepReadOnlyChunks
                            : kTargetChunks;
       while (threads < maxThreads &&
              ceilDiv(nvec, threads) > std::min(chunks, kmaxFor(threads)))

@@ -35,7 +35,7 @@ std::optional<Target> lookupTarget(llvm::StringRef arch, int sms, int dramGBs) {
 }
 
 bool Target::fastMemory() const {
-  return dramGBs > 0 && dramGBs >= (int64_t)kFastMemoryGBsPerSm * planSms();
+  return dramGBs >= (int64_t)kFastMemoryGBsPerSm * planSms(); // 0 (unknown): false
 }
 
 int64_t Target::residentCtas(int64_t cluster, int64_t ctasPerSm) const {

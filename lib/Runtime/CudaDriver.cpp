@@ -1,6 +1,7 @@
 //===- CudaDriver.cpp - libcuda.so.1 through dlopen -----------------------===//
 
 #include "CudaDriver.h"
+#include "rkc/Plan/Target.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -165,7 +166,7 @@ rkc::cuda::CurrentDevice rkc::cuda::currentDevice() {
       (*d)->deviceGetAttribute(&busBits, CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH, dev) ==
           CUDA_SUCCESS &&
       memKHz > 0 && busBits > 0)
-    c.dramGBs = (int)std::min<int64_t>((int64_t)memKHz * busBits / 4000000, 1000000);
+    c.dramGBs = (int)std::min<int64_t>((int64_t)memKHz * busBits / 4000000, plan::kMaxDramGBs);
   return memo[(int)dev] = c;
 }
 

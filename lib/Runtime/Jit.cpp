@@ -101,21 +101,19 @@ llvm::Error rkc::resolveArch(CompileRequest &req, const char *fallback) {
       req.options.arch = fallback;
     }
   }
-  // Plan for the current device's SMs when compiling for its architecture
-  // (of a context current in this thread: none is created for it).
-  if (req.options.sms == 0) {
+  // Plan for the current device's SMs and DRAM bandwidth (the rules of
+  // parts with fast memory per SM, plan::Target::fastMemory) when compiling
+  // for its architecture (of a context current in this thread: none is
+  // created for it). A value the request gives is kept.
+  if (req.options.sms == 0 || req.options.dramGBs == 0) {
     cuda::CurrentDevice dev = cuda::currentDevice();
     if (dev.sms > 0 &&
-        archNumber(req.options.arch) == std::to_string(dev.major * 10 + dev.minor))
-      req.options.sms = dev.sms;
-  }
-  // And for its DRAM bandwidth (the rules of parts with fast memory per
-  // SM, plan::Target::fastMemory).
-  if (req.options.dramGBs == 0) {
-    cuda::CurrentDevice dev = cuda::currentDevice();
-    if (dev.dramGBs > 0 &&
-        archNumber(req.options.arch) == std::to_string(dev.major * 10 + dev.minor))
-      req.options.dramGBs = dev.dramGBs;
+        archNumber(req.options.arch) == std::to_string(dev.major * 10 + dev.minor)) {
+      if (req.options.sms == 0)
+        req.options.sms = dev.sms;
+      if (req.options.dramGBs == 0)
+        req.options.dramGBs = dev.dramGBs;
+    }
   }
   return llvm::Error::success();
 }

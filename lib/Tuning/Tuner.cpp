@@ -655,9 +655,11 @@ llvm::Expected<std::shared_ptr<Kernel>> rkc::getTuned(CompileRequest req) {
   // current device's SM count (plans are per SM count; a memoised driver
   // query, no hashing of keys, no database), a few microseconds.
   std::string fast = req.specText;
-  fast += '\0' + std::to_string(req.options.sms ? req.options.sms : cuda::currentDevice().sms);
-  fast += '\0' + std::to_string(req.options.dramGBs ? req.options.dramGBs
-                                                    : cuda::currentDevice().dramGBs);
+  cuda::CurrentDevice dev;
+  if (!req.options.sms || !req.options.dramGBs)
+    dev = cuda::currentDevice();
+  fast += '\0' + std::to_string(req.options.sms ? req.options.sms : dev.sms);
+  fast += '\0' + std::to_string(req.options.dramGBs ? req.options.dramGBs : dev.dramGBs);
   for (const std::string *s : {&req.options.dtype, &req.options.arch, &req.options.schedule,
                                &req.options.streaming})
     fast += '\0' + *s;

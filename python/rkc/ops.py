@@ -32,7 +32,7 @@ _state_lock = threading.Lock()
 _FLOAT = {}      # torch dtype -> rkc dtype name ("f32", "bf16", "f16")
 _TORCH_OF = {}   # rkc arg dtype name ("f32", "i64", ...) -> torch dtype
 _arch_of = {}    # device index -> "sm_90a"
-_sms_of = {}     # device index -> (its SM count, its name)
+_device_of = {}  # device index -> (its SM count, its name)
 _ops_registered = False
 
 
@@ -215,11 +215,11 @@ def _target(dev):
     them."""
     if dev is None:  # no device (the CPU tests' stand-ins)
         return (_arch(dev), None)
-    s = _sms_of.get(dev)
+    s = _device_of.get(dev)
     if s is None:
         props = _torch.cuda.get_device_properties(dev)
         s = (props.multi_processor_count, getattr(props, "name", ""))
-        _sms_of[dev] = s
+        _device_of[dev] = s
     return (_arch(dev),) + s
 
 

@@ -635,7 +635,7 @@ def fake_gpus(monkeypatch):
     cuda = _FakeCuda()
     monkeypatch.setattr(ops, "_torch", types.SimpleNamespace(cuda=cuda))
     monkeypatch.setattr(ops, "_arch_of", {})
-    monkeypatch.setattr(ops, "_sms_of", {})
+    monkeypatch.setattr(ops, "_device_of", {})
     monkeypatch.setattr(ops, "_kernels", {})
     return cuda
 

@@ -131,6 +131,14 @@ int compileCommand(std::vector<std::string> args) {
     };
     auto flag = [&](StringRef name) { return a == name || a.starts_with((name + "=").str()); };
     std::string v;
+    // The flag's value as an integer in 1..max, into dst.
+    auto positiveUpTo = [&](int max, int &dst) {
+      unsigned n;
+      if (!value(v) || StringRef(v).getAsInteger(10, n) || n < 1 || n > (unsigned)max)
+        return false;
+      dst = (int)n;
+      return true;
+    };
     if (flag("--shape")) {
       if (!value(v)) return error("error: --shape needs NAME=D0xD1...");
       req.options.shapes.push_back(v);
@@ -139,19 +147,13 @@ int compileCommand(std::vector<std::string> args) {
     } else if (flag("--arch")) {
       if (!value(req.options.arch)) return error("error: --arch needs a value");
     } else if (flag("--sms")) {
-      unsigned n;
-      if (!value(v) || StringRef(v).getAsInteger(10, n) || n < 1 ||
-          n > (unsigned)rkc::plan::kMaxSms)
+      if (!positiveUpTo(rkc::plan::kMaxSms, req.options.sms))
         return error("error: --sms needs the device's SM count (1.." +
                      llvm::Twine(rkc::plan::kMaxSms) + ")");
-      req.options.sms = (int)n;
     } else if (flag("--dram-gbs")) {
-      unsigned n;
-      if (!value(v) || StringRef(v).getAsInteger(10, n) || n < 1 ||
-          n > (unsigned)rkc::plan::kMaxDramGBs)
+      if (!positiveUpTo(rkc::plan::kMaxDramGBs, req.options.dramGBs))
         return error("error: --dram-gbs needs the device's DRAM bandwidth in GB/s (1.." +
                      llvm::Twine(rkc::plan::kMaxDramGBs) + ")");
-      req.options.dramGBs = (int)n;
     } else if (flag("--emit")) {
       if (!value(emit)) return error("error: --emit needs a value");
     } else if (flag("--schedule")) {
