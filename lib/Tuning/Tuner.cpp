@@ -555,6 +555,15 @@ llvm::Expected<TuneReport> rkc::tune(CompileRequest req, const TuneOptions &opt)
         reject(text, why);
         continue;
       }
+      // The layout's prefetch is the planner's rule unless the try names it
+      // (the search never varies it; a named one was dropped before).
+      if (o->prefetch >= 0 && o->prefetch != pl->prefetch) {
+        pl->prefetch = o->prefetch;
+        if (std::string bad = plan::checkPlan(*pl, p, *target); !bad.empty()) {
+          reject(text, bad);
+          continue;
+        }
+      }
       batch.push_back(scheduleOf(*pl));
     }
     if (llvm::Error e = runSchedules(batch))

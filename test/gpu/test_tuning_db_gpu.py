@@ -153,3 +153,18 @@ def test_try_takes_an_async_heuristic_staging(tmp_path):
     assert len(tried) == 2 and all("TB/s" in l for l in tried), text
     assert "threads=512," in tried[0] and "staging=async" in tried[0], text
     assert "staging=registers" in tried[1], text
+
+
+def test_try_keeps_a_named_prefetch(tmp_path):
+    """`rkc tune --try` honours `prefetch` (the search's layouts take the
+    planner's rule, and a try's `prefetch=1` used to be dropped silently):
+    many rows of LayerNorm, where the heuristic loads the weight and bias
+    after the reductions, measured with them loaded with the row, and
+    reported so."""
+    lines, text = run_try(tmp_path, "layer_norm", "bf16", "x=8192x16384",
+                          "threads=512,values=32,staging=async,prefetch=1;"
+                          "threads=512,values=32,staging=async,prefetch=0")
+    assert "prefetch=1" not in lines[0], text
+    tried = [l for l in lines[1:] if l.startswith("try")]
+    assert len(tried) == 2 and all("TB/s" in l for l in tried), text
+    assert "prefetch=1" in tried[0] and "prefetch=1" not in tried[1], text
