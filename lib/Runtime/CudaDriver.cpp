@@ -48,7 +48,6 @@ const Loaded &load() {
     sym(d.moduleUnload, "cuModuleUnload");
     sym(d.moduleGetFunction, "cuModuleGetFunction");
     sym(d.funcSetAttribute, "cuFuncSetAttribute");
-    sym(d.funcGetAttribute, "cuFuncGetAttribute");
     sym(d.launchKernel, "cuLaunchKernel");
     sym(d.getErrorString, "cuGetErrorString");
     sym(d.occupancyMaxActiveBlocksPerMultiprocessor,

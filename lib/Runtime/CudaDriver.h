@@ -25,7 +25,6 @@ struct Driver {
   CUresult (*moduleUnload)(CUmodule);
   CUresult (*moduleGetFunction)(CUfunction *, CUmodule, const char *);
   CUresult (*funcSetAttribute)(CUfunction, CUfunction_attribute, int);
-  CUresult (*funcGetAttribute)(int *, CUfunction_attribute, CUfunction);
   CUresult (*launchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned,
                            unsigned, unsigned, unsigned, CUstream, void **, void **);
   /// cuLaunchKernelEx (cluster launches); null on drivers without it, then

@@ -11,7 +11,6 @@
 #include "llvm/Support/SHA256.h"
 #include "llvm/Support/FormatVariadic.h"
 
-#include <cstdlib>
 #include <dlfcn.h>
 #include <sys/stat.h>
 
@@ -164,46 +163,6 @@ llvm::Expected<std::shared_ptr<Kernel>> Kernel::get(CompileRequest req) {
   return f.kernel;
 }
 
-/// The shared memory / L1 split of an SM for a kernel with dynamic shared
-/// memory (an experiment knob, RKC_SMEM_CARVEOUT; unset: the driver's
-/// choice). `auto`: the least shared memory that keeps the CTAs per SM the
-/// driver's choice allows, the rest L1 (for the [N] operands that every row
-/// reads again); a number: that percent of the SM's shared memory.
-static llvm::Error applyCarveout(const cuda::Driver &d, CUfunction fn, const rkc::KernelInfo &ki) {
-  const char *env = std::getenv("RKC_SMEM_CARVEOUT");
-  if (!env || !*env)
-    return llvm::Error::success();
-  std::string v(env);
-  int percent = -1;
-  if (v == "auto") {
-    int perSm = 0, stat = 0, perSmMax = 0, reserved = 0;
-    CUdevice dev;
-    if (d.occupancyMaxActiveBlocksPerMultiprocessor(&perSm, fn, (int)ki.ctaThreads,
-                                                    (size_t)ki.smemBytes) != CUDA_SUCCESS ||
-        d.funcGetAttribute(&stat, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, fn) != CUDA_SUCCESS ||
-        d.ctxGetDevice(&dev) != CUDA_SUCCESS ||
-        d.deviceGetAttribute(&perSmMax, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR,
-                             dev) != CUDA_SUCCESS ||
-        d.deviceGetAttribute(&reserved, CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK,
-                             dev) != CUDA_SUCCESS ||
-        perSm <= 0 || perSmMax <= 0)
-      return llvm::Error::success(); // the driver's choice
-    int64_t need = (int64_t)perSm * (ki.smemBytes + stat + reserved);
-    percent = (int)std::min<int64_t>(100, (need * 100 + perSmMax - 1) / perSmMax);
-  } else {
-    char *end = nullptr;
-    long p = std::strtol(env, &end, 10);
-    if (*end || p < 0 || p > 100)
-      return llvm::createStringError("RKC_SMEM_CARVEOUT: 'auto' or a percent 0-100, not '" + v +
-                                     "'");
-    percent = (int)p;
-  }
-  CUresult r = d.funcSetAttribute(fn, CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, percent);
-  if (r != CUDA_SUCCESS)
-    return llvm::createStringError(cuda::describe(d, r, "setting the shared memory carveout"));
-  return llvm::Error::success();
-}
-
 llvm::Expected<Kernel::Loaded> Kernel::function() {
   auto drv = cuda::driver();
   if (!drv)
@@ -234,9 +193,6 @@ llvm::Expected<Kernel::Loaded> Kernel::function() {
     if (r != CUDA_SUCCESS)
       return llvm::createStringError(cuda::describe(d, r, "raising the shared memory limit"));
   }
-  if (info().smemBytes > 0)
-    if (llvm::Error e = applyCarveout(d, fn, info()))
-      return std::move(e);
   if (info().cluster > 8) {
     r = d.funcSetAttribute(fn, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1);
     if (r != CUDA_SUCCESS)
