@@ -51,6 +51,8 @@ static constexpr int64_t kStreamThreads16 = 512; // streamed 16-bit rows with a 
 static constexpr int64_t kStreamReadOnceThreads = 512; // streamed read-once rows
 static constexpr int64_t kStreamReadOnceCtasPerSm = 2; // rows per SM they need
 static constexpr int64_t kReadOnlyTwoCtasThreads = 128; // read-only rows in registers: 2 CTAs/SM up to
+static constexpr int64_t kThreeCtasThreads = 512; // 16-bit async rows: 3 CTAs/SM (min_blocks = 3) on fast memory
+static constexpr int64_t kThreeCtasValues = 32;   // ... at this many values a thread
 static constexpr int64_t kStreamCtasPerSm = 2; // streamed CTAs per SM the layouts assume
 static constexpr int64_t kElementwiseThreads = 512; // streamed 16-bit rows with no reduction
 static constexpr int64_t kElementwiseCtas = 2048; // the CTAs their clusters aim at
@@ -924,6 +926,27 @@ static Expected<RowPlan> planRowWith(const RowProblem &p, const Target &t,
     async.staging = Staging::Async;
     if (checkPlan(async, p, t).empty())
       pl = async;
+  }
+  // Three CTAs of 512 threads an SM for 16-bit rows staged asynchronously
+  // one per CTA (LayerNorm, RMSNorm: one [M, N] input, one result, no math
+  // in the row maps) on fast memory: LayerNorm bf16 at N = 16384 ran at 54
+  // registers, two CTAs an SM (50 % occupancy, torch.compile's kernel 100
+  // %); capped at 42 by min_blocks = 3 (the emitter's epilogue then goes
+  // one chunk at a time, EmitCuda's epilogueGroup) it holds 40 without a
+  // spill: 143.3 -> 133.5 us on the H200 (1.07x), RMSNorm bf16 134.6 ->
+  // 133.3 (1.01x; docs/performance-notes.md, session 36). Only at 32
+  // values a thread over the whole row (N = 16384): LayerNorm at 24 values
+  // (N = 12288) and 48-64 (24576-32768), and LayerNorm / RMSNorm f16 at
+  // partial rows of 32 (13000-16000: bounds checks), spill 4-44 bytes under
+  // the cap (ptxas, CPU).
+  if (o.minBlocks < 0 && pl.minBlocks == 0 && t.fastMemory() && pl.staging == Staging::Async &&
+      pl.ctasPerRow() == 1 && pl.rows == 1 && pl.threads == kThreeCtasThreads &&
+      pl.values == kThreeCtasValues && p.cols == pl.threads * pl.values && !shifted &&
+      p.inputElemBytes == 2 && p.inputRowBytes == 2 && p.outputRowBytes == 2 &&
+      p.rowMathOps == 0 && !oneWave(pl, p, t)) {
+    pl.minBlocks = 3;
+    note("min_blocks = 3: three CTAs of 512 threads an SM, the epilogue one chunk at a time "
+         "(fast memory per SM)");
   }
   // Prefetch of the [N] operands (weights, biases): by default they are
   // loaded where first used, after the reductions, where 16-bit ones wait

@@ -1126,9 +1126,16 @@ SmallVector<Operation *> KernelEmitter::epilogueOps(Block &block) const {
 /// predictable from the SASS). CTAs of 1024 threads take groups of one
 /// chunk: a second such CTA on the SM needs <= 32 registers, which softmax
 /// bf16 at N = 32768 fits with one chunk (32) and not with two (41): 2.92
-/// against 2.67 TB/s on the H100 (session 10).
-static int64_t epilogueGroup(int64_t chunks, int64_t vector, int64_t threads) {
-  int64_t group = std::min<int64_t>(vector >= 8 && threads < 1024 ? 2 : 1, chunks);
+/// against 2.67 TB/s on the H100 (session 10). So do CTAs whose launch
+/// bounds ask for more than 1024 threads an SM (`min_blocks`): three CTAs
+/// of 512 threads leave 42 registers a thread, which LayerNorm bf16 at N =
+/// 16384 holds with one chunk (40, no spill) and not with two (56 bytes
+/// spilled, 0.81x); with one chunk 1.07x the uncapped kernel on the H200
+/// (session 36).
+static int64_t epilogueGroup(int64_t chunks, int64_t vector, int64_t threads,
+                             int64_t minBlocks) {
+  bool tight = threads >= 1024 || threads * std::max<int64_t>(minBlocks, 1) > 1024;
+  int64_t group = std::min<int64_t>(vector >= 8 && !tight ? 2 : 1, chunks);
   while (chunks % group)
     --group;
   return group;
@@ -1149,18 +1156,19 @@ static int64_t epilogueGroup(int64_t chunks, int64_t vector, int64_t threads) {
 /// for 1024-thread CTAs either (their second CTA needs <= 32 registers,
 /// epilogueGroup), nor for shifted rows, whose realigned loads took 20 more
 /// registers (LayerNorm f32 at N = 100003: 76 -> 96, a CTA per SM less;
-/// not measured). At most 16 registers of ring: two groups ahead for one
+/// not measured), nor for 16-bit data, whose groups of one chunk exist
+/// only where the registers are tight. At most 16 registers of ring: two groups ahead for one
 /// or two f32 operands, one for three or four, none beyond.
 static int64_t epiloguePrefetch(int64_t group, int64_t vector, int64_t threads,
                                 int64_t operands, bool shifted) {
-  if (group != 1 || threads >= 1024 || operands == 0 || shifted)
+  if (group != 1 || vector >= 8 || threads >= 1024 || operands == 0 || shifted)
     return 0;
   return std::min<int64_t>(2, 16 / (operands * vector));
 }
 
 LogicalResult KernelEmitter::emitEpilogue(ArrayRef<Operation *> ops) {
   int64_t group = epilogueGroup(layout.getValues() / layout.getVector(), layout.getVector(),
-                                 layout.getThreads());
+                                 layout.getThreads(), sched.getMinBlocks());
   SmallVector<tier::LoadOp> operands;
   for (Operation *op : ops)
     if (auto ld = dyn_cast<tier::LoadOp>(op); ld && ld.getSource().getType().getRank() == 1)
