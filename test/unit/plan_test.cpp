@@ -325,6 +325,31 @@ int main() {
   mapped.rowMathOps = 1;
   expectEq(rowPlan(mapped, "sm_90a", "", 4917).threads, 1024,
            "f32 x 16384 mapped through a math function, fast memory: threads");
+  // 16-bit rows of one input and one result staged asynchronously in
+  // 512-thread CTAs of 32 values over the whole row (N = 16384): three CTAs
+  // an SM (min_blocks = 3) on fast memory only; not for partial rows, rows
+  // mapped through math functions, or two inputs.
+  RowProblem half = rowProblem(8192, 16384, 2, true, 2);
+  RowPlan half3 = rowPlan(half, "sm_90a", "", 4917);
+  expectEq(half3.staging == Staging::Async, 1, "bf16 x 16384 LayerNorm-like: async");
+  expectEq(half3.threads, 512, "bf16 x 16384 LayerNorm-like: threads");
+  expectEq(half3.minBlocks, 3, "bf16 x 16384 LayerNorm-like, fast memory: min_blocks");
+  expectEq(rowPlan(half, "sm_90a", "", 3352).minBlocks, 0,
+           "bf16 x 16384 LayerNorm-like, H100: min_blocks");
+  expectEq(rowPlan(half, "sm_90a", "min_blocks=0", 4917).minBlocks, 0,
+           "bf16 x 16384 LayerNorm-like, fast memory, overridden: min_blocks");
+  RowProblem halfPart = half;
+  halfPart.cols = 15000;
+  expectEq(rowPlan(halfPart, "sm_90a", "", 4917).minBlocks, 0,
+           "bf16 x 15000 (partial row of 32 values), fast memory: min_blocks");
+  RowProblem halfMath = half;
+  halfMath.rowMathOps = 1;
+  expectEq(rowPlan(halfMath, "sm_90a", "", 4917).minBlocks, 0,
+           "bf16 x 16384 mapped through a math function, fast memory: min_blocks");
+  RowProblem halfTwo = half;
+  halfTwo.inputRowBytes = halfTwo.outputRowBytes = 4;
+  expectEq(rowPlan(halfTwo, "sm_90a", "", 4917).minBlocks == 3, 0,
+           "bf16 x 16384, two inputs and two results, fast memory: no min_blocks = 3");
   // Read-only rows of 32-bit data at 1k-16k: 8 vectors a thread on fast
   // memory, and on every part where the combiner does math; 16-bit rows
   // keep 4.
