@@ -941,7 +941,7 @@ static Expected<RowPlan> planRowWith(const RowProblem &p, const Target &t,
   // the cap (ptxas, CPU).
   if (o.minBlocks < 0 && pl.minBlocks == 0 && t.fastMemory() && pl.staging == Staging::Async &&
       pl.ctasPerRow() == 1 && pl.rows == 1 && pl.threads == kThreeCtasThreads &&
-      pl.values == kThreeCtasValues && p.cols == pl.threads * pl.values && !shifted &&
+      pl.values == kThreeCtasValues && p.cols == pl.threads * pl.values &&
       p.inputElemBytes == 2 && p.inputRowBytes == 2 && p.outputRowBytes == 2 &&
       p.rowMathOps == 0 && !oneWave(pl, p, t)) {
     pl.minBlocks = 3;

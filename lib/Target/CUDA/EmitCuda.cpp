@@ -1132,10 +1132,17 @@ SmallVector<Operation *> KernelEmitter::epilogueOps(Block &block) const {
 /// 16384 holds with one chunk (40, no spill) and not with two (56 bytes
 /// spilled, 0.81x); with one chunk 1.07x the uncapped kernel on the H200
 /// (session 36).
+/// Whether a CTA's launch bounds leave few registers a thread: 1024-thread
+/// CTAs (a second one needs <= 32) or more than 1024 threads an SM asked
+/// for by `min_blocks`.
+static bool registersTight(int64_t threads, int64_t minBlocks) {
+  return threads >= 1024 || threads * std::max<int64_t>(minBlocks, 1) > 1024;
+}
+
 static int64_t epilogueGroup(int64_t chunks, int64_t vector, int64_t threads,
                              int64_t minBlocks) {
-  bool tight = threads >= 1024 || threads * std::max<int64_t>(minBlocks, 1) > 1024;
-  int64_t group = std::min<int64_t>(vector >= 8 && !tight ? 2 : 1, chunks);
+  int64_t group =
+      std::min<int64_t>(vector >= 8 && !registersTight(threads, minBlocks) ? 2 : 1, chunks);
   while (chunks % group)
     --group;
   return group;
@@ -1156,12 +1163,14 @@ static int64_t epilogueGroup(int64_t chunks, int64_t vector, int64_t threads,
 /// for 1024-thread CTAs either (their second CTA needs <= 32 registers,
 /// epilogueGroup), nor for shifted rows, whose realigned loads took 20 more
 /// registers (LayerNorm f32 at N = 100003: 76 -> 96, a CTA per SM less;
-/// not measured), nor for 16-bit data, whose groups of one chunk exist
-/// only where the registers are tight. At most 16 registers of ring: two groups ahead for one
+/// not measured), nor wherever the launch bounds leave few registers
+/// (registersTight: 1024-thread CTAs, or min_blocks = 3 at 512 threads,
+/// whose second / third CTA needs every register the ring would take).
+/// At most 16 registers of ring: two groups ahead for one
 /// or two f32 operands, one for three or four, none beyond.
 static int64_t epiloguePrefetch(int64_t group, int64_t vector, int64_t threads,
-                                int64_t operands, bool shifted) {
-  if (group != 1 || vector >= 8 || threads >= 1024 || operands == 0 || shifted)
+                                int64_t minBlocks, int64_t operands, bool shifted) {
+  if (group != 1 || registersTight(threads, minBlocks) || operands == 0 || shifted)
     return 0;
   return std::min<int64_t>(2, 16 / (operands * vector));
 }
@@ -1174,7 +1183,7 @@ LogicalResult KernelEmitter::emitEpilogue(ArrayRef<Operation *> ops) {
     if (auto ld = dyn_cast<tier::LoadOp>(op); ld && ld.getSource().getType().getRank() == 1)
       operands.push_back(ld);
   int64_t ahead = epiloguePrefetch(group, layout.getVector(), layout.getThreads(),
-                                   (int64_t)operands.size(), shifted);
+                                   sched.getMinBlocks(), (int64_t)operands.size(), shifted);
   inEpilogue = true;
   if (ahead > 0) {
     bodyOs << formatv("  constexpr int PF_D = {0}, PF_G = {1}, PF_CHUNKS = V / W; // [N] loads "

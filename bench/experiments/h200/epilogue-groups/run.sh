@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Times the variants of make_variants.py with row_cubin_bench (one launch
 # after an L2 flush, median; every variant checked bit for bit against the
-# emitted kernel). CUBINs (NVRTC, librkc's options: nvrtc_cubin.cpp) and the
-# bench binary in $CUBINS (default: this directory's cubin/).
-# Usage: run.sh   (repo root)
+# emitted kernel). The CUBINs and the bench binary: gen.sh, into $CUBINS
+# (default: this directory's cubin/).
+# Usage: gen.sh here, then run.sh on the GPU machine   (repo root)
 set -u
 d=${CUBINS:-bench/experiments/h200/epilogue-groups/cubin}
 b=$d/row_cubin_bench
