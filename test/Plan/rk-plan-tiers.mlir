@@ -1607,6 +1607,48 @@ func.func @sum_f32_4k(%x: tensor<32768x4096xf32>) -> tensor<32768xf32> {
 // NOT-FAST-LABEL: func.func @sum_f32_4k
 // NOT-FAST-SAME:    tier.tv_layout<threads = 256, values = 16, vector = 4, rows = 1>, tier.schedule = #tier.schedule<reduce = block, cluster = 1, staging = registers, unroll = 4, min_blocks = 0>}
 
+// RMSNorm bf16 at N = 16384, staged asynchronously in 512-thread CTAs of
+// 32 values over the whole row: three CTAs an SM (min_blocks = 3) on fast
+// memory only (docs/planner.md rule 3, session 36).
+// expected-remark@below {{plan: for a device of 4917 GB/s (fast memory per SM)}}
+// expected-remark@below {{plan: vector = 8: 16-byte accesses of 2-byte elements}}
+// expected-remark@below {{plan: 512 threads per row, 32 values per thread (4 vector loads in flight)}}
+// expected-remark@below {{plan: cluster = 1}}
+// expected-remark@below {{plan: rows per CTA: 1 (512 threads)}}
+// expected-remark@below {{plan: reductions climb to the block tier}}
+// expected-remark@below {{plan: min_blocks = 3: three CTAs of 512 threads an SM, the epilogue one chunk at a time (fast memory per SM)}}
+// expected-remark@below {{plan: staging = async: the row is copied to shared memory with cp.async and read back where it is used; global memory is read once}}
+func.func @rms_bf16_16k(%x: tensor<8192x16384xbf16> {rk.name = "x"}, %w: tensor<16384xbf16> {rk.name = "w"}) -> tensor<8192x16384xbf16> {
+  %eps = arith.constant 9.99999997E-7 : f32
+  %n = arith.constant 1.638400e+04 : f32
+  %0 = rk.map %x {
+  ^bb0(%a: f32):
+    %6 = arith.mulf %a, %a : f32
+    rk.yield %6 : f32
+  } : tensor<8192x16384xbf16> -> tensor<8192x16384xf32>
+  %1 = rk.reduce add %0 : tensor<8192x16384xf32> -> tensor<8192xf32>
+  %2 = rk.map %1, %n, %eps {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %6 = arith.divf %a, %b : f32
+    %7 = arith.addf %6, %c : f32
+    %8 = math.rsqrt %7 : f32
+    rk.yield %8 : f32
+  } : tensor<8192xf32>, f32, f32 -> tensor<8192xf32>
+  %3 = rk.broadcast %2 dims [0] : tensor<8192xf32> -> tensor<8192x16384xf32>
+  %4 = rk.broadcast %w dims [1] : tensor<16384xbf16> -> tensor<8192x16384xbf16>
+  %5 = rk.map %x, %3, %4 {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %6 = arith.mulf %a, %b : f32
+    %7 = arith.mulf %6, %c : f32
+    rk.yield %7 : f32
+  } : tensor<8192x16384xbf16>, tensor<8192x16384xf32>, tensor<8192x16384xbf16> -> tensor<8192x16384xbf16>
+  return %5 : tensor<8192x16384xbf16>
+}
+// FAST-LABEL: func.func @rms_bf16_16k
+// FAST-SAME:    tier.tv_layout<threads = 512, values = 32, vector = 8, rows = 1>, tier.schedule = #tier.schedule<reduce = block, cluster = 1, staging = async, unroll = 4, min_blocks = 3>}
+// NOT-FAST-LABEL: func.func @rms_bf16_16k
+// NOT-FAST-SAME:    tier.tv_layout<threads = 512, values = 32, vector = 8, rows = 1>, tier.schedule = #tier.schedule<reduce = block, cluster = 1, staging = async, unroll = 4, min_blocks = 0>}
+
 //--- device_sms.mlir
 // Planned for a device of 78 SMs (an H20; the JIT passes the current
 // device's count). A single streamed row of 1M is split over the largest

@@ -1290,3 +1290,119 @@ func.func @dot_one_row(%x: tensor<4x4096xbf16> {rk.name = "x"},
   tier.store_row_scalar %s, %o : f32, tensor<4xf32>
   return
 }
+
+// -----
+
+// The async epilogue of 16-bit rows runs two 16-byte chunks at a time,
+// one where the launch bounds leave few registers (min_blocks = 3 at 512
+// threads: more than 1024 threads an SM; the planner's rule for whole rows
+// on fast memory, docs/planner.md rule 3), and then without the ring of
+// [N] loads issued ahead. A row of an odd chunk count (3) goes one chunk
+// at a time with the ring, as before that rule.
+// CHECK-LABEL: // kernel rkc_rms_bf16_three_ctas: threads=512,values=32,vector=8,rows=1,cluster=1,staging=async,unroll=4,min_blocks=3
+// CHECK:         __launch_bounds__(512, 3)
+// CHECK:         for (int chunk = 0; chunk < V / W; chunk += 1) {
+// NEG-LABEL:   // kernel rkc_rms_bf16_three_ctas:
+// NEG-NOT:       PF_D
+// NEG:         // kernel rkc_rms_bf16_two_ctas:
+// CHECK-LABEL: // kernel rkc_rms_bf16_two_ctas: threads=512,values=32,vector=8,rows=1,cluster=1,staging=async,unroll=4,min_blocks=2
+// CHECK:         for (int chunk = 0; chunk < V / W; chunk += 2) {
+// CHECK-LABEL: // kernel rkc_rms_bf16_odd_chunks: threads=512,values=24,vector=8,rows=1,cluster=1,staging=async,unroll=3,min_blocks=0
+// CHECK:         constexpr int PF_D = 2, PF_G = 1, PF_CHUNKS = V / W;
+// CHECK:         for (int chunk = 0; chunk < V / W; chunk += 1) {
+func.func @rms_bf16_three_ctas(%arg0: tensor<4x16384xbf16> {rk.name = "x"}, %arg1: tensor<16384xbf16> {rk.name = "w"}, %arg2: tensor<4x16384xbf16> {rk.name = "out0", tier.output}) attributes {tier.arch = "sm_90a", tier.layout = #tier.tv_layout<threads = 512, values = 32, vector = 8, rows = 1>, tier.schedule = #tier.schedule<reduce = block, cluster = 1, staging = async, unroll = 4, min_blocks = 3>} {
+  %cst = arith.constant 9.99999997E-7 : f32
+  %cst_0 = arith.constant 1.638400e+04 : f32
+  %0 = tier.load %arg0 {fill = 0.000000e+00 : f32} : tensor<4x16384xbf16> -> <32 x f32>
+  %1 = tier.map %0 {
+  ^bb0(%arg3: f32):
+    %8 = arith.mulf %arg3, %arg3 : f32
+    tier.yield %8 : f32
+  } : !tier.frag<32 x f32> -> !tier.frag<32 x f32>
+  %2 = tier.thread_reduce %1 {
+  } {init = [0.000000e+00 : f32], kind = #rk<reduce_kind add>} : !tier.frag<32 x f32> -> f32
+  %3 = tier.warp_reduce %2 {
+  } {kind = #rk<reduce_kind add>, width = 32 : i64} : f32 -> f32
+  %4 = tier.block_reduce %3 {
+  } {kind = #rk<reduce_kind add>, warps = 16 : i64} : f32 -> f32
+  %5 = tier.map %4, %cst_0, %cst {
+  ^bb0(%arg3: f32, %arg4: f32, %arg5: f32):
+    %8 = arith.divf %arg3, %arg4 : f32
+    %9 = arith.addf %8, %arg5 : f32
+    %10 = math.rsqrt %9 : f32
+    tier.yield %10 : f32
+  } : f32, f32, f32 -> f32
+  %6 = tier.load %arg1 {fill = 0.000000e+00 : f32} : tensor<16384xbf16> -> <32 x f32>
+  %7 = tier.map %0, %5, %6 {
+  ^bb0(%arg3: f32, %arg4: f32, %arg5: f32):
+    %8 = arith.mulf %arg3, %arg4 : f32
+    %9 = arith.mulf %8, %arg5 : f32
+    tier.yield %9 : f32
+  } : !tier.frag<32 x f32>, f32, !tier.frag<32 x f32> -> !tier.frag<32 x f32>
+  tier.store %7, %arg2 : <32 x f32>, tensor<4x16384xbf16>
+  return
+}
+func.func @rms_bf16_two_ctas(%arg0: tensor<4x16384xbf16> {rk.name = "x"}, %arg1: tensor<16384xbf16> {rk.name = "w"}, %arg2: tensor<4x16384xbf16> {rk.name = "out0", tier.output}) attributes {tier.arch = "sm_90a", tier.layout = #tier.tv_layout<threads = 512, values = 32, vector = 8, rows = 1>, tier.schedule = #tier.schedule<reduce = block, cluster = 1, staging = async, unroll = 4, min_blocks = 2>} {
+  %cst = arith.constant 9.99999997E-7 : f32
+  %cst_0 = arith.constant 1.638400e+04 : f32
+  %0 = tier.load %arg0 {fill = 0.000000e+00 : f32} : tensor<4x16384xbf16> -> <32 x f32>
+  %1 = tier.map %0 {
+  ^bb0(%arg3: f32):
+    %8 = arith.mulf %arg3, %arg3 : f32
+    tier.yield %8 : f32
+  } : !tier.frag<32 x f32> -> !tier.frag<32 x f32>
+  %2 = tier.thread_reduce %1 {
+  } {init = [0.000000e+00 : f32], kind = #rk<reduce_kind add>} : !tier.frag<32 x f32> -> f32
+  %3 = tier.warp_reduce %2 {
+  } {kind = #rk<reduce_kind add>, width = 32 : i64} : f32 -> f32
+  %4 = tier.block_reduce %3 {
+  } {kind = #rk<reduce_kind add>, warps = 16 : i64} : f32 -> f32
+  %5 = tier.map %4, %cst_0, %cst {
+  ^bb0(%arg3: f32, %arg4: f32, %arg5: f32):
+    %8 = arith.divf %arg3, %arg4 : f32
+    %9 = arith.addf %8, %arg5 : f32
+    %10 = math.rsqrt %9 : f32
+    tier.yield %10 : f32
+  } : f32, f32, f32 -> f32
+  %6 = tier.load %arg1 {fill = 0.000000e+00 : f32} : tensor<16384xbf16> -> <32 x f32>
+  %7 = tier.map %0, %5, %6 {
+  ^bb0(%arg3: f32, %arg4: f32, %arg5: f32):
+    %8 = arith.mulf %arg3, %arg4 : f32
+    %9 = arith.mulf %8, %arg5 : f32
+    tier.yield %9 : f32
+  } : !tier.frag<32 x f32>, f32, !tier.frag<32 x f32> -> !tier.frag<32 x f32>
+  tier.store %7, %arg2 : <32 x f32>, tensor<4x16384xbf16>
+  return
+}
+func.func @rms_bf16_odd_chunks(%arg0: tensor<4x12288xbf16> {rk.name = "x"}, %arg1: tensor<12288xbf16> {rk.name = "w"}, %arg2: tensor<4x12288xbf16> {rk.name = "out0", tier.output}) attributes {tier.arch = "sm_90a", tier.layout = #tier.tv_layout<threads = 512, values = 24, vector = 8, rows = 1>, tier.schedule = #tier.schedule<reduce = block, cluster = 1, staging = async, unroll = 3, min_blocks = 0>} {
+  %cst = arith.constant 9.99999997E-7 : f32
+  %cst_0 = arith.constant 1.228800e+04 : f32
+  %0 = tier.load %arg0 {fill = 0.000000e+00 : f32} : tensor<4x12288xbf16> -> <24 x f32>
+  %1 = tier.map %0 {
+  ^bb0(%arg3: f32):
+    %8 = arith.mulf %arg3, %arg3 : f32
+    tier.yield %8 : f32
+  } : !tier.frag<24 x f32> -> !tier.frag<24 x f32>
+  %2 = tier.thread_reduce %1 {
+  } {init = [0.000000e+00 : f32], kind = #rk<reduce_kind add>} : !tier.frag<24 x f32> -> f32
+  %3 = tier.warp_reduce %2 {
+  } {kind = #rk<reduce_kind add>, width = 32 : i64} : f32 -> f32
+  %4 = tier.block_reduce %3 {
+  } {kind = #rk<reduce_kind add>, warps = 16 : i64} : f32 -> f32
+  %5 = tier.map %4, %cst_0, %cst {
+  ^bb0(%arg3: f32, %arg4: f32, %arg5: f32):
+    %8 = arith.divf %arg3, %arg4 : f32
+    %9 = arith.addf %8, %arg5 : f32
+    %10 = math.rsqrt %9 : f32
+    tier.yield %10 : f32
+  } : f32, f32, f32 -> f32
+  %6 = tier.load %arg1 {fill = 0.000000e+00 : f32} : tensor<12288xbf16> -> <24 x f32>
+  %7 = tier.map %0, %5, %6 {
+  ^bb0(%arg3: f32, %arg4: f32, %arg5: f32):
+    %8 = arith.mulf %arg3, %arg4 : f32
+    %9 = arith.mulf %8, %arg5 : f32
+    tier.yield %9 : f32
+  } : !tier.frag<24 x f32>, f32, !tier.frag<24 x f32> -> !tier.frag<24 x f32>
+  tier.store %7, %arg2 : <24 x f32>, tensor<4x12288xbf16>
+  return
+}
