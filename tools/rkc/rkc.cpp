@@ -215,8 +215,11 @@ int compileCommand(std::vector<std::string> args) {
                      << " CTAs (persistent, cooperative), " << k.workspaceBytes
                      << " bytes of workspace per group\n";
       else
-        llvm::errs() << "grid = ceil(M / " << k.rowsPerCta << ") x " << k.cluster
-                     << " CTAs\n";
+        llvm::errs() << "grid = ceil(M / " << k.rowsPerCta << ") x " << k.cluster << " CTAs"
+                     << (k.smemBytes ? ", " + std::to_string(k.smemBytes) +
+                                           " bytes of shared memory"
+                                     : std::string())
+                     << "\n";
     }
   }
   std::string text;
