@@ -210,16 +210,18 @@ int compileCommand(std::vector<std::string> args) {
         llvm::errs() << "grid = " << k.gridCtas << " CTAs"
                      << (k.cluster > 1 ? " in clusters of " + std::to_string(k.cluster) : "")
                      << ", " << k.smemBytes << " bytes of shared memory\n";
-      else if (k.split > 1)
-        llvm::errs() << "grid = min(M, groups resident at once) x " << k.split
-                     << " CTAs (persistent, cooperative), " << k.workspaceBytes
-                     << " bytes of workspace per group\n";
-      else
-        llvm::errs() << "grid = ceil(M / " << k.rowsPerCta << ") x " << k.cluster << " CTAs"
-                     << (k.smemBytes ? ", " + std::to_string(k.smemBytes) +
-                                           " bytes of shared memory"
-                                     : std::string())
-                     << "\n";
+      else {
+        if (k.split > 1)
+          llvm::errs() << "grid = min(M, groups resident at once) x " << k.split
+                       << " CTAs (persistent, cooperative), " << k.workspaceBytes
+                       << " bytes of workspace per group";
+        else
+          llvm::errs() << "grid = ceil(M / " << k.rowsPerCta << ") x " << k.cluster << " CTAs";
+        // Beside registers and threads, what bounds the CTAs an SM.
+        if (k.smemBytes)
+          llvm::errs() << ", " << k.smemBytes << " bytes of shared memory";
+        llvm::errs() << "\n";
+      }
     }
   }
   std::string text;
