@@ -98,6 +98,13 @@ struct TuningEntry {
   std::string schedule;  ///< the winner, in --schedule syntax
   double ms = 0, tbps = 0, heuristicMs = 0, rooflineTbps = 0;
   int codegen = 0;       ///< kCodegenRevision it was timed with (0: before)
+  /// The heuristic's schedule it was timed against, and the DRAM bandwidth
+  /// (GB/s) the planner was told (empty / 0: a row from before they were
+  /// recorded). A later heuristic that plans the shape otherwise leaves the
+  /// row stale (it still wins over the new rule): scripts/tuning-stale
+  /// lists such rows for re-tuning.
+  std::string heuristic;
+  int dramGBs = 0;
 };
 
 /// The machine part of every key: GPU signature, NVRTC and rkc versions.
@@ -167,6 +174,12 @@ struct TuneReport {
 
 /// Tunes one request on the current GPU and records the winner.
 llvm::Expected<TuneReport> tune(CompileRequest request, const TuneOptions &options);
+
+/// The heuristic's schedule for `request` (its own schedule ignored), in the
+/// syntax the database rows use: what `tune` times its candidates against
+/// and records as a row's `heuristic`. Plans without a GPU for the arch,
+/// SMs and DRAM bandwidth the request names (else the current device's).
+llvm::Expected<std::string> heuristicSchedule(CompileRequest request);
 
 class Kernel;
 /// Kernel::get with the tuning database applied: an empty schedule takes

@@ -222,6 +222,35 @@ static bool sweptOrSplit(const plan::PlanOverride &o) {
          o.split > 1;
 }
 
+/// The heuristic's schedule of a compiled request: the row plan's, or the
+/// column plan's in override syntax (planned again from its problem).
+static llvm::Expected<std::string> heuristicOf(const CompileResult &res,
+                                               const CompileRequest &req) {
+  if (!res.columnProblem) {
+    if (res.kernels.empty())
+      return llvm::createStringError("the request compiled to no kernel");
+    return res.kernels.front().plan;
+  }
+  auto target = plan::lookupTarget(req.options.arch, req.options.sms, req.options.dramGBs);
+  if (!target)
+    return llvm::createStringError("unsupported arch " + req.options.arch);
+  auto pl = plan::planKSplit(*res.columnProblem, *target, plan::PlanOverride{}, nullptr);
+  if (!pl)
+    return pl.takeError();
+  return pl->schedule();
+}
+
+llvm::Expected<std::string> rkc::heuristicSchedule(CompileRequest req) {
+  if (llvm::Error e = resolveArch(req, "sm_90a"))
+    return std::move(e);
+  req.options.schedule = "";
+  req.upTo = Emit::Cuda;
+  auto res = rkc::compile(req);
+  if (!res)
+    return res.takeError();
+  return heuristicOf(*res, req);
+}
+
 llvm::Expected<TuneReport> rkc::tune(CompileRequest req, const TuneOptions &opt) {
   auto start = Clock::now();
   if (llvm::Error e = resolveArch(req))
@@ -279,8 +308,10 @@ llvm::Expected<TuneReport> rkc::tune(CompileRequest req, const TuneOptions &opt)
     return llvm::Error::success();
   };
 
-  rep.heuristic.schedule =
-      columnHeuristic ? columnHeuristic->schedule() : (*base)->info().plan;
+  auto heuristic = heuristicOf(bres, req);
+  if (!heuristic)
+    return heuristic.takeError();
+  rep.heuristic.schedule = *heuristic;
   if (llvm::Error e = measure(**base, rep.heuristic))
     return std::move(e);
   if (!rep.heuristic.ok)
@@ -373,6 +404,8 @@ llvm::Expected<TuneReport> rkc::tune(CompileRequest req, const TuneOptions &opt)
     e.ms = rep.best.ms;
     e.tbps = rep.best.tbps;
     e.heuristicMs = rep.heuristic.ms;
+    e.heuristic = rep.heuristic.schedule;
+    e.dramGBs = req.options.dramGBs;
     if (auto roof = Harness::copyRooflineTbps())
       e.rooflineTbps = *roof;
     else

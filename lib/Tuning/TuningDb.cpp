@@ -94,6 +94,9 @@ std::optional<TuningEntry> TuningDb::parseLine(llvm::StringRef line) {
   num("roofline_tbps", e.rooflineTbps);
   if (auto c = o->getInteger("codegen"))
     e.codegen = (int)*c;
+  str("heuristic", e.heuristic);
+  if (auto g = o->getInteger("dram_gbs"))
+    e.dramGBs = (int)*g;
   e.rows = (int64_t)rows;
   e.cols = (int64_t)cols;
   return e;
@@ -110,6 +113,10 @@ std::string TuningDb::formatLine(const TuningEntry &e) {
                        {"tbps", e.tbps},     {"heuristic_ms", e.heuristicMs},
                        {"roofline_tbps", e.rooflineTbps},
                        {"codegen", e.codegen}};
+  if (!e.heuristic.empty())
+    o["heuristic"] = e.heuristic;
+  if (e.dramGBs > 0)
+    o["dram_gbs"] = e.dramGBs;
   std::string s;
   llvm::raw_string_ostream os(s);
   os << llvm::json::Value(std::move(o));

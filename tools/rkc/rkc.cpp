@@ -45,7 +45,7 @@ int usage(llvm::raw_ostream &os, int code) {
         "       rkc tune SPEC [--dtype ...] (--shape NAME=D0xD1... | --shapes FILE) "
         "[--budget-ms N]\n"
         "       rkc tune --report | --export FILE | --import FILE\n"
-        "       rkc tune SPEC --print-key [--dtype ...] --shape ...\n"
+        "       rkc tune SPEC --print-key [--dtype ...] --shape ... [--sms N] [--dram-gbs N]\n"
         "       rkc tune SPEC [--dtype ...] --shape ... --try 'SCHEDULE;SCHEDULE...'\n"
         "                   (those schedules against the heuristic: no search, no database)\n"
         "       rkc version\n";
@@ -113,6 +113,24 @@ void printRemarks(const std::vector<std::string> &remarks) {
     llvm::errs() << "plan: " << StringRef(r).drop_front(r.rfind("plan: ") == 0 ? 6 : 0) << "\n";
 }
 
+/// The planner's view of the device (rkc compile, rkc tune --print-key):
+/// `--sms N` and `--dram-gbs N`, integers in 1..max.
+bool positiveUpTo(StringRef v, int max, int &dst) {
+  unsigned n;
+  if (v.getAsInteger(10, n) || n < 1 || n > (unsigned)max)
+    return false;
+  dst = (int)n;
+  return true;
+}
+int smsError() {
+  return error("error: --sms needs the device's SM count (1.." + llvm::Twine(rkc::plan::kMaxSms) +
+               ")");
+}
+int dramError() {
+  return error("error: --dram-gbs needs the device's DRAM bandwidth in GB/s (1.." +
+               llvm::Twine(rkc::plan::kMaxDramGBs) + ")");
+}
+
 int compileCommand(std::vector<std::string> args) {
   rkc::CompileRequest req;
   std::string spec, out, emit = "ptx";
@@ -131,14 +149,6 @@ int compileCommand(std::vector<std::string> args) {
     };
     auto flag = [&](StringRef name) { return a == name || a.starts_with((name + "=").str()); };
     std::string v;
-    // The flag's value as an integer in 1..max, into dst.
-    auto positiveUpTo = [&](int max, int &dst) {
-      unsigned n;
-      if (!value(v) || StringRef(v).getAsInteger(10, n) || n < 1 || n > (unsigned)max)
-        return false;
-      dst = (int)n;
-      return true;
-    };
     if (flag("--shape")) {
       if (!value(v)) return error("error: --shape needs NAME=D0xD1...");
       req.options.shapes.push_back(v);
@@ -147,13 +157,11 @@ int compileCommand(std::vector<std::string> args) {
     } else if (flag("--arch")) {
       if (!value(req.options.arch)) return error("error: --arch needs a value");
     } else if (flag("--sms")) {
-      if (!positiveUpTo(rkc::plan::kMaxSms, req.options.sms))
-        return error("error: --sms needs the device's SM count (1.." +
-                     llvm::Twine(rkc::plan::kMaxSms) + ")");
+      if (!value(v) || !positiveUpTo(v, rkc::plan::kMaxSms, req.options.sms))
+        return smsError();
     } else if (flag("--dram-gbs")) {
-      if (!positiveUpTo(rkc::plan::kMaxDramGBs, req.options.dramGBs))
-        return error("error: --dram-gbs needs the device's DRAM bandwidth in GB/s (1.." +
-                     llvm::Twine(rkc::plan::kMaxDramGBs) + ")");
+      if (!value(v) || !positiveUpTo(v, rkc::plan::kMaxDramGBs, req.options.dramGBs))
+        return dramError();
     } else if (flag("--emit")) {
       if (!value(emit)) return error("error: --emit needs a value");
     } else if (flag("--schedule")) {
@@ -315,6 +323,7 @@ int tuneCommand(std::vector<std::string> args) {
   std::vector<std::string> shapes;
   rkc::TuneOptions opt;
   bool printKey = false;
+  int sms = 0, dramGBs = 0; // --print-key's device (else the current one)
   for (size_t i = 0; i < args.size(); ++i) {
     StringRef a = args[i];
     auto next = [&](std::string &dst) { return takeValue(args, i, dst); };
@@ -355,6 +364,10 @@ int tuneCommand(std::vector<std::string> args) {
       if (!next(dtype)) return error("error: --dtype needs a value");
     } else if (a == "--arch") {
       if (!next(arch)) return error("error: --arch needs a value");
+    } else if (a == "--sms") {
+      if (!next(v) || !positiveUpTo(v, rkc::plan::kMaxSms, sms)) return smsError();
+    } else if (a == "--dram-gbs") {
+      if (!next(v) || !positiveUpTo(v, rkc::plan::kMaxDramGBs, dramGBs)) return dramError();
     } else if (a == "--budget-ms") {
       unsigned n;
       if (!next(v) || StringRef(v).getAsInteger(10, n) || n == 0)
@@ -393,6 +406,9 @@ int tuneCommand(std::vector<std::string> args) {
   } else {
     jobs.push_back(shapes);
   }
+  if ((sms || dramGBs) && !printKey)
+    return error("error: --sms and --dram-gbs describe a device for --print-key; tuning "
+                 "plans for the GPU it times on");
   if (printKey) {
     // The database key of the request on this machine (tests, debugging).
     rkc::CompileRequest req;
@@ -417,6 +433,14 @@ int tuneCommand(std::vector<std::string> args) {
     llvm::outs() << "lookup " << (found ? *found : std::string("miss")) << "\n"
                  << llvm::format("lookup_us %.2f (median of 200, %zu rows)\n", us[us.size() / 2],
                                  db.entries().size());
+    // The heuristic's schedule, which a row tuned now would record
+    // (scripts/tuning-stale compares it with the rows').
+    req.options.sms = sms;
+    req.options.dramGBs = dramGBs;
+    auto heuristic = rkc::heuristicSchedule(req);
+    if (!heuristic)
+      return error("error: " + llvm::toString(heuristic.takeError()));
+    llvm::outs() << "heuristic " << *heuristic << "\n";
     return 0;
   }
   llvm::outs() << llvm::format("%-24s %10s %8s %6s %9s %10s %8s  %s\n", "shapes", "us", "TB/s",
