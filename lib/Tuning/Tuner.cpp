@@ -549,12 +549,17 @@ llvm::Expected<TuneReport> rkc::tune(CompileRequest req, const TuneOptions &opt)
     // no staging takes the heuristic's: where the heuristic sweeps or
     // splits its rows, the try varies that plan (e.g. `min_blocks=0`);
     // where it stages asynchronously, the try's layout is staged so too.
-    int heuristicStaging = -1;
-    bool sweptHeuristic = false;
-    if (auto h = plan::parseOverride(rep.heuristic.schedule)) {
-      heuristicStaging = h->staging;
-      sweptHeuristic = sweptOrSplit(*h);
-    }
+    // A try varies the heuristic: the fields it leaves unset are the
+    // heuristic's. One that moves the layout (threads or cluster) takes the
+    // search's rows and no min_blocks for it: the heuristic's belong to its
+    // own layout (a min_blocks of 3 over 1024 threads is no launch bound).
+    plan::PlanOverride heur;
+    if (auto h = plan::parseOverride(rep.heuristic.schedule))
+      heur = *h;
+    else
+      llvm::consumeError(h.takeError());
+    int heuristicStaging = heur.staging;
+    bool sweptHeuristic = sweptOrSplit(heur);
     auto reject = [&](const std::string &text, const std::string &why) {
       TuneCandidate c;
       c.schedule = text;
@@ -579,11 +584,19 @@ llvm::Expected<TuneReport> rkc::tune(CompileRequest req, const TuneOptions &opt)
       }
       if (o->staging < 0 && heuristicStaging == (int)plan::Staging::Async)
         o->staging = heuristicStaging;
-      int64_t threads = o->threads > 0 ? o->threads : 256;
-      int64_t cluster = o->cluster > 0 ? o->cluster : 1;
-      int64_t rows = o->rows > 0 ? o->rows : Space::rowsFor(threads, cluster);
-      auto [pl, why] = space.make(threads, cluster, rows, std::max<int64_t>(o->minBlocks, 0),
-                                  o->vector > 0 ? o->vector : w0, searchStaging(*o));
+      auto orElse = [](int64_t v, int64_t heuristic, int64_t fallback) {
+        return v > 0 ? v : heuristic > 0 ? heuristic : fallback;
+      };
+      bool heuristicLayout = o->threads <= 0 && o->cluster <= 0;
+      int64_t threads = orElse(o->threads, heur.threads, 256);
+      int64_t cluster = orElse(o->cluster, heur.cluster, 1);
+      int64_t rows = orElse(o->rows, heuristicLayout ? heur.rows : -1,
+                            Space::rowsFor(threads, cluster));
+      int64_t minBlocks = o->minBlocks >= 0 ? o->minBlocks
+                          : heuristicLayout ? std::max<int64_t>(heur.minBlocks, 0)
+                                            : 0;
+      auto [pl, why] = space.make(threads, cluster, rows, minBlocks,
+                                  orElse(o->vector, heur.vector, w0), searchStaging(*o));
       if (!pl) {
         reject(text, why);
         continue;

@@ -155,6 +155,25 @@ def test_try_takes_an_async_heuristic_staging(tmp_path):
     assert "staging=registers" in tried[1], text
 
 
+def test_try_varies_the_heuristic(tmp_path):
+    """`rkc tune --try` fills the fields a try leaves unset from the
+    heuristic's schedule: `min_blocks=2` alone is the heuristic's cluster
+    layout with that launch bound (it was planned from the search's
+    defaults, one CTA of 256 threads a row, and rejected as too many values
+    a thread), and a try that names threads takes no min_blocks from it."""
+    lines, text = run_try(tmp_path, "softmax", "bf16", "x=4096x65536",
+                          "min_blocks=2;threads=512")
+    fields = lambda l: dict(kv.split("=") for kv in l.split()[-1].split(","))
+    heur = fields(lines[0])
+    assert int(heur["cluster"]) > 1, text
+    tried = [l for l in lines[1:] if l.startswith("try")]
+    assert len(tried) == 2 and all("TB/s" in l for l in tried), text
+    assert fields(tried[0]) == dict(heur, min_blocks="2"), text
+    moved = fields(tried[1])
+    assert moved["threads"] == "512" and moved["cluster"] == heur["cluster"], text
+    assert moved["min_blocks"] == "0" and moved["staging"] == heur["staging"], text
+
+
 def test_try_keeps_a_named_prefetch(tmp_path):
     """`rkc tune --try` honours `prefetch` (the search's layouts take the
     planner's rule, and a try's `prefetch=1` used to be dropped silently):
