@@ -5,7 +5,7 @@
 set -u
 c=${1:-bench/experiments/h200/fold-as-staged/cubin}
 nvidia-smi -L
-v() { echo "$1=$c/$2.cubin:$3:$4:$5:$6$7"; }
+v() { echo "$1=$c/$2.cubin:$3:$4:$5:$6${7:-}"; }
 for r in 1 2; do
   echo "== round $r"
   for k in "ln64k 2 2048 65536 rkc_layer_norm 8192 256 32768" \
