@@ -189,9 +189,11 @@ std::string checkPlan(const KSplitPlan &pl, const KSplitProblem &p, const Target
   KSplitShape s = shapeOf(pl, p);
   if (s.smemBytes > t.maxSmemPerCta)
     return formatv("the activations of a CTA's K range and the partial sums need "
-                   "{0} bytes of shared memory, over the {1} of {2}; split K "
-                   "further (a larger cluster)",
-                   s.smemBytes, t.maxSmemPerCta, t.arch);
+                   "{0} bytes of shared memory, over the {1} of {2}; {3}",
+                   s.smemBytes, t.maxSmemPerCta, t.arch,
+                   t.hasClusters() ? "split K further (a larger cluster)"
+                                   : "it has no clusters to split K over: fewer rows of "
+                                     "activations or a shorter K fit");
   if (s.ctas > 0x7fffffff)
     return "the grid would exceed 2^31 - 1 CTAs";
   return "";

@@ -14,7 +14,12 @@ std::optional<Target> lookupTarget(llvm::StringRef arch, int sms, int dramGBs) {
   if (arch == "sm_80" || arch == "sm_86" || arch == "sm_89") {
     t.smVersion = 80;
     t.maxCluster = t.portableCluster = 1;
-    t.maxSmemPerCta = 163 * 1024;
+    // A100 (8.0): 164 KiB of shared memory an SM, 163 a CTA; the 8.6 / 8.9
+    // parts (A10, A40, L4, L40, RTX 30 / 40): 100 KiB an SM, 99 a CTA (CUDA
+    // C++ Programming Guide, compute capabilities table). Planned with
+    // 163, their cluster-less rows of 64k 16-bit values asked for 128 KiB,
+    // which the launch refuses.
+    t.maxSmemPerCta = arch == "sm_80" ? 163 * 1024 : 99 * 1024;
     return t;
   }
   if (arch == "sm_90" || arch == "sm_90a") {

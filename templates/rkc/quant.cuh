@@ -176,6 +176,7 @@ RKC_DEVICE void ksplit_sum(const float *buf, float *recv, float (&out)[V]) {
       out[j] = s;
     }
   } else {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     const int rank = static_cast<int>(cluster_ctarank());
     if constexpr (ALIAS && !RECV_APART)
       cluster_sync(); // every CTA of the cluster is done with its activations
@@ -216,6 +217,11 @@ RKC_DEVICE void ksplit_sum(const float *buf, float *recv, float (&out)[V]) {
       }
       out[j] = s;
     }
+#else
+    // rkc/cluster.cuh declares nothing below sm_90, where the planner
+    // takes no clusters: this branch is never instantiated there.
+    static_assert(CLUSTER == 1, "rkc::ksplit_sum: clusters need sm_90 or later");
+#endif
   }
 }
 
