@@ -20,6 +20,10 @@ std::optional<Target> lookupTarget(llvm::StringRef arch, int sms, int dramGBs) {
     // 163, their cluster-less rows of 64k 16-bit values asked for 128 KiB,
     // which the launch refuses.
     t.maxSmemPerCta = arch == "sm_80" ? 163 * 1024 : 99 * 1024;
+    if (arch != "sm_80") {
+      t.maxThreadsPerSm = 1536;
+      t.maxCtasPerSm = arch == "sm_86" ? 16 : 24;
+    }
     return t;
   }
   if (arch == "sm_90" || arch == "sm_90a") {

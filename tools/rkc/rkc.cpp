@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "rkc/Compile.h"
+#include "rkc/Occupancy.h"
 #include "rkc/Run.h"
 #include "rkc/Tuning.h"
 
@@ -131,6 +132,25 @@ int dramError() {
                llvm::Twine(rkc::plan::kMaxDramGBs) + ")");
 }
 
+/// With a CUBIN: what ptxas gave the kernel and how many of its CTAs an SM
+/// holds by each limit (rkc/Occupancy.h).
+void printOccupancy(const rkc::KernelInfo &k, llvm::ArrayRef<char> cubin) {
+  auto r = rkc::cubinResources(cubin, k.name);
+  auto t = rkc::plan::lookupTarget(k.arch, 0, 0);
+  if (!r || !t) {
+    llvm::errs() << "kernel " << k.name << ": resources unknown ("
+                 << (r ? "no target " + k.arch : llvm::toString(r.takeError())) << ")\n";
+    return;
+  }
+  rkc::Occupancy o = rkc::occupancy(*t, k.ctaThreads, *r, k.smemBytes);
+  llvm::errs() << "kernel " << k.name << ": " << r->registers << " registers, "
+               << r->frameBytes << " bytes of local memory a thread, "
+               << r->staticSmemBytes << " bytes of static shared memory; " << o.ctasPerSm
+               << " CTAs an SM (registers " << o.byRegisters << ", shared memory "
+               << o.bySharedMemory << ", threads " << o.byThreads << ", slots " << o.byCtaSlots
+               << "): " << o.warpsPerSm << " of " << o.maxWarpsPerSm << " warps\n";
+}
+
 int compileCommand(std::vector<std::string> args) {
   rkc::CompileRequest req;
   std::string spec, out, emit = "ptx";
@@ -230,6 +250,8 @@ int compileCommand(std::vector<std::string> args) {
           llvm::errs() << ", " << k.smemBytes << " bytes of shared memory";
         llvm::errs() << "\n";
       }
+      if (*stage == rkc::Emit::Cubin)
+        printOccupancy(k, res->cubin);
     }
   }
   std::string text;

@@ -20,6 +20,8 @@ struct Target {
   int maxSmemPerCta = 48 * 1024;   ///< bytes usable with opt-in
   int regsPerSm = 65536;
   int maxRegsPerThread = 255;
+  int maxThreadsPerSm = 2048; ///< 1536 on sm_86 / sm_89
+  int maxCtasPerSm = 32;      ///< 16 on sm_86, 24 on sm_89
   int numSms = 0;            ///< 0: unknown at plan time (compile-only)
   /// DRAM bandwidth of the device in GB/s (0: unknown, compile-only; the
   /// JIT reads it from the driver: memory clock x bus width).
