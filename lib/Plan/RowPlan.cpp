@@ -303,6 +303,14 @@ std::string checkPlan(const RowPlan &pl, const RowProblem &p, const Target &t) {
   }
   if (pl.unroll < 1)
     return "unroll must be at least 1";
+  // A launch bound no SM can meet: ptxas ignores it silently and the
+  // kernel runs at whatever occupancy its registers give.
+  if (pl.minBlocks > 0 && (pl.minBlocks * pl.ctaThreads() > t.maxThreadsPerSm ||
+                           pl.minBlocks > t.maxCtasPerSm))
+    return llvm::formatv("min_blocks = {0} CTAs of {1} threads an SM: {2} holds at most {3} "
+                         "threads and {4} CTAs",
+                         pl.minBlocks, pl.ctaThreads(), t.arch, t.maxThreadsPerSm,
+                         t.maxCtasPerSm);
   int64_t smem = (int64_t)p.reductions * p.stateWords * 4 *
                  (pl.rows * pl.warpsPerRow() * pl.cluster + 2 +
                   (pl.split > 1 ? kGridTierSlots : 0));
