@@ -42,7 +42,7 @@ struct Occupancy {
 
 /// Occupancy of CTAs of `ctaThreads` threads with `r` and `dynamicSmem`
 /// bytes of dynamic shared memory on `t` (registers allocated 256 a warp,
-/// 1 KiB of shared memory reserved a CTA).
+/// shared memory as Target::ctasBySharedMemory counts it).
 Occupancy occupancy(const plan::Target &t, int64_t ctaThreads, const KernelResources &r,
                     int64_t dynamicSmem);
 

@@ -229,9 +229,9 @@ static int64_t mmaCtasPerSm(const KSplitPlan &pl, const KSplitProblem &p, const 
                  (!wa && pl.unroll >= 8 ? 16 : 0);
   regs = (regs + 7) / 8 * 8;
   int64_t byRegs = t.regsPerSm / (regs * pl.threads());
-  int64_t bySmem = (t.maxSmemPerCta + 1024) / (s.smemBytes + 1024); // 228 KiB per SM, 1 KiB a CTA
-  int64_t byThreads = 2048 / pl.threads();
-  return std::max<int64_t>(1, std::min({byRegs, bySmem, byThreads, int64_t(32)}));
+  int64_t bySmem = t.ctasBySharedMemory(s.smemBytes);
+  int64_t byThreads = t.maxThreadsPerSm / pl.threads();
+  return std::max<int64_t>(1, std::min<int64_t>({byRegs, bySmem, byThreads, t.maxCtasPerSm}));
 }
 
 /// Unroll, warps, kwarps and cluster of the tensor-core GEMV (M >= 2).

@@ -25,7 +25,6 @@ constexpr uint8_t kEifmtBval = 0x02;
 constexpr uint8_t kEifmtNval = 0x01;
 constexpr uint8_t kEiattrFrameSize = 0x11;
 constexpr uint8_t kEiattrRegcount = 0x2f;
-constexpr int kReservedSmem = 1024; // shared memory the system takes a CTA (sm_80+)
 
 template <class T> bool readAt(llvm::ArrayRef<char> b, uint64_t off, T &v) {
   if (off > b.size() || sizeof(T) > b.size() - off)
@@ -125,8 +124,8 @@ llvm::Expected<KernelResources> rkc::cubinResources(llvm::ArrayRef<char> b,
   // sm_90 CUBINs count the 1 KiB a CTA the system reserves in the kernel's
   // own section (and carry a `.nv.shared.reserved.*` one); sm_80's do not.
   // Report the kernel's variables alone, as ptxas -v does.
-  if (reserved && r.staticSmemBytes >= kReservedSmem)
-    r.staticSmemBytes -= kReservedSmem;
+  if (reserved && r.staticSmemBytes >= plan::Target::kReservedSmemPerCta)
+    r.staticSmemBytes -= (int)plan::Target::kReservedSmemPerCta;
   return r;
 }
 
@@ -136,8 +135,7 @@ Occupancy rkc::occupancy(const plan::Target &t, int64_t ctaThreads, const Kernel
   int64_t warps = std::max<int64_t>((ctaThreads + 31) / 32, 1);
   int64_t regsPerWarp = (std::max(r.registers, 1) * 32 + 255) / 256 * 256;
   o.byRegisters = t.regsPerSm / (regsPerWarp * warps);
-  o.bySharedMemory = (t.maxSmemPerCta + kReservedSmem) /
-                     (r.staticSmemBytes + dynamicSmem + kReservedSmem);
+  o.bySharedMemory = t.ctasBySharedMemory(r.staticSmemBytes + dynamicSmem);
   o.byThreads = t.maxThreadsPerSm / (warps * 32);
   o.byCtaSlots = t.maxCtasPerSm;
   o.ctasPerSm = std::min({o.byRegisters, o.bySharedMemory, o.byThreads, o.byCtaSlots});

@@ -222,22 +222,27 @@ static bool sweptOrSplit(const plan::PlanOverride &o) {
          o.split > 1;
 }
 
-/// The heuristic's schedule of a compiled request: the row plan's, or the
-/// column plan's in override syntax (planned again from its problem).
-static llvm::Expected<std::string> heuristicOf(const CompileResult &res,
-                                               const CompileRequest &req) {
-  if (!res.columnProblem) {
-    if (res.kernels.empty())
-      return llvm::createStringError("the request compiled to no kernel");
-    return res.kernels.front().plan;
-  }
-  auto target = plan::lookupTarget(req.options.arch, req.options.sms, req.options.dramGBs);
-  if (!target)
-    return llvm::createStringError("unsupported arch " + req.options.arch);
-  auto pl = plan::planKSplit(*res.columnProblem, *target, plan::PlanOverride{}, nullptr);
+/// The heuristic plan of a compiled column program (the search's origin:
+/// its schedule in override syntax); none for a row program.
+static llvm::Expected<std::optional<plan::KSplitPlan>>
+columnHeuristicOf(const CompileResult &res, const plan::Target &target) {
+  if (!res.columnProblem)
+    return std::nullopt;
+  auto pl = plan::planKSplit(*res.columnProblem, target, plan::PlanOverride{}, nullptr);
   if (!pl)
     return pl.takeError();
-  return pl->schedule();
+  return std::optional<plan::KSplitPlan>(*pl);
+}
+
+/// The heuristic's schedule of a compiled request: the column plan's, else
+/// the row kernel's.
+static llvm::Expected<std::string>
+heuristicOf(const CompileResult &res, const std::optional<plan::KSplitPlan> &columnHeuristic) {
+  if (columnHeuristic)
+    return columnHeuristic->schedule();
+  if (res.kernels.empty())
+    return llvm::createStringError("the request compiled to no kernel");
+  return res.kernels.front().plan;
 }
 
 llvm::Expected<std::string> rkc::heuristicSchedule(CompileRequest req) {
@@ -248,7 +253,13 @@ llvm::Expected<std::string> rkc::heuristicSchedule(CompileRequest req) {
   auto res = rkc::compile(req);
   if (!res)
     return res.takeError();
-  return heuristicOf(*res, req);
+  auto target = plan::lookupTarget(req.options.arch, req.options.sms, req.options.dramGBs);
+  if (!target)
+    return llvm::createStringError("unsupported arch " + req.options.arch);
+  auto column = columnHeuristicOf(*res, *target);
+  if (!column)
+    return column.takeError();
+  return heuristicOf(*res, *column);
 }
 
 llvm::Expected<TuneReport> rkc::tune(CompileRequest req, const TuneOptions &opt) {
@@ -271,13 +282,10 @@ llvm::Expected<TuneReport> rkc::tune(CompileRequest req, const TuneOptions &opt)
   if (!target)
     return llvm::createStringError("unsupported arch " + req.options.arch);
   // The heuristic column plan, as a schedule the search starts from.
-  std::optional<plan::KSplitPlan> columnHeuristic;
-  if (bres.columnProblem) {
-    auto pl = plan::planKSplit(*bres.columnProblem, *target, plan::PlanOverride{}, nullptr);
-    if (!pl)
-      return pl.takeError();
-    columnHeuristic = *pl;
-  }
+  auto column = columnHeuristicOf(bres, *target);
+  if (!column)
+    return column.takeError();
+  std::optional<plan::KSplitPlan> columnHeuristic = *column;
   auto harness = Harness::create((*base)->info(), bres.rkIR, /*seed=*/7);
   if (!harness)
     return harness.takeError();
@@ -308,7 +316,7 @@ llvm::Expected<TuneReport> rkc::tune(CompileRequest req, const TuneOptions &opt)
     return llvm::Error::success();
   };
 
-  auto heuristic = heuristicOf(bres, req);
+  auto heuristic = heuristicOf(bres, columnHeuristic);
   if (!heuristic)
     return heuristic.takeError();
   rep.heuristic.schedule = *heuristic;

@@ -53,6 +53,13 @@ struct Target {
   /// and 8 hold 120 CTAs at one per SM, 16 hold 112; other parts are
   /// scaled from it.
   int64_t residentCtas(int64_t cluster, int64_t ctasPerSm) const;
+
+  /// CTAs an SM holds by shared memory when each takes `bytesPerCta`: an
+  /// SM has maxSmemPerCta + 1 KiB, and the system reserves 1 KiB a CTA.
+  int64_t ctasBySharedMemory(int64_t bytesPerCta) const {
+    return (maxSmemPerCta + kReservedSmemPerCta) / (bytesPerCta + kReservedSmemPerCta);
+  }
+  static constexpr int64_t kReservedSmemPerCta = 1024;
 };
 
 /// The most SMs a target may be given (a bound on user input, far above

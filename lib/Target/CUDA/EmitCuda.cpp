@@ -1111,6 +1111,13 @@ SmallVector<Operation *> KernelEmitter::epilogueOps(Block &block) const {
   return ops;
 }
 
+/// Whether a CTA's launch bounds leave few registers a thread: 1024-thread
+/// CTAs (a second one needs <= 32) or more than 1024 threads an SM asked
+/// for by `min_blocks`.
+static bool registersTight(int64_t threads, int64_t minBlocks) {
+  return threads >= 1024 || threads * std::max<int64_t>(minBlocks, 1) > 1024;
+}
+
 /// The epilogue of an async-staged kernel (the [M, N] stores after the last
 /// reduction, with the maps, staged reads and [N] loads they need) runs in a
 /// loop over groups of the thread's V / W vector chunks, with V, col0 and
@@ -1132,13 +1139,6 @@ SmallVector<Operation *> KernelEmitter::epilogueOps(Block &block) const {
 /// 16384 holds with one chunk (40, no spill) and not with two (56 bytes
 /// spilled, 0.81x); with one chunk 1.07x the uncapped kernel on the H200
 /// (session 36).
-/// Whether a CTA's launch bounds leave few registers a thread: 1024-thread
-/// CTAs (a second one needs <= 32) or more than 1024 threads an SM asked
-/// for by `min_blocks`.
-static bool registersTight(int64_t threads, int64_t minBlocks) {
-  return threads >= 1024 || threads * std::max<int64_t>(minBlocks, 1) > 1024;
-}
-
 static int64_t epilogueGroup(int64_t chunks, int64_t vector, int64_t threads,
                              int64_t minBlocks) {
   int64_t group =

@@ -8,12 +8,7 @@
 set -eu
 d=bench/experiments/h200/epilogue-groups
 out=${1:-$d/cubin}
-mkdir -p "$out"
-cuda=/usr/local/cuda
-g++ -O2 -std=c++17 -I$cuda/include bench/experiments/nvrtc_cubin.cpp -L$cuda/lib64 -lnvrtc \
-  -o "$out/nvrtc_cubin"
-g++ -O2 -std=c++17 -I$cuda/include bench/experiments/row_cubin_bench.cpp -L$cuda/lib64/stubs \
-  -lcuda -o "$out/row_cubin_bench"
+bash bench/experiments/h200/build_cubin_tools.sh "$out"
 gen() { # spec shape label K
   build/bin/rkc compile examples/$1.mlir --dtype bf16 --shape x=$2 --sms 132 --dram-gbs 4917 \
     --schedule min_blocks=0 --emit cuda -o "$out/$3.cu"

@@ -41,6 +41,9 @@ def wait_load(c, n, name):
 
 m = re.search(r"  rkc::fold_mean_m2<V, 16>\(%s, (\[&\]\(int i\) \{[^\n]*?\}), "
               r"(\[&\]\(int c, float n, float m, float q\) \{[^\n]*?\})\);\n" % x, src)
+sm = re.search(r"  float (r\d+) = 0\.0f;\n  #pragma unroll\n  for \(int i = 0; i < V; \+\+i\) \{\n"
+               r"[^\n]*\n    if \(FULL_ROW \|\| col < N\) \1 = rkc::OpAdd\(\)\(\1, %s\[i\]\);\n  \}\n"
+               % x, src)
 if m:  # LayerNorm: drop the dead count / zero fragments of x, fold 16 at a time
     src = re.sub(r"  float (f\d+)\[V\];\n  #pragma unroll\n  for \(int i = 0; i < V; \+\+i\) \{\n"
                  r"    const float v\d+ = %s\[i\];\n    const float v\d+ = (1|0)\.0f;\n"
@@ -50,12 +53,7 @@ if m:  # LayerNorm: drop the dead count / zero fragments of x, fold 16 at a time
                    "  rkc::fold_mean_m2<%d, 16>(%s_%d, [&](int) { return true; }, %s);\n"
                    % (n * W, x, c, m.group(2)) for c in range(0, chunks, n))
     src = src.replace(m.group(0), body)
-elif re.search(r"  float (r\d+) = 0\.0f;\n  #pragma unroll\n  for \(int i = 0; i < V; \+\+i\) \{\n"
-               r"[^\n]*\n    if \(FULL_ROW \|\| col < N\) \1 = rkc::OpAdd\(\)\(\1, %s\[i\]\);\n  \}\n"
-               % x, src):  # a row sum of x (LayerNorm's first pass in one CTA)
-    sm = re.search(r"  float (r\d+) = 0\.0f;\n  #pragma unroll\n  for \(int i = 0; i < V; \+\+i\) \{\n"
-                   r"[^\n]*\n    if \(FULL_ROW \|\| col < N\) \1 = rkc::OpAdd\(\)\(\1, %s\[i\]\);\n  \}\n"
-                   % x, src)
+elif sm:  # a row sum of x (LayerNorm's first pass in one CTA)
     r = sm.group(1)
     body = "  float %s = 0.0f;\n" % r + "".join(
         wait_load(c, 1, "%s_%d" % (x, c)) +
