@@ -46,6 +46,7 @@
 // RUN: rk-opt %t/split_override.mlir --rk-plan-tiers="arch=sm_90a schedule=split=8" -verify-diagnostics -mlir-print-op-on-diagnostic=false | FileCheck %s --check-prefix=SPLIT8
 // RUN: rk-opt %t/split_bad.mlir --rk-plan-tiers="arch=sm_90a schedule=split=4,cluster=2" -verify-diagnostics -mlir-print-op-on-diagnostic=false
 // RUN: rk-opt %t/split_bad_pow2.mlir --rk-plan-tiers="arch=sm_90a schedule=split=12" -verify-diagnostics -mlir-print-op-on-diagnostic=false
+// RUN: rk-opt %t/min_blocks_bad.mlir --rk-plan-tiers="arch=sm_90a schedule=threads=1024,values=8,min_blocks=3" -verify-diagnostics -mlir-print-op-on-diagnostic=false
 // RUN: rk-opt %t/split_no_reduction.mlir --rk-plan-tiers="arch=sm_90a schedule=split=4" -verify-diagnostics -mlir-print-op-on-diagnostic=false
 // RUN: rk-opt %t/keep_not_streamed.mlir --rk-plan-tiers="arch=sm_90a schedule=keep=1" -verify-diagnostics -mlir-print-op-on-diagnostic=false
 // RUN: rk-opt %t/keep_too_many.mlir --rk-plan-tiers="arch=sm_90a schedule=keep=5" -verify-diagnostics -mlir-print-op-on-diagnostic=false
@@ -1750,6 +1751,14 @@ func.func @split_bad(%x: tensor<4x65536xbf16>) -> tensor<4xf32> {
 // expected-error@below {{invalid schedule override: split = 12 must be a power of two up to 1024}}
 func.func @split_bad_pow2(%x: tensor<4x65536xbf16>) -> tensor<4xf32> {
   %s = rk.reduce max %x : tensor<4x65536xbf16> -> tensor<4xf32>
+  return %s : tensor<4xf32>
+}
+
+//--- min_blocks_bad.mlir
+// A launch bound no SM can meet (ptxas ignores one silently).
+// expected-error@below {{invalid schedule override: min_blocks = 3 CTAs of 1024 threads an SM: sm_90a holds at most 2048 threads and 32 CTAs}}
+func.func @min_blocks_bad(%x: tensor<4x8192xbf16>) -> tensor<4xf32> {
+  %s = rk.reduce max %x : tensor<4x8192xbf16> -> tensor<4xf32>
   return %s : tensor<4xf32>
 }
 
