@@ -12,6 +12,13 @@
 // f16 activations, group 128, symmetric; it must be named rkc_gemv_w4a16 or
 // rkc_gemv_w8a16. A variant marked `exact` must match the first bit for bit;
 // the others are timed and their largest difference printed.
+//
+// With GEMV_TRACE=DIR, a variant whose module defines the timeline globals of
+// bench/experiments/h200/gemv-trace/make_trace_variant.py (rkc_trace,
+// rkc_trace_n) is replayed once more after timing and its per-CTA records are
+// written to DIR/NAME.trace: one line a CTA, "launch cta smid t_entry t_wait
+// t_first t_loop t_end" (launch: the index of the graph's GEMV, from the
+// weight pointer the record carries; times: %globaltimer, ns).
 #include "cubin_harness.h"
 
 #include <algorithm>
@@ -150,6 +157,35 @@ int main(int argc, char **argv) {
     std::printf("  %-28s %7.2f us  %5.2f TB/s  (min %.2f max %.2f)  max|diff| %.3g of max|ref| %.3g%s\n",
                 v.name.c_str(), us, bytes / (us * 1e-6) / 1e12, ts.front(), ts.back(), maxd, maxr,
                 v.exact ? (same ? "  exact: ok" : "  exact: MISMATCH") : "");
+    if (const char *dir = std::getenv("GEMV_TRACE")) {
+      CUmodule mod;
+      CK(cuFuncGetModule(&mod, v.fn));
+      CUdeviceptr tr, trn;
+      size_t trBytes, nBytes;
+      if (cuModuleGetGlobal(&tr, &trBytes, mod, "rkc_trace") == CUDA_SUCCESS &&
+          cuModuleGetGlobal(&trn, &nBytes, mod, "rkc_trace_n") == CUDA_SUCCESS) {
+        CK(cuMemsetD8(trn, 0, nBytes));
+        CK(cuGraphLaunch(ge, stream));
+        CK(cuStreamSynchronize(stream));
+        unsigned n = 0;
+        CK(cuMemcpyDtoH(&n, trn, sizeof n));
+        const size_t cap = trBytes / 64;
+        std::vector<unsigned long long> rec(cap * 8);
+        CK(cuMemcpyDtoH(rec.data(), tr, trBytes));
+        const std::string path = std::string(dir) + "/" + v.name + ".trace";
+        FILE *f = std::fopen(path.c_str(), "w");
+        for (size_t r = 0; r < std::min<size_t>(n, cap); ++r) {
+          const unsigned long long *e = &rec[r * 8];
+          int launchIndex = -1;
+          for (int i = 0; i < COUNT; ++i)
+            if ((unsigned long long)q[i] == e[0]) launchIndex = i;
+          std::fprintf(f, "%d %llu %llu %llu %llu %llu %llu %llu\n", launchIndex, e[1] & 0xffffffffull,
+                       e[1] >> 32, e[2], e[3], e[4], e[5], e[6]);
+        }
+        std::fclose(f);
+        std::printf("  %-28s %u CTA records (capacity %zu) -> %s\n", v.name.c_str(), n, cap, path.c_str());
+      }
+    }
     CK(cuGraphExecDestroy(ge));
     CK(cuGraphDestroy(g));
   }
