@@ -122,7 +122,7 @@ int main(int argc, char **argv) {
   std::printf("W%dA16 M=%lld K=%lld N=%lld: %.2f MB per GEMV, graph of %d, PDL\n", bits, M, K,
               N, bytes / 1e6, COUNT);
   for (auto &v : vs) {
-    CK(cuMemsetD8(out, 0xff, (size_t)M * N * 2));
+    CK(cuMemsetD8Async(out, 0xff, (size_t)M * N * 2, stream)); // on the stream: the plain memset need not finish before a non-blocking stream's launch
     launch(v, 0);
     CK(cuStreamSynchronize(stream));
     std::vector<unsigned short> ho((size_t)(M * N));
