@@ -3,7 +3,8 @@
 # kernels (rkc compile, planned for the H200; the tuned rows' schedules and
 # the heuristic's), their timeline variants (make_trace_variant.py) and
 # L2-prefetch variants (make_prefetch_variant.py), block-recycling variants
-# (make_recycle_variant.py), a cp.async ring of weights (make_ring_variant.py), 3 or 4 register buffers (make_buffers_variant.py) and the read-only floor (make_read_floor.py), as
+# (make_recycle_variant.py), both buffers loaded together (make_pair_variant.py),
+# a cp.async ring of weights (make_ring_variant.py), 3 or 4 register buffers (make_buffers_variant.py) and the read-only floor (make_read_floor.py), as
 # CUBINs built with NVRTC as librkc builds them, plus run.sh's launch list,
 # into OUTDIR (default: this directory's cubin/, git-ignored).
 # Usage: gen.sh [OUTDIR]   (repo root, rkc in build/bin; CUDA toolkit)
@@ -42,6 +43,7 @@ gen() { # label bits K N schedule
   for st in 2 3 4; do # the cp.async ring: its launch needs more shared memory
     echo "$1 $st $(python3 $d/make_ring_variant.py "$out/$1.cu" "$out/$1-ring$st.cu" $st $smem)" >> "$out/ring.txt"
   done
+  python3 $d/make_pair_variant.py "$out/$1.cu" "$out/$1-pair.cu"
   python3 $d/make_recycle_variant.py "$out/$1.cu" "$out/$1-rc.cu"
   python3 $d/make_trace_variant.py "$out/$1-rc.cu" "$out/$1-rc-trace.cu" \
     $((65536 / ((regs + 7) / 8 * 8 * block)))

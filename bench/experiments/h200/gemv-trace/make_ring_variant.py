@@ -13,8 +13,11 @@ it waits for its own copies only, and S iterations stay in flight while it
 computes. The activations are copied with plain loads after the PDL wait
 (a cp.async group of theirs would be waited together with the weights').
 The loads and arithmetic are the emitted kernel's: the output must match
-it bit for bit. Launch with RING_OFF + S * (16 U COLS + 8 NGI COLS) *
-THREADS bytes of shared memory (printed by this tool).
+it bit for bit. Launch with RING_OFF + S * (16 U COLS + 2 NGI COLS) *
+THREADS bytes of shared memory (printed by this tool). A lane's slots
+follow the global addresses (the first version, slots in lane order, split
+every 128-byte line over 512 bytes of shared memory: 74 % excess shared
+wavefronts and 48 % excess L2 sectors under ncu, 1.5-2x slower).
 
 Usage: make_ring_variant.py IN.cu OUT.cu S RING_OFF
 """
@@ -44,6 +47,10 @@ src = src[:a] + f"""  constexpr int S = {S}; // ring stages (iterations of U blo
   constexpr int SB = NGI * COLS; // 8-byte scale chunks a thread an iteration
   uint4 *ring_w = reinterpret_cast<uint4 *>(rkc_smem + {ring_off});
   uint2 *ring_s = reinterpret_cast<uint2 *>(ring_w + S * WB * THREADS);
+  // a lane's slot in its warp's 32: in the order of the global addresses
+  // (packed row t, then column group g), so that the 16-byte pieces of one
+  // 128-byte line land in 128 contiguous bytes; one scale slot a column group
+  const int wpos = (tid & ~31) + 8 * t + g, spos = (tid >> 5) * 8 + g;
   auto issue = [&](int it, int slot) {{
     #pragma unroll
     for (int u = 0; u < U; ++u) {{
@@ -53,7 +60,7 @@ src = src[:a] + f"""  constexpr int S = {S}; // ring stages (iterations of U blo
         const bool ok = nb + JS * j < N && s < sets;
         const rkc::u32 *p = a1 + (ok ? (long long)(kw_begin + RB * s + t) * N + nb + JS * j : 0LL);
         asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::
-                     "r"(rkc::smem_addr(ring_w + (slot * WB + u * COLS + j) * THREADS + tid)),
+                     "r"(rkc::smem_addr(ring_w + (slot * WB + u * COLS + j) * THREADS + wpos)),
                      "l"(p), "r"(ok ? 16 : 0) : "memory");
       }}
     }}
@@ -64,9 +71,10 @@ src = src[:a] + f"""  constexpr int S = {S}; // ring stages (iterations of U blo
       for (int j = 0; j < COLS; ++j) {{
         const int valid = max(0, min(4, N - nb - JS * j));
         const rkc::f16 *p = a2 + (valid > 0 ? (long long)grp * N + nb + JS * j : 0LL);
-        asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;" ::
-                     "r"(rkc::smem_addr(ring_s + (slot * SB + gi * COLS + j) * THREADS + tid)),
-                     "l"(p), "r"(2 * valid) : "memory");
+        if (t == 0) // the four lanes of a column group share its scales
+          asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;" ::
+                       "r"(rkc::smem_addr(ring_s + (slot * SB + gi * COLS + j) * (THREADS / 4) + spos)),
+                       "l"(p), "r"(2 * valid) : "memory");
       }}
     }}
   }};
@@ -96,13 +104,13 @@ src = src[:a] + """  for (int it = it_begin, k = 0; it < it_end; ++it, ++k) {
     Block cur;
     #pragma unroll
     for (int q = 0; q < WB; ++q) {
-      const uint4 v = ring_w[(slot * WB + q) * THREADS + tid];
+      const uint4 v = ring_w[(slot * WB + q) * THREADS + wpos];
       cur.w[q / COLS][q % COLS][0] = v.x; cur.w[q / COLS][q % COLS][1] = v.y;
       cur.w[q / COLS][q % COLS][2] = v.z; cur.w[q / COLS][q % COLS][3] = v.w;
     }
     #pragma unroll
     for (int q = 0; q < SB; ++q) {
-      const uint2 v = ring_s[(slot * SB + q) * THREADS + tid];
+      const uint2 v = ring_s[(slot * SB + q) * (THREADS / 4) + spos];
       static_assert(sizeof(cur.sc[0][0]) == 8, "four 16-bit scales");
       memcpy(&cur.sc[q / COLS][q % COLS], &v, 8);
     }
@@ -113,5 +121,5 @@ src = src[:a] + """  for (int it = it_begin, k = 0; it < it_end; ++it, ++k) {
 """ + src[close:]
 open(sys.argv[2], "w").write(src)
 threads = const("WARPS") * 32
-ring = S * (16 * const("U") * const("COLS") + 8 * const("NGI") * const("COLS")) * threads
+ring = S * (16 * const("U") * const("COLS") + 2 * const("NGI") * const("COLS")) * threads
 print(ring_off + ring)
