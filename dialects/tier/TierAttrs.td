@@ -148,7 +148,10 @@ def Tier_KSplitLayoutAttr : AttrDef<Tier_Dialect, "KSplitLayout"> {
     of `warps`) only `k` warps split K: warp `w` takes the `w % k`-th part
     of the CTA's range of K and column group `w / k` of a CTA tile of
     `warps / k` groups, so one staging of the activations serves more
-    columns.
+    columns. With `global_acts = true` (tensor cores only) the activation
+    fragments are read from global memory where the products use them
+    instead of being staged: the plan of parts without clusters whose
+    shared memory cannot hold a CTA's K range of activations.
 
     ```mlir
     #tier.ksplit_layout<rows = 1, cols = 4, warps = 4, cluster = 8, unroll = 16>
@@ -157,8 +160,10 @@ def Tier_KSplitLayoutAttr : AttrDef<Tier_Dialect, "KSplitLayout"> {
   let parameters = (ins "int64_t":$rows, "int64_t":$cols, "int64_t":$warps,
                         "int64_t":$cluster, "int64_t":$unroll,
                         DefaultValuedParameter<"bool", "false">:$mma,
-                        DefaultValuedParameter<"int64_t", "0">:$kwarps);
-  // `mma` and `kwarps` are printed only when not their defaults.
+                        DefaultValuedParameter<"int64_t", "0">:$kwarps,
+                        DefaultValuedParameter<"bool", "false">:$global_acts);
+  // `mma`, `kwarps` and `global_acts` are printed only when not their
+  // defaults.
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{

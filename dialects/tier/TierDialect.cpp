@@ -171,7 +171,10 @@ LogicalResult ScheduleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 LogicalResult KSplitLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                        int64_t rows, int64_t cols, int64_t warps,
                                        int64_t cluster, int64_t unroll, bool mma,
-                                       int64_t kwarps) {
+                                       int64_t kwarps, bool globalActs) {
+  if (globalActs && !mma)
+    return emitError() << "ksplit_layout global_acts = true (activations read from global "
+                          "memory) needs mma = true";
   if (mma && cols != 1 && cols != 2 && cols != 4)
     return emitError() << "ksplit_layout with mma = true takes cols = 1, 2 or 4 "
                           "(groups of 32 columns per warp), got "

@@ -52,16 +52,18 @@ static constexpr int64_t kSmemPerCta = 64 * 1024;
 static constexpr int64_t kWideGroupsPerSm = 16;
 
 std::string KSplitPlan::str() const {
-  return formatv("cols={0},warps={1},cluster={2},unroll={3}{4}{5}", cols, warps,
+  return formatv("cols={0},warps={1},cluster={2},unroll={3}{4}{5}{6}", cols, warps,
                  cluster, unroll, mma ? ",mma=1" : "",
-                 kWarps() != warps ? formatv(",kwarps={0}", kwarps).str() : std::string())
+                 kWarps() != warps ? formatv(",kwarps={0}", kwarps).str() : std::string(),
+                 globalActs ? ",acts=global" : "")
       .str();
 }
 
 std::string KSplitPlan::schedule() const {
-  return formatv("vector={0},threads={1},cluster={2},unroll={3},mma={4}{5}", cols, threads(),
+  return formatv("vector={0},threads={1},cluster={2},unroll={3},mma={4}{5}{6}", cols, threads(),
                  cluster, unroll, mma ? 1 : 0,
-                 mma ? formatv(",kwarps={0}", kWarps()).str() : std::string())
+                 mma ? formatv(",kwarps={0}", kWarps()).str() : std::string(),
+                 globalActs ? ",acts=global" : "")
       .str();
 }
 
@@ -78,8 +80,9 @@ KSplitShape shapeOf(const KSplitPlan &pl, const KSplitProblem &p) {
     s.outValues = ceilDiv(p.rows * pl.tileCols(), pl.threads() * pl.cluster);
     // Activations as f32 (CUDA cores) or 16-bit values (tensor cores),
     // and for int4 on CUDA cores the sum of each packed row's 8 (fold_u4).
-    int64_t staged = p.rows * s.ctaRows * p.kPerRow() * (pl.mma ? 2 : 4) +
-                     (p.bits == 4 && !pl.mma ? p.rows * s.ctaRows * 4 : 0);
+    int64_t staged = pl.globalActs ? 0
+                     : p.rows * s.ctaRows * p.kPerRow() * (pl.mma ? 2 : 4) +
+                           (p.bits == 4 && !pl.mma ? p.rows * s.ctaRows * 4 : 0);
     int64_t tiles = pl.warps * p.rows * pl.cols * 32 * 4;
     int64_t recv = pl.cluster > 1 ? pl.cluster * s.outValues * pl.threads() * 4 : 0;
     s.aliased = pl.mma && staged + tiles + recv > kSharedAliasAbove;
@@ -95,7 +98,8 @@ KSplitShape shapeOf(const KSplitPlan &pl, const KSplitProblem &p) {
     }
     // Chunked staging needs a named barrier (ids 1-15) per K part shared
     // by several warps.
-    if (pl.mma && staged > kStageChunksAbove && (pl.kWarps() < 16 || pl.colWarps() == 1))
+    if (pl.mma && !pl.globalActs && staged > kStageChunksAbove &&
+        (pl.kWarps() < 16 || pl.colWarps() == 1))
       s.stageChunks = kStageChunks;
     break;
   }
@@ -160,6 +164,9 @@ std::string checkPlan(const KSplitPlan &pl, const KSplitProblem &p, const Target
     return "kwarps (warps splitting K, the others taking more columns) needs mma = 1";
   if (p.op != ColumnOp::Gemv && pl.cluster != 1)
     return "only rk.gemv splits K across a cluster: cluster must be 1";
+  if (pl.globalActs && (p.op != ColumnOp::Gemv || !pl.mma))
+    return "acts = global (activations read from global memory) needs rk.gemv on tensor "
+           "cores (mma = 1)";
   if (pl.mma) {
     std::string why = mmaUnsupported(p, t);
     if (!why.empty())
@@ -192,8 +199,10 @@ std::string checkPlan(const KSplitPlan &pl, const KSplitProblem &p, const Target
                    "{0} bytes of shared memory, over the {1} of {2}; {3}",
                    s.smemBytes, t.maxSmemPerCta, t.arch,
                    t.hasClusters() ? "split K further (a larger cluster)"
-                                   : "it has no clusters to split K over: fewer rows of "
-                                     "activations or a shorter K fit");
+                   : pl.mma       ? "it has no clusters to split K over: read the activations "
+                                    "from global memory (acts=global)"
+                                  : "it has no clusters to split K over: fewer rows of "
+                                    "activations or a shorter K fit");
   if (s.ctas > 0x7fffffff)
     return "the grid would exceed 2^31 - 1 CTAs";
   return "";
@@ -202,6 +211,11 @@ std::string checkPlan(const KSplitPlan &pl, const KSplitProblem &p, const Target
 /// The GEMV remarks on the staged activations and the cluster combine.
 static void noteStaging(const KSplitPlan &pl, const KSplitProblem &p, const KSplitShape &s,
                         llvm::function_ref<void(const Twine &)> note) {
+  if (pl.globalActs)
+    note(formatv("activations read from global memory (through L1) where the products use "
+                 "them, not staged: {0} bytes of shared memory for the partial sums",
+                 s.smemBytes));
+  else
   note(formatv("activations staged in shared memory: {0} rows x {1} values of "
                "K per CTA ({2} bytes {3})",
                p.rows, s.ctaRows * p.kPerRow(), s.smemBytes,
@@ -258,6 +272,7 @@ static void planMmaSplit(KSplitPlan &pl, const KSplitProblem &p, const Target &t
   int64_t grain = p.group ? p.group / 8 : 16;
   int64_t parts = std::max<int64_t>(1, ceilDiv(kw, grain));
   int64_t groups = ceilDiv(p.n, 32 * pl.cols);
+  pl.globalActs = ovr.acts == 0;
   // K split: ~kWarpsPerSm warps per SM, parts of at least 16 packed rows.
   int64_t split = (int64_t)llvm::bit_floor(
       (uint64_t)std::max<int64_t>(1, t.planSms() * kWarpsPerSm / groups));
@@ -506,6 +521,22 @@ static void planMmaSplit(KSplitPlan &pl, const KSplitProblem &p, const Target &t
   note(formatv("unroll = {0}: 2 x {1} bytes of packed weight in flight per thread "
                "(double-buffered blocks of {0} x {2} packed rows)",
                pl.unroll, pl.unroll * 16 * pl.cols, rb));
+  // A CTA's K range of activations that fits no CTA's shared memory, with
+  // no cluster to split K over (sm_80 - sm_89: M = 16 at K >= 4096, M >= 4
+  // at K = 14336) or none large enough: the fragments are read from global
+  // memory where the products use them (each CTA's warps share them
+  // through L1) instead of being staged. Not measured on such a part; on
+  // the H200 (forced with acts=global) see docs/performance-notes.md,
+  // session 38.
+  if (ovr.acts < 0 && !pl.globalActs && shapeOf(pl, p).smemBytes > t.maxSmemPerCta) {
+    int64_t need = shapeOf(pl, p).smemBytes;
+    pl.globalActs = true;
+    note(formatv("acts = global: staging a CTA's K range of activations would need {0} bytes "
+                 "of shared memory, over the {1} of {2}{3}",
+                 need, t.maxSmemPerCta, t.arch,
+                 t.hasClusters() ? formatv(" with K split over clusters of {0}", pl.cluster).str()
+                                 : std::string(", which has no clusters to split K over")));
+  }
   KSplitShape s = shapeOf(pl, p);
   note(formatv("K split {0} ways: {1} of the {2} warps x cluster {3}; CTA tiles of {4} "
                "columns ({5} CTAs, {6} warps for ~{7} SMs)",
@@ -524,7 +555,7 @@ Expected<KSplitPlan> planKSplit(const KSplitProblem &p, const Target &t,
   if (ovr.values > 0 || ovr.rows > 0 || ovr.minBlocks >= 0 || ovr.staging >= 0 ||
       ovr.prefetch >= 0 || ovr.keep >= 0 || ovr.split >= 0)
     return createStringError("schedule: column kernels take only vector (columns "
-                             "per thread), threads, cluster, unroll, mma and kwarps");
+                             "per thread), threads, cluster, unroll, mma, kwarps and acts");
   if (ovr.threads > 0 && ovr.threads % 32 != 0)
     return createStringError(
         formatv("schedule: threads = {0} must be a multiple of 32 for a column "
@@ -732,10 +763,13 @@ Expected<KSplitPlan> planKSplit(const KSplitProblem &p, const Target &t,
   }
   if (ovr.kwarps > 0)
     pl.kwarps = ovr.kwarps;
+  if (ovr.acts >= 0)
+    pl.globalActs = ovr.acts == 0;
   std::string why = checkPlan(pl, p, t);
   if (!why.empty())
     return createStringError(((ovr.vector > 0 || ovr.threads > 0 || ovr.cluster > 0 ||
-                               ovr.unroll > 0 || ovr.mma >= 0 || ovr.kwarps >= 0)
+                               ovr.unroll > 0 || ovr.mma >= 0 || ovr.kwarps >= 0 ||
+                               ovr.acts >= 0)
                                   ? "schedule override rejected: "
                                   : "no valid column plan: ") +
                              why);

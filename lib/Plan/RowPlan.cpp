@@ -116,7 +116,7 @@ std::string RowPlan::str() const {
 bool PlanOverride::empty() const {
   return threads < 0 && values < 0 && vector < 0 && rows < 0 && cluster < 0 &&
          unroll < 0 && minBlocks < 0 && staging < 0 && mma < 0 && prefetch < 0 &&
-         kwarps < 0 && keep < 0 && split < 0;
+         kwarps < 0 && keep < 0 && split < 0 && acts < 0;
 }
 
 Expected<PlanOverride> parseOverride(StringRef text) {
@@ -136,6 +136,14 @@ Expected<PlanOverride> parseOverride(StringRef text) {
         return llvm::createStringError(
             "schedule: staging must be registers, async, smem or stream, got '" +
             val.str() + "'");
+      continue;
+    }
+    if (key == "acts") {
+      if (val == "smem") o.acts = 1;
+      else if (val == "global") o.acts = 0;
+      else
+        return llvm::createStringError("schedule: acts must be smem or global, got '" +
+                                       val.str() + "'");
       continue;
     }
     int64_t v;
@@ -164,7 +172,8 @@ Expected<PlanOverride> parseOverride(StringRef text) {
       return llvm::createStringError(
           "schedule: unknown field '" + key.str() +
           "' (threads, values, vector, rows, cluster, split, staging, unroll, "
-          "min_blocks, prefetch, keep; column kernels: mma = 0 or 1, kwarps)");
+          "min_blocks, prefetch, keep; column kernels: mma = 0 or 1, kwarps, acts = smem "
+          "or global)");
   }
   return o;
 }
@@ -368,9 +377,9 @@ static Expected<RowPlan> planRowWith(const RowProblem &p, const Target &t,
   };
   if (p.cols < 1 || p.rows < 1)
     return llvm::createStringError("cannot plan an empty row problem");
-  if (o.mma >= 0 || o.kwarps >= 0)
+  if (o.mma >= 0 || o.kwarps >= 0 || o.acts >= 0)
     return llvm::createStringError(llvm::Twine("schedule: '") +
-                                   (o.mma >= 0 ? "mma" : "kwarps") +
+                                   (o.mma >= 0 ? "mma" : o.kwarps >= 0 ? "kwarps" : "acts") +
                                    "' applies to rk.gemv (column kernels), not to row kernels");
   RowPlan pl;
 

@@ -127,7 +127,8 @@ struct PlanTiers : public ::rkc::impl::RkPlanTiersPassBase<PlanTiers> {
                                               plan->warps, plan->cluster,
                                               plan->unroll, plan->mma,
                                               plan->kWarps() != plan->warps ? plan->kwarps
-                                                                            : 0));
+                                                                            : 0,
+                                              plan->globalActs));
   }
 };
 

@@ -59,6 +59,8 @@
 // RUN: rk-opt %t/cluster_rows.mlir --rk-plan-tiers="arch=sm_90a schedule=cluster=2,rows=2" -verify-diagnostics -mlir-print-op-on-diagnostic=false
 // RUN: rk-opt %t/vector_too_wide.mlir --rk-plan-tiers="arch=sm_90a schedule=vector=16" -verify-diagnostics -mlir-print-op-on-diagnostic=false
 // RUN: rk-opt %t/analysis.mlir --rk-plan-tiers=arch=sm_90a -split-input-file -verify-diagnostics -mlir-print-op-on-diagnostic=false
+// RUN: rk-opt %t/columns_global_acts.mlir --rk-plan-tiers=arch=sm_86 -verify-diagnostics -mlir-print-op-on-diagnostic=false | FileCheck %s --check-prefix=GLOBAL-ACTS
+// RUN: rk-opt %t/columns_global_acts_override.mlir --rk-plan-tiers="arch=sm_90a schedule=acts=global" -verify-diagnostics -mlir-print-op-on-diagnostic=false | FileCheck %s --check-prefix=GLOBAL-ACTS-OVERRIDE
 
 //--- sm90a.mlir
 // A row that expands (int8 in, f32 out: per-token dequantization): vectors
@@ -1690,7 +1692,7 @@ func.func @bad_integer(%x: tensor<64x4096xbf16>) -> tensor<64xf32> {
 }
 
 //--- bad_field.mlir
-// expected-error@below {{schedule: unknown field 'foo' (threads, values, vector, rows, cluster, split, staging, unroll, min_blocks, prefetch, keep; column kernels: mma = 0 or 1, kwarps)}}
+// expected-error@below {{schedule: unknown field 'foo' (threads, values, vector, rows, cluster, split, staging, unroll, min_blocks, prefetch, keep; column kernels: mma = 0 or 1, kwarps, acts = smem or global)}}
 func.func @bad_field(%x: tensor<64x4096xbf16>) -> tensor<64xf32> {
   %s = rk.reduce add %x : tensor<64x4096xbf16> -> tensor<64xf32>
   return %s : tensor<64xf32>
@@ -2358,7 +2360,7 @@ func.func @gemv(%x: tensor<1x4096xf16>, %q: tensor<4096x4096xi4, #rk.quant<bits 
 }
 
 //--- columns_bad_field.mlir
-// expected-error@below {{schedule: column kernels take only vector (columns per thread), threads, cluster, unroll, mma and kwarps}}
+// expected-error@below {{schedule: column kernels take only vector (columns per thread), threads, cluster, unroll, mma, kwarps and acts}}
 func.func @gemv(%x: tensor<1x4096xf16>, %q: tensor<4096x4096xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, %s: tensor<32x4096xf16>) -> tensor<1x4096xf16> {
   %o = rk.gemv %x, %q, %s : (tensor<1x4096xf16>, tensor<4096x4096xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, tensor<32x4096xf16>) -> tensor<1x4096xf16>
   return %o : tensor<1x4096xf16>
@@ -2464,4 +2466,37 @@ func.func @asym8(%x: tensor<1x256xf16>, %q: tensor<256x64xi8, #rk.quant<bits = 8
   // expected-error@below {{8-bit quantization is symmetric only (asymmetric zero points are supported for 4 bits)}}
   %o = rk.gemv %x, %q, %s zeros %z : (tensor<1x256xf16>, tensor<256x64xi8, #rk.quant<bits = 8, group_size = 128, axis = 0, scale = f16, symmetric = false, packing = k4>>, tensor<2x64xf16>, tensor<2x64xf16>) -> tensor<1x64xf16>
   return %o : tensor<1x64xf16>
+}
+
+//--- columns_global_acts.mlir
+// sm_86 (no clusters, 99 KiB of shared memory a CTA): 16 rows x 14336 of
+// K do not fit a CTA's shared memory and no cluster can split K, so the
+// activations are read from global memory (global_acts) instead of the
+// planner refusing the shape.
+// expected-remark@below {{plan: mma: int4 x 16-bit products on tensor cores (m16n8k16, f32 accumulation); a lane loads 16 bytes = 4 columns of one packed row per group of 32, a warp 1 x 32 columns}}
+// expected-remark@below {{plan: unroll = 4: 2 x 64 bytes of packed weight in flight per thread (double-buffered blocks of 4 x 4 packed rows)}}
+// expected-remark@below {{plan: acts = global: staging a CTA's K range of activations would need 458752 bytes of shared memory, over the 101376 of sm_86, which has no clusters to split K over}}
+// expected-remark@below {{plan: K split 8 ways: 8 of the 8 warps x cluster 1; CTA tiles of 32 columns (128 CTAs, 1024 warps for ~108 SMs)}}
+// expected-remark@below {{plan: activations read from global memory (through L1) where the products use them, not staged: 16384 bytes of shared memory for the partial sums}}
+func.func @gemv_m16(%x: tensor<16x14336xf16>, %q: tensor<14336x4096xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, %s: tensor<112x4096xf16>) -> tensor<16x4096xf16> {
+// GLOBAL-ACTS-LABEL: func.func @gemv_m16
+// GLOBAL-ACTS-SAME: tier.layout = #tier.ksplit_layout<rows = 16, cols = 1, warps = 8, cluster = 1, unroll = 4, mma = true, global_acts = true>
+  %o = rk.gemv %x, %q, %s : (tensor<16x14336xf16>, tensor<14336x4096xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, tensor<112x4096xf16>) -> tensor<16x4096xf16>
+  return %o : tensor<16x4096xf16>
+}
+
+//--- columns_global_acts_override.mlir
+// The same forced on sm_90a (schedule acts=global): the heuristic's layout
+// otherwise, shared memory for the partial sums only.
+// expected-remark@below {{plan: mma: int4 x 16-bit products on tensor cores (m16n8k16, f32 accumulation); a lane loads 16 bytes = 4 columns of one packed row per group of 32, a warp 1 x 32 columns}}
+// expected-remark@below {{plan: one CTA of 16 warps per SM: 2 column group(s) x 8 warps splitting K in clusters of 2 (128 CTAs; clusters of 4+ are placed unevenly)}}
+// expected-remark@below {{plan: unroll = 4: 2 x 64 bytes of packed weight in flight per thread (double-buffered blocks of 4 x 4 packed rows)}}
+// expected-remark@below {{plan: K split 16 ways: 8 of the 16 warps x cluster 2; CTA tiles of 64 columns (128 CTAs, 2048 warps for ~132 SMs)}}
+// expected-remark@below {{plan: activations read from global memory (through L1) where the products use them, not staged: 36864 bytes of shared memory for the partial sums}}
+// expected-remark@below {{plan: partials combined across the cluster of 2 through distributed shared memory}}
+func.func @gemv_m16(%x: tensor<16x14336xf16>, %q: tensor<14336x4096xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, %s: tensor<112x4096xf16>) -> tensor<16x4096xf16> {
+// GLOBAL-ACTS-OVERRIDE-LABEL: func.func @gemv_m16
+// GLOBAL-ACTS-OVERRIDE-SAME: tier.layout = #tier.ksplit_layout<rows = 16, cols = 1, warps = 16, cluster = 2, unroll = 4, mma = true, kwarps = 8, global_acts = true>
+  %o = rk.gemv %x, %q, %s : (tensor<16x14336xf16>, tensor<14336x4096xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, tensor<112x4096xf16>) -> tensor<16x4096xf16>
+  return %o : tensor<16x4096xf16>
 }

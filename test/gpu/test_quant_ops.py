@@ -539,6 +539,51 @@ def test_gemv_staged_in_parts(bits, sym, G, K, N, M, dt, sched, gen):
     launch_and_check(k, x, qt, W, N, dt)
 
 
+# Activations read from global memory instead of staged (acts=global: the
+# planner's way on sm_80-sm_89 where a CTA's K range of activations does not
+# fit its shared memory, no cluster splitting K; forced here on this GPU):
+# weights as A (M <= 8) and as B, int4 with and without zero points, int8,
+# f16 / bf16, clusters, kwarps, N tails, and the plan sm_86 takes at M = 16,
+# K = 14336 (8 warps, no cluster). (bits, sym, G, K, N, M, dtype, schedule)
+GLOBAL_ACTS = [
+    (4, True, 128, 14336, 4096, 16, "f16", "vector=1,threads=256,cluster=1,unroll=4,mma=1,acts=global"),
+    (4, False, 64, 2048, 1000, 9, "bf16", "vector=2,threads=128,cluster=2,unroll=2,mma=1,acts=global"),
+    (4, True, 32, 1024, 1000, 4, "bf16", "vector=1,threads=256,cluster=1,unroll=8,mma=1,kwarps=4,acts=global"),
+    (4, True, 0, 512, 72, 1, "f16", "vector=1,threads=128,cluster=1,unroll=1,mma=1,acts=global"),
+    (4, False, 128, 4096, 4104, 13, "f16", "vector=1,threads=512,cluster=2,unroll=4,mma=1,kwarps=8,acts=global"),
+    (8, True, 128, 4096, 4096, 16, "f16", "vector=1,threads=256,cluster=1,unroll=4,mma=1,acts=global"),
+    (8, True, 64, 1024, 1000, 5, "f16", "vector=1,threads=128,cluster=2,unroll=2,mma=1,acts=global"),
+    # The heuristic's: K beyond what a cluster of 16 can stage (sm_90a).
+    (4, True, 128, 131072, 264, 16, "f16", None),
+]
+
+
+@pytest.mark.parametrize("bits,sym,G,K,N,M,dt,sched", GLOBAL_ACTS,
+                         ids=["w%d%s-g%d-%dx%d-m%d-%s-%s" % (c[0], "" if c[1] else "asym", c[2], c[3],
+                                                             c[4], c[5], c[6],
+                                                             (c[7] or "heuristic").replace(",", "-")
+                                                             .replace("=", ""))
+                              for c in GLOBAL_ACTS])
+def test_gemv_global_acts(bits, sym, G, K, N, M, dt, sched, gen):
+    qt, W = quantized(K, N, bits, sym, G, "f16", gen)
+    x = randn((M, K), dt, gen)
+    k = quant.kernel("gemv", dt, bits=bits, group_size=G, symmetric=sym, scale="f16",
+                     M=M, K=K, N=N, schedule=sched)
+    assert "acts=global" in k.plan and "stage_rows_async" not in k.cuda, k.plan
+    launch_and_check(k, x, qt, W, N, dt)
+    # Rows of x 8 values longer than K (a row stride the staged kernel's
+    # 16-byte copies also take).
+    xp = randn((M, K + 8), dt, gen)[:, :K]
+    out = torch.full((M, N), float("nan"), device=DEV, dtype=DT[dt])
+    ptrs = [xp.data_ptr(), qt._packed.data_ptr(), qt._scales.data_ptr()]
+    if qt._zeros is not None:
+        ptrs.append(qt._zeros.data_ptr())
+    k.launch(ptrs + [out.data_ptr()], strides=[K + 8] + [0] * len(ptrs),
+             stream=torch.cuda.current_stream().cuda_stream)
+    torch.cuda.synchronize()
+    check_gemv(out, R.gemv(xp, W), dt, k.plan + " (padded rows)")
+
+
 # int8 k4 with K a multiple of 4 but not of 8 or 16 (a partial block of
 # packed rows), and K = 4: one word per column.
 INT8_ODD_K = [(4, 72, 1), (12, 40, 5), (132, 1000, 1), (4100, 264, 16)]

@@ -213,6 +213,23 @@ def test_generated_gemv_is_the_example_kernel():
 
 
 @needs_lib
+@pytest.mark.parametrize("arch,bits,M,K", [("sm_86", 4, 16, 4096), ("sm_89", 4, 4, 14336),
+                                           ("sm_86", 8, 16, 14336)])
+def test_gemv_without_room_reads_activations_from_global(arch, bits, M, K):
+    """sm_86 / sm_89: a CTA's K range of activations over its 99 KiB and no
+    cluster to split K: the GEMV reads them from global memory (acts=global)
+    rather than failing to plan; staged where they fit."""
+    k = quant.kernel("gemv", "f16", bits=bits, M=M, K=K, N=4096, arch=arch)
+    assert "acts=global" in k.plan and "stage_rows_async" not in k.cuda, k.plan
+    assert any("acts = global" in r for r in k.remarks), k.remarks
+    small = quant.kernel("gemv", "f16", bits=bits, M=2, K=4096, N=4096, arch=arch)
+    assert "acts=global" not in small.plan and "stage_rows_async" in small.cuda, small.plan
+    with pytest.raises(rkc.RkcError, match="acts=global"):
+        quant.kernel("gemv", "f16", bits=bits, M=M, K=K, N=4096, arch=arch,
+                     schedule="acts=smem")
+
+
+@needs_lib
 def test_group_of_the_whole_axis_is_one_group():
     a = compile_or_skip(lambda: quant.kernel("dequantize", "f16", 4, 0, M=None, K=256, N=64))
     assert quant.kernel("dequantize", "f16", 4, 256, K=256, N=64) is a

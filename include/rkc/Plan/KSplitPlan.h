@@ -59,6 +59,11 @@ struct KSplitPlan {
   bool mma = false;      ///< gemv on tensor cores (int4, 32-column groups)
   int64_t kwarps = 0;    ///< warps of a CTA splitting K (0: all); the
                          ///< others take further columns (mma only)
+  /// Tensor-core GEMV: the activation fragments are read from global memory
+  /// (through L1) instead of staged in shared memory once per CTA: the
+  /// fallback of parts without clusters (sm_80-sm_89) where a CTA's K range
+  /// of activations does not fit its shared memory (schedule `acts=global`).
+  bool globalActs = false;
 
   /// Packed rows per unit of `unroll`: one on CUDA cores; on tensor cores
   /// the block of 4 packed rows, one per lane of a quad (int4: 32 values
@@ -73,7 +78,8 @@ struct KSplitPlan {
   int64_t tileCols() const { return cols * 32 * colWarps(); }
   std::string str() const;
   /// The plan in schedule-override syntax (vector, threads, cluster, unroll,
-  /// mma, and kwarps with mma): planKSplit with it gives this plan back.
+  /// mma, and kwarps with mma; acts=global when set): planKSplit with it
+  /// gives this plan back.
   /// Always names mma, which tells column schedules from row ones.
   std::string schedule() const;
 };

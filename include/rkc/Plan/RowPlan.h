@@ -113,6 +113,8 @@ struct PlanOverride {
   int staging = -1;
   int mma = -1;            ///< column kernels: 1 tensor cores, 0 CUDA cores
   int64_t kwarps = -1;     ///< column kernels (mma): warps of a CTA splitting K
+  int acts = -1;           ///< rk.gemv on tensor cores: 1 activations staged in
+                           ///< shared memory, 0 read from global memory (acts=global)
   int prefetch = -1;       ///< row kernels: 1 loads [N] operands at the start
   int64_t keep = -1;       ///< row kernels (streamed): passes kept in shared memory
   bool empty() const;

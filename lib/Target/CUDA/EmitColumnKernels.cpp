@@ -104,6 +104,7 @@ static ::rkc::plan::KSplitPlan planOf(tier::KSplitLayoutAttr ks) {
   pl.unroll = ks.getUnroll();
   pl.mma = ks.getMma();
   pl.kwarps = ks.getKwarps();
+  pl.globalActs = ks.getGlobalActs();
   return pl;
 }
 
@@ -624,12 +625,18 @@ LogicalResult KernelEmitter::emitKDotMma(tier::KDotOp op, tier::KSplitLayoutAttr
          "  const int nb = wcol + 4 * g;\n"
          "  const int ns = wcol + 8 * t;\n";
   b << kKSplitCtaRange;
-  b << "  extern __shared__ __align__(16) unsigned char rkc_smem[];\n"
-       "  rkc::u32 *act_s = reinterpret_cast<rkc::u32 *>(rkc_smem); // [MR][SPAN / 2] pairs\n"
-    << (shape.aliased ? "  // The partial sums reuse the activations' memory (ksplit_reduce_mma's barriers).\n"
-                        "  float *red_s = reinterpret_cast<float *>(act_s);\n"
-                      : "  float *red_s = reinterpret_cast<float *>(act_s + MR * (SPAN / 2));\n")
-    << (shape.recvApart
+  b << "  extern __shared__ __align__(16) unsigned char rkc_smem[];\n";
+  if (pl.globalActs)
+    b << "  // global_acts: the activations are read from global memory; shared memory\n"
+         "  // holds the partial sums.\n"
+         "  float *red_s = reinterpret_cast<float *>(rkc_smem);\n"
+         "  (void)SPAN;\n";
+  else
+    b << "  rkc::u32 *act_s = reinterpret_cast<rkc::u32 *>(rkc_smem); // [MR][SPAN / 2] pairs\n"
+      << (shape.aliased ? "  // The partial sums reuse the activations' memory (ksplit_reduce_mma's barriers).\n"
+                          "  float *red_s = reinterpret_cast<float *>(act_s);\n"
+                        : "  float *red_s = reinterpret_cast<float *>(act_s + MR * (SPAN / 2));\n");
+  b << (shape.recvApart
             ? formatv("  float *recv_s = reinterpret_cast<float *>(rkc_smem + {0}); // beside them\n",
                       shape.recvOffset)
                   .str()
@@ -680,7 +687,11 @@ LogicalResult KernelEmitter::emitKDotMma(tier::KDotOp op, tier::KSplitLayoutAttr
   // once before the first product, or (shape.stageChunks) in parts of each
   // K-split warp's range that its column warps copy two ahead of the
   // products (rkc::named_barrier per part).
-  if (shape.stageChunks > 1) {
+  if (pl.globalActs) {
+    // No staging: row g's pairs of each block straight from global memory
+    // (the CTA's warps share them through L1), rows AW words apart. Rows g
+    // >= MR are never read; their base is row 0's.
+  } else if (shape.stageChunks > 1) {
     b << formatv("  constexpr int PARTS = {0}; // parts of each K-split warp's range, staged in turn\n"
                  "  constexpr int GT = 32 * (WARPS / KWARPS); // threads sharing a K range\n"
                  "  const int gtid = (warp / KWARPS) * 32 + lane;\n"
@@ -703,8 +714,16 @@ LogicalResult KernelEmitter::emitKDotMma(tier::KDotOp op, tier::KSplitLayoutAttr
   }
   // This lane's activations (row g, its pairs of each block) start at
   // act_g: one base for the whole loop instead of an index per block.
+  if (pl.globalActs)
+    b << formatv("  const long long AW = s{0} / 2; // 32-bit words from one row of activations to the next\n"
+                 "  const rkc::u32 *act_g = reinterpret_cast<const rkc::u32 *>(a{0} + kw_begin * KPR) +\n"
+                 "                          (g < MR ? g : 0) * AW + {1} * t; // packed row t of block 0\n",
+                 ai, int8 ? 2 : 4);
+  else
   b << (int8 ? "  const rkc::u32 *act_g = act_s + g * (SPAN / 2) + 2 * t; // packed row t of block 0\n"
              : "  const rkc::u32 *act_g = act_s + g * (SPAN / 2) + 4 * t; // packed row t of block 0\n");
+  // Rows g + 8 (M > 8): 8 rows further.
+  const char *row8 = pl.globalActs ? "8 * AW" : "8 * (SPAN / 2)";
   b << "  auto compute_rows = [&](int it, const Block &blk) {\n"
        "    #pragma unroll\n    for (int u = 0; u < U; ++u) {\n"
        "      const int s = it * U + u;\n"
@@ -718,13 +737,15 @@ LogicalResult KernelEmitter::emitKDotMma(tier::KDotOp op, tier::KSplitLayoutAttr
                "      if (g < MR) { ag = act_g[8 * s]; bg = act_g[8 * s + 1]; }\n"
              : "      rkc::u32 ag = 0u, ag8 = 0u, bg = 0u, bg8 = 0u;\n"
                "      if (g < MR) { ag = act_g[8 * s]; bg = act_g[8 * s + 1]; }\n"
-               "      if (g + 8 < MR) { ag8 = act_g[8 * (SPAN / 2) + 8 * s]; bg8 = act_g[8 * (SPAN / 2) + 8 * s + 1]; }\n");
+               + formatv("      if (g + 8 < MR) {{ ag8 = act_g[{0} + 8 * s]; bg8 = act_g[{0} + 8 * s + 1]; }\n",
+                         row8).str());
   else
     b << (wa ? "      uint4 a0 = make_uint4(0u, 0u, 0u, 0u); // B: row g of M\n"
                "      if (g < MR) a0 = rkc::pair_k8(*reinterpret_cast<const uint4 *>(act_g + 16 * s));\n"
              : "      uint4 a0 = make_uint4(0u, 0u, 0u, 0u), a1 = a0;\n"
                "      if (g < MR) a0 = rkc::pair_k8(*reinterpret_cast<const uint4 *>(act_g + 16 * s));\n"
-               "      if (g + 8 < MR) a1 = rkc::pair_k8(*reinterpret_cast<const uint4 *>(act_g + 8 * (SPAN / 2) + 16 * s));\n");
+               + formatv("      if (g + 8 < MR) a1 = rkc::pair_k8(*reinterpret_cast<const uint4 *>(act_g + {0} + 16 * s));\n",
+                         row8).str());
   // One m16n8k16; with static folds the first product of a group starts
   // from zero (D = A B).
   auto mma = [&](StringRef indent, StringRef args) {

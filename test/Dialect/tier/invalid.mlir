@@ -459,6 +459,13 @@ func.func @ksplit_kwarps_divides() attributes {tier.layout = #tier.ksplit_layout
 
 // -----
 
+// expected-error@below {{ksplit_layout global_acts = true (activations read from global memory) needs mma = true}}
+func.func @ksplit_global_acts_mma() attributes {tier.layout = #tier.ksplit_layout<rows = 16, cols = 1, warps = 8, cluster = 1, unroll = 4, global_acts = true>} {
+  return
+}
+
+// -----
+
 // expected-error@below {{ksplit_layout kwarps < warps (warps taking more columns) needs mma = true}}
 func.func @ksplit_kwarps_cuda_cores() attributes {tier.layout = #tier.ksplit_layout<rows = 1, cols = 4, warps = 8, cluster = 1, unroll = 4, kwarps = 2>} {
   return
