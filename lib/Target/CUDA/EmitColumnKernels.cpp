@@ -47,6 +47,16 @@ static constexpr const char *kKSplitLoopBody =
     "      compute_rows(it + 1, bb);\n"
     "      if (it + 3 < it_end) load_rows(it + 3, bb);\n"
     "    }\n  }\n  }\n";
+/// kKSplitLoopBody for activations read from global memory (global_acts):
+/// a buffer's activation fragments are loaded with its weights, after the
+/// PDL wait (load_acts; the first two buffers' before the loop).
+static constexpr const char *kKSplitLoopBodyGlobalActs =
+    "    compute_rows(it, ba);\n"
+    "    if (it + 2 < it_end) { load_rows(it + 2, ba); load_acts(it + 2, ba); }\n"
+    "    if (it + 1 < it_end) {\n"
+    "      compute_rows(it + 1, bb);\n"
+    "      if (it + 3 < it_end) { load_rows(it + 3, bb); load_acts(it + 3, bb); }\n"
+    "    }\n  }\n  }\n";
 
 /// The operands every column op has, resolved once: the quantized weight's
 /// encoding and argument, its scales and optional zero points (storage type
@@ -656,6 +666,9 @@ LogicalResult KernelEmitter::emitKDotMma(tier::KDotOp op, tier::KSplitLayoutAttr
                scaleTy, nsc, packedScales(op, ks) ? "PackedCols" : "RawCols");
   if (zeros)
     b << formatv("    rkc::RawCols<{0}, 4> zp[NGI][COLS];\n", zeroTy);
+  if (pl.globalActs) // the blocks' activation fragments (load_acts)
+    b << (int8 ? (wa ? "    rkc::u32 ag[U], bg[U];\n" : "    rkc::u32 ag[U], bg[U], ag8[U], bg8[U];\n")
+               : (wa ? "    uint4 a[U];\n" : "    uint4 a[U], a8[U];\n"));
   b << "  };\n  Block ba, bb;\n";
   // 16 bytes = 4 columns of packed row RB s + t.
   b << formatv("  auto load_rows = [&](int it, Block &blk) {{\n"
@@ -724,13 +737,43 @@ LogicalResult KernelEmitter::emitKDotMma(tier::KDotOp op, tier::KSplitLayoutAttr
              : "  const rkc::u32 *act_g = act_s + g * (SPAN / 2) + 4 * t; // packed row t of block 0\n");
   // Rows g + 8 (M > 8): 8 rows further.
   const char *row8 = pl.globalActs ? "8 * AW" : "8 * (SPAN / 2)";
+  if (pl.globalActs) {
+    // A buffer's activation fragments, loaded with its weights (one wait
+    // covers both); blocks past the warp's range and rows past M read 0.
+    b << "  auto load_acts = [&](int it, Block &blk) {\n"
+         "    #pragma unroll\n    for (int u = 0; u < U; ++u) {\n"
+         "      const int s = it * U + u;\n";
+    if (int8)
+      b << "      const bool ok = g < MR && s < set_stop;\n"
+           "      blk.ag[u] = ok ? act_g[8 * s] : 0u;\n"
+           "      blk.bg[u] = ok ? act_g[8 * s + 1] : 0u;\n"
+        << (wa ? ""
+               : "      const bool ok8 = g + 8 < MR && s < set_stop;\n"
+                 "      blk.ag8[u] = ok8 ? act_g[8 * AW + 8 * s] : 0u;\n"
+                 "      blk.bg8[u] = ok8 ? act_g[8 * AW + 8 * s + 1] : 0u;\n");
+    else
+      b << "      blk.a[u] = g < MR && s < set_stop ? *reinterpret_cast<const uint4 *>(act_g + 16 * s)\n"
+           "                                        : make_uint4(0u, 0u, 0u, 0u);\n"
+        << (wa ? ""
+               : "      blk.a8[u] = g + 8 < MR && s < set_stop\n"
+                 "                      ? *reinterpret_cast<const uint4 *>(act_g + 8 * AW + 16 * s)\n"
+                 "                      : make_uint4(0u, 0u, 0u, 0u);\n");
+    b << "    }\n  };\n"
+         "  if (it_begin < it_end) load_acts(it_begin, ba);\n"
+         "  if (it_begin + 1 < it_end) load_acts(it_begin + 1, bb);\n";
+  }
   b << "  auto compute_rows = [&](int it, const Block &blk) {\n"
        "    #pragma unroll\n    for (int u = 0; u < U; ++u) {\n"
        "      const int s = it * U + u;\n"
        "      if (s < set_stop) {\n";
   if (!staticFold)
     b << "      const int kwb = kw_begin + RB * s;\n";
-  if (int8)
+  if (pl.globalActs)
+    b << (int8 ? (wa ? "      const rkc::u32 ag = blk.ag[u], bg = blk.bg[u]; // B: row g of M\n"
+                     : "      const rkc::u32 ag = blk.ag[u], ag8 = blk.ag8[u], bg = blk.bg[u], bg8 = blk.bg8[u];\n")
+               : (wa ? "      const uint4 a0 = rkc::pair_k8(blk.a[u]); // B: row g of M\n"
+                     : "      const uint4 a0 = rkc::pair_k8(blk.a[u]), a1 = rkc::pair_k8(blk.a8[u]);\n"));
+  else if (int8)
     // The fragments' pairs k = (2t, 2t + 1), (2t + 8, 2t + 9): values (4t,
     // 4t + 1), (4t + 2, 4t + 3) of the block, as the lane's words hold them.
     b << (wa ? "      rkc::u32 ag = 0u, bg = 0u; // B: row g of M\n"
@@ -859,7 +902,7 @@ LogicalResult KernelEmitter::emitKDotMma(tier::KDotOp op, tier::KSplitLayoutAttr
       << kKSplitLoopBody
       << "  rkc::cp_async_wait_all(); // the empty groups of the parts past the range\n";
   else
-    b << kKSplitLoopHead << kKSplitLoopBody;
+    b << kKSplitLoopHead << (pl.globalActs ? kKSplitLoopBodyGlobalActs : kKSplitLoopBody);
   return success();
 }
 

@@ -4,7 +4,7 @@
 # the heuristic's), their timeline variants (make_trace_variant.py) and
 # L2-prefetch variants (make_prefetch_variant.py), block-recycling variants
 # (make_recycle_variant.py), both buffers loaded together (make_pair_variant.py),
-# a cp.async ring of weights (make_ring_variant.py), 3 or 4 register buffers (make_buffers_variant.py) and the read-only floor (make_read_floor.py), as
+# the emitter's acts=global, a cp.async ring of weights (make_ring_variant.py), 3 or 4 register buffers (make_buffers_variant.py) and the read-only floor (make_read_floor.py), as
 # CUBINs built with NVRTC as librkc builds them, plus run.sh's launch list,
 # into OUTDIR (default: this directory's cubin/, git-ignored).
 # Usage: gen.sh [OUTDIR]   (repo root, rkc in build/bin; CUDA toolkit)
@@ -14,6 +14,7 @@ out=${1:-$d/cubin}
 bash bench/experiments/h200/build_cubin_tools.sh "$out"
 : > "$out/list.txt"
 : > "$out/ring.txt"
+: > "$out/ga.txt"
 gen() { # label bits K N schedule
   local spec=examples/gemv_w4a16.mlir
   [ "$2" = 8 ] && spec=$out/gemv_w8a16.mlir
@@ -41,8 +42,14 @@ gen() { # label bits K N schedule
   python3 $d/make_buffers_variant.py "$out/$1-half.cu" "$out/$1-b4.cu" 4
   python3 $d/make_buffers_variant.py "$out/$1.cu" "$out/$1-b3.cu" 3
   for st in 2 3 4; do # the cp.async ring: its launch needs more shared memory
-    echo "$1 $st $(python3 $d/make_ring_variant.py "$out/$1.cu" "$out/$1-ring$st.cu" $st $smem)" >> "$out/ring.txt"
+    echo "$1 ring$st $(python3 $d/make_ring_variant.py "$out/$1.cu" "$out/$1-ring$st.cu" $st $smem)" >> "$out/ring.txt"
   done
+  # the emitter's acts=global (session 38): activations read where used
+  local ga
+  ga=$(build/bin/rkc compile $spec --dtype f16 --shape x=1x$3 --shape q=$3x$4 --sms 132 \
+    --dram-gbs 4814 --schedule "$5,acts=global" --print-plan --emit cuda -o "$out/$1-ga.cu" 2>&1 |
+    grep '^kernel' | sed -n 's/.* \([0-9]*\) bytes of shared memory.*/\1/p')
+  echo "$1 ga $ga" >> "$out/ga.txt"
   python3 $d/make_pair_variant.py "$out/$1.cu" "$out/$1-pair.cu"
   python3 $d/make_recycle_variant.py "$out/$1.cu" "$out/$1-rc.cu"
   python3 $d/make_trace_variant.py "$out/$1-rc.cu" "$out/$1-rc-trace.cu" \
