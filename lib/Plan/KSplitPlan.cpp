@@ -521,6 +521,29 @@ static void planMmaSplit(KSplitPlan &pl, const KSplitProblem &p, const Target &t
   note(formatv("unroll = {0}: 2 x {1} bytes of packed weight in flight per thread "
                "(double-buffered blocks of {0} x {2} packed rows)",
                pl.unroll, pl.unroll * 16 * pl.cols, rb));
+  // Activations read from global memory where staging them is on every
+  // CTA's critical path with nothing to hide it: one CTA of 16 warps an SM
+  // all splitting K with the weights as A (M <= 8) at unroll <= 4, and
+  // clusters of 8+ CTAs that alone split K. `rkc tune --try acts=global`
+  // on the H200 (session 38, 35 shapes): W4A16 M = 1 14336 x 4096 13.09 ->
+  // 12.18 us, 11008 x 4096 11.00 -> 10.17, W8A16 M = 1 4096 x 4096 7.20 ->
+  // 7.13; M = 16 28672 x 8192 W4 126.4 -> 120.4, W8 212.2 -> 107.4. Where
+  // the buffers are longer (unroll 8: 32 more registers a thread) or M > 8
+  // (two fragments a block) it lost 8-45 %, and 10-45 % in every plan of
+  // several CTAs an SM, whose other CTAs overlap the staging.
+  bool oneCtaAllK = mmaWeightsAsA(p.rows) && pl.warps == 16 && pl.kWarps() == 16 &&
+                    pl.cluster == 1 && pl.unroll <= 4;
+  bool clusterSplitsK = pl.kWarps() == 1 && pl.cluster >= 8;
+  if (ovr.acts < 0 && !pl.globalActs && (oneCtaAllK || clusterSplitsK) && ovr.threads <= 0 &&
+      ovr.kwarps <= 0 && ovr.cluster <= 0 && ovr.unroll <= 0) {
+    pl.globalActs = true;
+    note(oneCtaAllK ? "acts = global: one CTA an SM whose 16 warps all split K; staging the "
+                      "activations would stall it with nothing to overlap"
+                    : formatv("acts = global: clusters of {0} that alone split K; staging the "
+                              "activations would stall every CTA",
+                              pl.cluster)
+                          .str());
+  }
   // A CTA's K range of activations that fits no CTA's shared memory, with
   // no cluster to split K over (sm_80 - sm_89: M = 16 at K >= 4096, M >= 4
   // at K = 14336) or none large enough: the fragments are read from global

@@ -1908,13 +1908,17 @@ func.func @gemv_small_n(%x: tensor<1x4096xf16>, %q: tensor<4096x4096xi4, #rk.qua
   %o = rk.gemv %x, %q, %s : (tensor<1x4096xf16>, tensor<4096x4096xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, tensor<32x4096xf16>) -> tensor<1x4096xf16>
   return %o : tensor<1x4096xf16>
 }
+// One CTA of 16 warps an SM all splitting K: its activations are read
+// from global memory (staging them would stall it with nothing to overlap;
+// session 38).
 // expected-remark@below {{plan: mma: int4 x 16-bit products on tensor cores (m16n8k16, f32 accumulation); a lane loads 16 bytes = 4 columns of one packed row per group of 32, a warp 1 x 32 columns; M <= 8: the weights are the A operand (16 columns per product, the rows of M in its 8 columns)}}
 // expected-remark@below {{plan: unroll = 4: 2 x 64 bytes of packed weight in flight per thread (double-buffered blocks of 4 x 4 packed rows)}}
+// expected-remark@below {{plan: acts = global: one CTA an SM whose 16 warps all split K; staging the activations would stall it with nothing to overlap}}
 // expected-remark@below {{plan: K split 16 ways: 16 of the 16 warps x cluster 1; CTA tiles of 32 columns (128 CTAs, 2048 warps for ~132 SMs)}}
-// expected-remark@below {{plan: activations staged in shared memory: 1 rows x 14336 values of K per CTA (30720 bytes with the partial sums)}}
+// expected-remark@below {{plan: activations read from global memory (through L1) where the products use them, not staged: 2048 bytes of shared memory for the partial sums}}
 func.func @gemv_long_k(%x: tensor<1x14336xf16>, %q: tensor<14336x4096xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, %s: tensor<112x4096xf16>) -> tensor<1x4096xf16> {
 // COLS-LABEL: func.func @gemv_long_k
-// COLS-SAME: tier.layout = #tier.ksplit_layout<rows = 1, cols = 1, warps = 16, cluster = 1, unroll = 4, mma = true>
+// COLS-SAME: tier.layout = #tier.ksplit_layout<rows = 1, cols = 1, warps = 16, cluster = 1, unroll = 4, mma = true, global_acts = true>
   %o = rk.gemv %x, %q, %s : (tensor<1x14336xf16>, tensor<14336x4096xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, tensor<112x4096xf16>) -> tensor<1x4096xf16>
   return %o : tensor<1x4096xf16>
 }
@@ -1989,11 +1993,12 @@ func.func @gemv_w8_odd_n(%x: tensor<1x4096xbf16>, %q: tensor<4096x4160xi8, #rk.q
 // the SMs, so int8 runs on tensor cores even at M = 1.
 // expected-remark@below {{plan: mma: int8 x f16 products on tensor cores (m16n8k16, f32 accumulation); a lane loads 16 bytes = 4 columns of one packed row per group of 32, a warp 1 x 32 columns; M <= 8: the weights are the A operand (16 columns per product, the rows of M in its 8 columns)}}
 // expected-remark@below {{plan: unroll = 4: 2 x 64 bytes of packed weight in flight per thread (double-buffered blocks of 4 x 4 packed rows)}}
+// expected-remark@below {{plan: acts = global: one CTA an SM whose 16 warps all split K; staging the activations would stall it with nothing to overlap}}
 // expected-remark@below {{plan: K split 16 ways: 16 of the 16 warps x cluster 1; CTA tiles of 32 columns (130 CTAs, 2080 warps for ~132 SMs)}}
-// expected-remark@below {{plan: activations staged in shared memory: 1 rows x 4096 values of K per CTA (10240 bytes with the partial sums)}}
+// expected-remark@below {{plan: activations read from global memory (through L1) where the products use them, not staged: 2048 bytes of shared memory for the partial sums}}
 func.func @gemv_w8_odd_n_mma(%x: tensor<1x4096xf16>, %q: tensor<4096x4160xi8, #rk.quant<bits = 8, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k4>>, %s: tensor<32x4160xf16>) -> tensor<1x4160xf16> {
 // COLS-LABEL: func.func @gemv_w8_odd_n_mma
-// COLS-SAME: tier.layout = #tier.ksplit_layout<rows = 1, cols = 1, warps = 16, cluster = 1, unroll = 4, mma = true>
+// COLS-SAME: tier.layout = #tier.ksplit_layout<rows = 1, cols = 1, warps = 16, cluster = 1, unroll = 4, mma = true, global_acts = true>
   %o = rk.gemv %x, %q, %s : (tensor<1x4096xf16>, tensor<4096x4160xi8, #rk.quant<bits = 8, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k4>>, tensor<32x4160xf16>) -> tensor<1x4160xf16>
   return %o : tensor<1x4160xf16>
 }
