@@ -125,9 +125,13 @@ template <int BITS> RKC_DEVICE u32 pack_word(const float (&q)[32 / BITS]) {
 /// of each 32 columns XOR-swizzled by the row, so that the 8 lanes of a
 /// quarter warp storing 16 bytes each (rows g, columns 8t)
 /// hit distinct banks; a row's 32 columns keep their 32 banks.
+/// TC = 0: no swizzle (e itself; the callers' unswizzled layouts).
 template <int TC> RKC_DEVICE int swizzled_partial(int e) {
   static_assert(TC % 32 == 0, "rkc::swizzled_partial: rows of whole 32-column groups");
-  return e ^ (((e / TC) & 7) << 2);
+  if constexpr (TC == 0)
+    return e;
+  else
+    return e ^ (((e / TC) & 7) << 2);
 }
 
 /// Sums the K-split partials of a CTA's warps and, with CLUSTER > 1, of
