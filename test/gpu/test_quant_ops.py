@@ -507,6 +507,14 @@ def test_gemv_mma_int8(G, K, N, M, sched, gen):
         check_gemv(rkc.gemv(x, qt), R.gemv(x, W), "f16", "rkc.gemv " + k.plan)
 
 
+def schedule_case_ids(cases):
+    """Test ids of (bits, sym, G, K, N, M, dtype, schedule or None) cases."""
+    return ["w%d%s-g%d-%dx%d-m%d-%s-%s" % (c[0], "" if c[1] else "asym", c[2], c[3], c[4], c[5],
+                                           c[6], (c[7] or "heuristic").replace(",", "-")
+                                           .replace("=", ""))
+            for c in cases]
+
+
 # Activations staged in parts of each K-split warp's range while the
 # products run (over 64 KiB staged, KSplitShape::stageChunks): parts shared
 # by 2-4 warps (a named barrier each) or one warp's own (__syncwarp), K
@@ -525,11 +533,7 @@ STAGED_IN_PARTS = [
 
 
 @pytest.mark.parametrize("bits,sym,G,K,N,M,dt,sched", STAGED_IN_PARTS,
-                         ids=["w%d%s-g%d-%dx%d-m%d-%s-%s" % (c[0], "" if c[1] else "asym", c[2], c[3],
-                                                             c[4], c[5], c[6],
-                                                             (c[7] or "heuristic").replace(",", "-")
-                                                             .replace("=", ""))
-                              for c in STAGED_IN_PARTS])
+                         ids=schedule_case_ids(STAGED_IN_PARTS))
 def test_gemv_staged_in_parts(bits, sym, G, K, N, M, dt, sched, gen):
     qt, W = quantized(K, N, bits, sym, G, "f16", gen)
     x = randn((M, K), dt, gen)
@@ -559,11 +563,7 @@ GLOBAL_ACTS = [
 
 
 @pytest.mark.parametrize("bits,sym,G,K,N,M,dt,sched", GLOBAL_ACTS,
-                         ids=["w%d%s-g%d-%dx%d-m%d-%s-%s" % (c[0], "" if c[1] else "asym", c[2], c[3],
-                                                             c[4], c[5], c[6],
-                                                             (c[7] or "heuristic").replace(",", "-")
-                                                             .replace("=", ""))
-                              for c in GLOBAL_ACTS])
+                         ids=schedule_case_ids(GLOBAL_ACTS))
 def test_gemv_global_acts(bits, sym, G, K, N, M, dt, sched, gen):
     qt, W = quantized(K, N, bits, sym, G, "f16", gen)
     x = randn((M, K), dt, gen)
