@@ -701,9 +701,8 @@ LogicalResult KernelEmitter::emitKDotMma(tier::KDotOp op, tier::KSplitLayoutAttr
   // K-split warp's range that its column warps copy two ahead of the
   // products (rkc::named_barrier per part).
   if (pl.globalActs) {
-    // No staging: row g's pairs of each block straight from global memory
-    // (the CTA's warps share them through L1), rows AW words apart. Rows g
-    // >= MR are never read; their base is row 0's.
+    // No staging: load_acts below reads each buffer's fragments from global
+    // memory (the CTA's warps share them through L1).
   } else if (shape.stageChunks > 1) {
     b << formatv("  constexpr int PARTS = {0}; // parts of each K-split warp's range, staged in turn\n"
                  "  constexpr int GT = 32 * (WARPS / KWARPS); // threads sharing a K range\n"
@@ -733,10 +732,8 @@ LogicalResult KernelEmitter::emitKDotMma(tier::KDotOp op, tier::KSplitLayoutAttr
                  "                          (g < MR ? g : 0) * AW + {1} * t; // packed row t of block 0\n",
                  ai, int8 ? 2 : 4);
   else
-  b << (int8 ? "  const rkc::u32 *act_g = act_s + g * (SPAN / 2) + 2 * t; // packed row t of block 0\n"
-             : "  const rkc::u32 *act_g = act_s + g * (SPAN / 2) + 4 * t; // packed row t of block 0\n");
-  // Rows g + 8 (M > 8): 8 rows further.
-  const char *row8 = pl.globalActs ? "8 * AW" : "8 * (SPAN / 2)";
+    b << (int8 ? "  const rkc::u32 *act_g = act_s + g * (SPAN / 2) + 2 * t; // packed row t of block 0\n"
+               : "  const rkc::u32 *act_g = act_s + g * (SPAN / 2) + 4 * t; // packed row t of block 0\n");
   if (pl.globalActs) {
     // A buffer's activation fragments, loaded with its weights (one wait
     // covers both); blocks past the warp's range and rows past M read 0.
@@ -780,15 +777,13 @@ LogicalResult KernelEmitter::emitKDotMma(tier::KDotOp op, tier::KSplitLayoutAttr
                "      if (g < MR) { ag = act_g[8 * s]; bg = act_g[8 * s + 1]; }\n"
              : "      rkc::u32 ag = 0u, ag8 = 0u, bg = 0u, bg8 = 0u;\n"
                "      if (g < MR) { ag = act_g[8 * s]; bg = act_g[8 * s + 1]; }\n"
-               + formatv("      if (g + 8 < MR) {{ ag8 = act_g[{0} + 8 * s]; bg8 = act_g[{0} + 8 * s + 1]; }\n",
-                         row8).str());
+               "      if (g + 8 < MR) { ag8 = act_g[8 * (SPAN / 2) + 8 * s]; bg8 = act_g[8 * (SPAN / 2) + 8 * s + 1]; }\n");
   else
     b << (wa ? "      uint4 a0 = make_uint4(0u, 0u, 0u, 0u); // B: row g of M\n"
                "      if (g < MR) a0 = rkc::pair_k8(*reinterpret_cast<const uint4 *>(act_g + 16 * s));\n"
              : "      uint4 a0 = make_uint4(0u, 0u, 0u, 0u), a1 = a0;\n"
                "      if (g < MR) a0 = rkc::pair_k8(*reinterpret_cast<const uint4 *>(act_g + 16 * s));\n"
-               + formatv("      if (g + 8 < MR) a1 = rkc::pair_k8(*reinterpret_cast<const uint4 *>(act_g + {0} + 16 * s));\n",
-                         row8).str());
+               "      if (g + 8 < MR) a1 = rkc::pair_k8(*reinterpret_cast<const uint4 *>(act_g + 8 * (SPAN / 2) + 16 * s));\n");
   // One m16n8k16; with static folds the first product of a group starts
   // from zero (D = A B).
   auto mma = [&](StringRef indent, StringRef args) {
