@@ -272,7 +272,6 @@ static void planMmaSplit(KSplitPlan &pl, const KSplitProblem &p, const Target &t
   int64_t grain = p.group ? p.group / 8 : 16;
   int64_t parts = std::max<int64_t>(1, ceilDiv(kw, grain));
   int64_t groups = ceilDiv(p.n, 32 * pl.cols);
-  pl.globalActs = ovr.acts == 0;
   // K split: ~kWarpsPerSm warps per SM, parts of at least 16 packed rows.
   int64_t split = (int64_t)llvm::bit_floor(
       (uint64_t)std::max<int64_t>(1, t.planSms() * kWarpsPerSm / groups));
@@ -534,7 +533,7 @@ static void planMmaSplit(KSplitPlan &pl, const KSplitProblem &p, const Target &t
   bool oneCtaAllK = mmaWeightsAsA(p.rows) && pl.warps == 16 && pl.kWarps() == 16 &&
                     pl.cluster == 1 && pl.unroll <= 4;
   bool clusterSplitsK = pl.kWarps() == 1 && pl.cluster >= 8;
-  if (ovr.acts < 0 && !pl.globalActs && (oneCtaAllK || clusterSplitsK) && ovr.threads <= 0 &&
+  if (ovr.acts < 0 && (oneCtaAllK || clusterSplitsK) && ovr.threads <= 0 &&
       ovr.kwarps <= 0 && ovr.cluster <= 0 && ovr.unroll <= 0) {
     pl.globalActs = true;
     note(oneCtaAllK ? "acts = global: one CTA an SM whose 16 warps all split K; staging the "
@@ -551,8 +550,8 @@ static void planMmaSplit(KSplitPlan &pl, const KSplitProblem &p, const Target &t
   // through L1) instead of being staged. Not measured on such a part; on
   // the H200 (forced with acts=global) see docs/performance-notes.md,
   // session 38.
-  if (ovr.acts < 0 && !pl.globalActs && shapeOf(pl, p).smemBytes > t.maxSmemPerCta) {
-    int64_t need = shapeOf(pl, p).smemBytes;
+  if (int64_t need = shapeOf(pl, p).smemBytes;
+      ovr.acts < 0 && !pl.globalActs && need > t.maxSmemPerCta) {
     pl.globalActs = true;
     note(formatv("acts = global: staging a CTA's K range of activations would need {0} bytes "
                  "of shared memory, over the {1} of {2}{3}",
@@ -586,6 +585,9 @@ Expected<KSplitPlan> planKSplit(const KSplitProblem &p, const Target &t,
                 ovr.threads)
             .str());
   KSplitPlan pl;
+  // acts = global / smem as asked (checkPlan refuses it off tensor cores);
+  // unset, planMmaSplit decides.
+  pl.globalActs = ovr.acts == 0;
   int64_t maxLoad = 16 / p.wordBytes();
   if (p.op != ColumnOp::Gemv)
     maxLoad = std::min<int64_t>(maxLoad, 16 / p.actBytes);
@@ -786,8 +788,6 @@ Expected<KSplitPlan> planKSplit(const KSplitProblem &p, const Target &t,
   }
   if (ovr.kwarps > 0)
     pl.kwarps = ovr.kwarps;
-  if (ovr.acts >= 0)
-    pl.globalActs = ovr.acts == 0;
   std::string why = checkPlan(pl, p, t);
   if (!why.empty())
     return createStringError(((ovr.vector > 0 || ovr.threads > 0 || ovr.cluster > 0 ||

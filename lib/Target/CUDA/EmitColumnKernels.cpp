@@ -40,23 +40,25 @@ static constexpr const char *kKSplitPrefetch =
     "  // the activations, bias and output only after it (docs/runtime.md).\n";
 static constexpr const char *kKSplitLoopHead =
     "  for (int it = it_begin; it < it_end; it += 2) {\n";
-static constexpr const char *kKSplitLoopBody =
-    "    compute_rows(it, ba);\n"
-    "    if (it + 2 < it_end) load_rows(it + 2, ba);\n"
-    "    if (it + 1 < it_end) {\n"
-    "      compute_rows(it + 1, bb);\n"
-    "      if (it + 3 < it_end) load_rows(it + 3, bb);\n"
-    "    }\n  }\n  }\n";
-/// kKSplitLoopBody for activations read from global memory (global_acts):
-/// a buffer's activation fragments are loaded with its weights, after the
-/// PDL wait (load_acts; the first two buffers' before the loop).
-static constexpr const char *kKSplitLoopBodyGlobalActs =
-    "    compute_rows(it, ba);\n"
-    "    if (it + 2 < it_end) { load_rows(it + 2, ba); load_acts(it + 2, ba); }\n"
-    "    if (it + 1 < it_end) {\n"
-    "      compute_rows(it + 1, bb);\n"
-    "      if (it + 3 < it_end) { load_rows(it + 3, bb); load_acts(it + 3, bb); }\n"
-    "    }\n  }\n  }\n";
+/// The double-buffered loop's body: compute a buffer, then reload it two
+/// iterations ahead. With `loadActs` (global_acts: activations read from
+/// global memory) a buffer's activation fragments are loaded with its
+/// weights (load_acts; the first two buffers' before the loop, after the
+/// PDL wait).
+static std::string ksplitLoopBody(bool loadActs = false) {
+  auto reload = [&](const char *it, const char *buf) {
+    return loadActs ? formatv("{{ load_rows({0}, {1}); load_acts({0}, {1}); }", it, buf).str()
+                    : formatv("load_rows({0}, {1});", it, buf).str();
+  };
+  return formatv("    compute_rows(it, ba);\n"
+                 "    if (it + 2 < it_end) {0}\n"
+                 "    if (it + 1 < it_end) {{\n"
+                 "      compute_rows(it + 1, bb);\n"
+                 "      if (it + 3 < it_end) {1}\n"
+                 "    }\n  }\n  }\n",
+                 reload("it + 2", "ba"), reload("it + 3", "bb"))
+      .str();
+}
 
 /// The operands every column op has, resolved once: the quantized weight's
 /// encoding and argument, its scales and optional zero points (storage type
@@ -553,7 +555,7 @@ LogicalResult KernelEmitter::emitKDot(tier::KDotOp op, tier::KSplitLayoutAttr ks
   if (int4)
     b << "        #pragma unroll\n        for (int m = 0; m < MR; ++m) asum[m] = 0.0f;\n";
   b << "      }\n      }\n    }\n  };\n";
-  b << kKSplitLoopHead << kKSplitLoopBody;
+  b << kKSplitLoopHead << ksplitLoopBody();
   return success();
 }
 
@@ -894,10 +896,10 @@ LogicalResult KernelEmitter::emitKDotMma(tier::KDotOp op, tier::KSplitLayoutAttr
          "      stage_part(part + 2);\n"
          "      ++part;\n"
          "    }\n"
-      << kKSplitLoopBody
+      << ksplitLoopBody()
       << "  rkc::cp_async_wait_all(); // the empty groups of the parts past the range\n";
   else
-    b << kKSplitLoopHead << (pl.globalActs ? kKSplitLoopBodyGlobalActs : kKSplitLoopBody);
+    b << kKSplitLoopHead << ksplitLoopBody(pl.globalActs);
   return success();
 }
 
