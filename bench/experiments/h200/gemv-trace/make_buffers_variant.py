@@ -12,6 +12,8 @@ Usage: make_buffers_variant.py IN.cu OUT.cu NB
 """
 import sys
 
+from emitted_edit import replace_once
+
 src = open(sys.argv[1]).read()
 nb = int(sys.argv[3])
 names = ["b%d" % i for i in range(nb)]
@@ -19,9 +21,7 @@ names = ["b%d" % i for i in range(nb)]
 
 def sub(old, new):
     global src
-    if src.count(old) != 1:
-        sys.exit(f"make_buffers_variant: expected one {old!r}, found {src.count(old)}")
-    src = src.replace(old, new)
+    src = replace_once(src, old, new, "make_buffers_variant")
 
 
 sub("  Block ba, bb;\n", "  Block %s;\n" % ", ".join(names))

@@ -14,6 +14,8 @@ Usage: make_pair_variant.py IN.cu OUT.cu
 """
 import sys
 
+from emitted_edit import replace_once
+
 src = open(sys.argv[1]).read()
 old = """  for (int it = it_begin; it < it_end; it += 2) {
     compute_rows(it, ba);
@@ -31,6 +33,4 @@ new = """  for (int it = it_begin; it < it_end; it += 2) {
     if (it + 3 < it_end) load_rows(it + 3, bb);
   }
 """
-if src.count(old) != 1:
-    sys.exit("make_pair_variant: the emitted double-buffered loop not found")
-open(sys.argv[2], "w").write(src.replace(old, new))
+open(sys.argv[2], "w").write(replace_once(src, old, new, "make_pair_variant"))

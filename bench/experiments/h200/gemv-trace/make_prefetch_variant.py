@@ -13,13 +13,15 @@ Usage: make_prefetch_variant.py IN.cu OUT.cu DEPTH|all normal|last
 """
 import sys
 
+from emitted_edit import replace_once
+
 src = open(sys.argv[1]).read()
 depth = 1 << 20 if sys.argv[3] == "all" else int(sys.argv[3])
 hint = "prefetch.global.L2::evict_last" if sys.argv[4] == "last" else "prefetch.global.L2"
 anchor = "  rkc::grid_dependency_wait(); // PDL: the previous kernel is done\n"
-if src.count(anchor) != 1 or "constexpr int COLS = 1;" not in src:
-    sys.exit("make_prefetch_variant: expected one PDL wait and COLS = 1")
-src = src.replace(anchor, f'''  {{ // L2 prefetch of this thread's later weight rows (experiment)
+if "constexpr int COLS = 1;" not in src:
+    sys.exit("make_prefetch_variant: expected COLS = 1")
+src = replace_once(src, anchor, f'''  {{ // L2 prefetch of this thread's later weight rows (experiment)
     const int pf_end = min(it_end, it_begin + 2 + {depth});
     if ((nb & 31) == 0 && nb < N) {{
       for (int it = it_begin + 2; it < pf_end; ++it) {{
@@ -32,5 +34,5 @@ src = src.replace(anchor, f'''  {{ // L2 prefetch of this thread's later weight 
       }}
     }}
   }}
-''' + anchor)
+''' + anchor, "make_prefetch_variant")
 open(sys.argv[2], "w").write(src)

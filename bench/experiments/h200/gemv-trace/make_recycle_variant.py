@@ -12,14 +12,14 @@ Usage: make_recycle_variant.py IN.cu OUT.cu
 """
 import sys
 
+from emitted_edit import replace_once
+
 src = open(sys.argv[1]).read()
 
 
 def sub(old, new):
     global src
-    if src.count(old) != 1:
-        sys.exit(f"make_recycle_variant: expected one {old!r}, found {src.count(old)}")
-    src = src.replace(old, new)
+    src = replace_once(src, old, new, "make_recycle_variant")
 
 
 sub("  auto compute_rows = [&](int it, const Block &blk) {\n",

@@ -24,15 +24,15 @@ Usage: make_ring_variant.py IN.cu OUT.cu S RING_OFF
 import re
 import sys
 
+from emitted_edit import replace_once
+
 src = open(sys.argv[1]).read()
 S, ring_off = int(sys.argv[3]), (int(sys.argv[4]) + 15) // 16 * 16
 
 
 def sub(old, new):
     global src
-    if src.count(old) != 1:
-        sys.exit(f"make_ring_variant: expected one {old!r}, found {src.count(old)}")
-    src = src.replace(old, new)
+    src = replace_once(src, old, new, "make_ring_variant")
 
 
 def const(name):

@@ -16,14 +16,14 @@ Usage: make_trace_variant.py IN.cu OUT.cu [MIN_BLOCKS]
 import re
 import sys
 
+from emitted_edit import replace_once
+
 src = open(sys.argv[1]).read()
 
 
-def sub(old, new, count=1):
+def sub(old, new):
     global src
-    if src.count(old) != count:
-        sys.exit(f"make_trace_variant: expected {count} of {old!r}, found {src.count(old)}")
-    src = src.replace(old, new)
+    src = replace_once(src, old, new, "make_trace_variant")
 
 
 sub('#include "rkc/rkc.cuh"\n', '''#include "rkc/rkc.cuh"
