@@ -12,7 +12,7 @@ Usage: make_buffers_variant.py IN.cu OUT.cu NB
 """
 import sys
 
-from emitted_edit import replace_once
+from emitted_edit import EMITTED_LOOP, replace_once
 
 src = open(sys.argv[1]).read()
 nb = int(sys.argv[3])
@@ -29,15 +29,7 @@ sub("  if (it_begin < it_end) load_rows(it_begin, ba);\n"
     "  if (it_begin + 1 < it_end) load_rows(it_begin + 1, bb);\n",
     "".join(f"  if (it_begin + {i} < it_end) load_rows(it_begin + {i}, {b});\n"
             for i, b in enumerate(names)))
-sub("""  for (int it = it_begin; it < it_end; it += 2) {
-    compute_rows(it, ba);
-    if (it + 2 < it_end) load_rows(it + 2, ba);
-    if (it + 1 < it_end) {
-      compute_rows(it + 1, bb);
-      if (it + 3 < it_end) load_rows(it + 3, bb);
-    }
-  }
-""", f"  for (int it = it_begin; it < it_end; it += {nb}) {{\n" + "".join(
+sub(EMITTED_LOOP, f"  for (int it = it_begin; it < it_end; it += {nb}) {{\n" + "".join(
     f"    if (it + {i} < it_end) {{\n"
     f"      compute_rows(it + {i}, {b});\n"
     f"      if (it + {i + nb} < it_end) load_rows(it + {i + nb}, {b});\n"

@@ -14,18 +14,10 @@ Usage: make_pair_variant.py IN.cu OUT.cu
 """
 import sys
 
-from emitted_edit import replace_once
+from emitted_edit import EMITTED_LOOP, replace_once
 
 src = open(sys.argv[1]).read()
-old = """  for (int it = it_begin; it < it_end; it += 2) {
-    compute_rows(it, ba);
-    if (it + 2 < it_end) load_rows(it + 2, ba);
-    if (it + 1 < it_end) {
-      compute_rows(it + 1, bb);
-      if (it + 3 < it_end) load_rows(it + 3, bb);
-    }
-  }
-"""
+
 new = """  for (int it = it_begin; it < it_end; it += 2) {
     compute_rows(it, ba);
     if (it + 1 < it_end) compute_rows(it + 1, bb);
@@ -33,4 +25,4 @@ new = """  for (int it = it_begin; it < it_end; it += 2) {
     if (it + 3 < it_end) load_rows(it + 3, bb);
   }
 """
-open(sys.argv[2], "w").write(replace_once(src, old, new, "make_pair_variant"))
+open(sys.argv[2], "w").write(replace_once(src, EMITTED_LOOP, new, "make_pair_variant"))

@@ -12,7 +12,7 @@ Usage: make_recycle_variant.py IN.cu OUT.cu
 """
 import sys
 
-from emitted_edit import replace_once
+from emitted_edit import EMITTED_LOOP, replace_once
 
 src = open(sys.argv[1]).read()
 
@@ -24,16 +24,7 @@ def sub(old, new):
 
 sub("  auto compute_rows = [&](int it, const Block &blk) {\n",
     "  auto compute_rows = [&](int it, Block &blk, int nit) {\n")
-loop_old = """  for (int it = it_begin; it < it_end; it += 2) {
-    compute_rows(it, ba);
-    if (it + 2 < it_end) load_rows(it + 2, ba);
-    if (it + 1 < it_end) {
-      compute_rows(it + 1, bb);
-      if (it + 3 < it_end) load_rows(it + 3, bb);
-    }
-  }
-"""
-sub(loop_old, """  for (int it = it_begin; it < it_end; it += 2) {
+sub(EMITTED_LOOP, """  for (int it = it_begin; it < it_end; it += 2) {
     compute_rows(it, ba, it + 2 < it_end ? it + 2 : -1);
     if (it + 1 < it_end) compute_rows(it + 1, bb, it + 3 < it_end ? it + 3 : -1);
   }
