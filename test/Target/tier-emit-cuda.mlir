@@ -717,6 +717,56 @@ module {
 
 // -----
 
+// Activations read from global memory (global_acts): no staging, shared
+// memory for the partial sums alone; each buffer's fragments (both rows g
+// and g + 8 with the weights as B) loaded with its weights by load_acts,
+// after the PDL wait, and the products read them from the buffer.
+// CHECK-LABEL: // kernel rkc_gemv_mma_global_acts: cols=1,warps=8,cluster=1,unroll=4,mma=1,acts=global
+// CHECK-NOT: stage_rows_async
+// CHECK: float *red_s = reinterpret_cast<float *>(rkc_smem);
+// CHECK: uint4 a[U], a8[U];
+// CHECK: rkc::grid_dependency_wait();
+// CHECK: const long long AW = s0 / 2;
+// CHECK-NEXT: const rkc::u32 *act_g = reinterpret_cast<const rkc::u32 *>(a0 + kw_begin * KPR) +
+// CHECK-NEXT: (g < MR ? g : 0) * AW + 4 * t;
+// CHECK: auto load_acts = [&](int it, Block &blk) {
+// CHECK: blk.a8[u] = g + 8 < MR && s < set_stop
+// CHECK-NEXT: ? *reinterpret_cast<const uint4 *>(act_g + 8 * AW + 16 * s)
+// CHECK: if (it_begin < it_end) load_acts(it_begin, ba);
+// CHECK-NEXT: if (it_begin + 1 < it_end) load_acts(it_begin + 1, bb);
+// CHECK: const uint4 a0 = rkc::pair_k8(blk.a[u]), a1 = rkc::pair_k8(blk.a8[u]);
+// CHECK: if (it + 2 < it_end) { load_rows(it + 2, ba); load_acts(it + 2, ba); }
+// CHECK: if (it + 3 < it_end) { load_rows(it + 3, bb); load_acts(it + 3, bb); }
+module {
+  func.func @gemv_mma_global_acts(%arg0: tensor<16x14336xf16>, %arg1: tensor<14336x4096xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, %arg2: tensor<112x4096xf16>, %arg3: tensor<16x4096xf16> {rk.name = "out0", tier.output}) attributes {tier.arch = "sm_86", tier.layout = #tier.ksplit_layout<rows = 16, cols = 1, warps = 8, cluster = 1, unroll = 4, mma = true, global_acts = true>} {
+    %0 = tier.kdot %arg0, %arg1, %arg2 : tensor<16x14336xf16>, tensor<14336x4096xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, tensor<112x4096xf16> -> <16 x f32>
+    %1 = tier.ksplit_reduce %0 : <16 x f32> -> <1 x f32>
+    tier.store_tile %1, %arg3 : <1 x f32>, tensor<16x4096xf16>
+    return
+  }
+}
+
+// -----
+
+// The same for int8 with the weights as A (M <= 8): the pairs of row g.
+// CHECK-LABEL: // kernel rkc_gemv_mma_int8_global_acts: cols=1,warps=16,cluster=1,unroll=4,mma=1,acts=global
+// CHECK: rkc::u32 ag[U], bg[U];
+// CHECK: const rkc::u32 *act_g = reinterpret_cast<const rkc::u32 *>(a0 + kw_begin * KPR) +
+// CHECK-NEXT: (g < MR ? g : 0) * AW + 2 * t;
+// CHECK: blk.ag[u] = ok ? act_g[8 * s] : 0u;
+// CHECK-NEXT: blk.bg[u] = ok ? act_g[8 * s + 1] : 0u;
+// CHECK: const rkc::u32 ag = blk.ag[u], bg = blk.bg[u]; // B: row g of M
+module {
+  func.func @gemv_mma_int8_global_acts(%arg0: tensor<1x4096xf16>, %arg1: tensor<4096x4096xi8, #rk.quant<bits = 8, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k4>>, %arg2: tensor<32x4096xf16>, %arg3: tensor<1x4096xf16> {rk.name = "out0", tier.output}) attributes {tier.arch = "sm_90a", tier.layout = #tier.ksplit_layout<rows = 1, cols = 1, warps = 16, cluster = 1, unroll = 4, mma = true, global_acts = true>} {
+    %0 = tier.kdot %arg0, %arg1, %arg2 : tensor<1x4096xf16>, tensor<4096x4096xi8, #rk.quant<bits = 8, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k4>>, tensor<32x4096xf16> -> <16 x f32>
+    %1 = tier.ksplit_reduce %0 : <16 x f32> -> <1 x f32>
+    tier.store_tile %1, %arg3 : <1 x f32>, tensor<1x4096xf16>
+    return
+  }
+}
+
+// -----
+
 // int8 (k4 words), M = 1, two groups of 4 columns per lane with the
 // weights as the A operand: each lane loads 16 bytes (4 columns x 4 values
 // of K) of packed row t of a block per group, a warp's 8 lanes of a quad
