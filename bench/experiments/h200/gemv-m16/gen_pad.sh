@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # Builds the A/B of the staged activations' padded rows (session 39): each
 # tensor-core GEMV below as OLD_RKC emits it (unpadded rows) and as
-# build/bin/rkc emits it, planned for the H200 (the heuristic, or the
+# NEW_RKC emits it (default build/bin/rkc), planned for the H200 (the heuristic, or the
 # schedule given), as CUBINs, plus gemv_graph, into OUTDIR; pad_ab.sh
 # times them. The arithmetic is the same, so the outputs must match bit
 # for bit.
-# Usage: gen_pad.sh OLD_RKC [OUTDIR]   (repo root; CUDA toolkit)
+# Usage: gen_pad.sh OLD_RKC [OUTDIR [NEW_RKC]]   (repo root; CUDA toolkit)
 set -eu
 d=bench/experiments/h200/gemv-m16
 old=$1
 out=${2:-$d/cubin-pad}
+new=${3:-build/bin/rkc}
 bash bench/experiments/h200/build_cubin_tools.sh "$out"
 sed 's/bits = 4/bits = 8/g; s/xi4/xi8/g; s/w4a16/w8a16/g; s/packing = k8/packing = k4/g' \
   examples/gemv_w4a16.mlir > "$out/gemv_w8a16.mlir"
@@ -27,7 +28,7 @@ one() { # rkc label bits M K N [schedule] -> "grid:block:smem"
 gen() { # label bits M K N [schedule]
   local a b
   a=$(one "$old" "$@")
-  b=$(one build/bin/rkc "$1-pad" "${@:2}")
+  b=$(one "$new" "$1-pad" "${@:2}")
   echo "$1 $2 $3 $4 $5 $a $b" >> "$out/list.txt"
 }
 gen w4-m16-4096x128256 4 16 4096 128256
