@@ -6,6 +6,7 @@ plans and writes a database row that the Python binding then applies, and
 
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -150,6 +151,31 @@ def test_try_gemv_schedules(tmp_path):
     assert any(l.startswith("try") and "TB/s" in l and "vector=4," in l for l in lines), out.stdout
     assert any("vector=512" in l and "TB/s" not in l for l in lines), out.stdout
     assert not (tmp_path / "cache" / "tuning.jsonl").exists()
+
+
+@pytest.mark.parametrize("shapes,staged", [
+    (["x=4x4096", "q=4096x4096", "scales=32x4096"], True),
+    (["x=1x14336", "q=14336x4096", "scales=112x4096"], False),
+], ids=["staged-heuristic", "global-heuristic"])
+def test_tune_gemv_candidates_toggle_the_activations(tmp_path, shapes, staged):
+    """--candidates lists every schedule the search timed (its time or why it
+    failed), and the tensor-core search tries the activations' other source:
+    global reads next to a staged heuristic (W4A16 M = 4 4096^2), staged
+    next to the acts=global rule's plan (M = 1 14336 x 4096)."""
+    out = subprocess.run([rkc_exe(), "tune", os.path.join(EXAMPLES, "gemv_w4a16.mlir"),
+                          "--dtype", "f16", "--budget-ms", "2000", "--candidates"] +
+                         shape_args(shapes), env=env_for(tmp_path), capture_output=True,
+                         text=True, timeout=600)
+    assert out.returncode == 0 and "0 wrong" in out.stdout, out.stdout + out.stderr
+    lines = [l.strip() for l in out.stdout.splitlines() if l.startswith("  ")]
+    heur = [l for l in lines if l.startswith("heuristic")]
+    cands = [l for l in lines if l.startswith("candidate")]
+    assert len(heur) == 1 and "TB/s" in heur[0], out.stdout
+    assert ("acts=global" in heur[0]) != staged, heur
+    m = re.search(r"(\d+) candidates timed", out.stdout)
+    assert m and int(m.group(1)) == len(cands) > 0, out.stdout
+    timed = [l for l in cands if "TB/s" in l and "mma=1" in l]
+    assert any(("acts=global" in l) == staged for l in timed), "\n".join(cands)
 
 
 @pytest.mark.parametrize("spec,dtype,shapes", [

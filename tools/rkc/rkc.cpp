@@ -45,6 +45,7 @@ int usage(llvm::raw_ostream &os, int code) {
         "[--seed S] [--schedule ...] [--print-plan]\n"
         "       rkc tune SPEC [--dtype ...] (--shape NAME=D0xD1... | --shapes FILE) "
         "[--budget-ms N]\n"
+        "                   [--candidates] (also list every schedule the search timed)\n"
         "       rkc tune --report | --export FILE | --import FILE\n"
         "       rkc tune SPEC --print-key [--dtype ...] --shape ... [--sms N] [--dram-gbs N]\n"
         "       rkc tune SPEC [--dtype ...] --shape ... --try 'SCHEDULE;SCHEDULE...'\n"
@@ -345,6 +346,7 @@ int tuneCommand(std::vector<std::string> args) {
   std::vector<std::string> shapes;
   rkc::TuneOptions opt;
   bool printKey = false;
+  bool listCandidates = false; // --candidates: every schedule the search timed
   int sms = 0, dramGBs = 0; // --print-key's device (else the current one)
   for (size_t i = 0; i < args.size(); ++i) {
     StringRef a = args[i];
@@ -380,6 +382,8 @@ int tuneCommand(std::vector<std::string> args) {
         opt.trySchedules.push_back(i.trim().str());
     } else if (a == "--print-key") {
       printKey = true;
+    } else if (a == "--candidates") {
+      listCandidates = true;
     } else if (a == "--shapes") {
       if (!next(shapesFile)) return error("error: --shapes needs a file");
     } else if (a == "--dtype") {
@@ -484,16 +488,17 @@ int tuneCommand(std::vector<std::string> args) {
       ++failures;
       continue;
     }
+    // One schedule's line: its time, TB/s and speedup over the heuristic.
+    auto line = [&](const char *tag, const rkc::TuneCandidate &c) {
+      if (c.ok)
+        llvm::outs() << llvm::format("  %-9s %10.2f us %7.3f TB/s %6.3fx  %s\n", tag, c.ms * 1e3,
+                                     c.tbps, rep->heuristic.ms / c.ms, c.schedule.c_str());
+      else
+        llvm::outs() << "  " << tag << "  " << c.schedule << ": " << c.why << "\n";
+    };
     if (!opt.trySchedules.empty()) {
       // The A/B table: the heuristic, then each schedule as given.
       llvm::outs() << shapeText << "\n";
-      auto line = [&](const char *tag, const rkc::TuneCandidate &c) {
-        if (c.ok)
-          llvm::outs() << llvm::format("  %-9s %10.2f us %7.3f TB/s %6.3fx  %s\n", tag, c.ms * 1e3,
-                                       c.tbps, rep->heuristic.ms / c.ms, c.schedule.c_str());
-        else
-          llvm::outs() << "  " << tag << "  " << c.schedule << ": " << c.why << "\n";
-      };
       line("heuristic", rep->heuristic);
       for (const rkc::TuneCandidate &c : rep->tried)
         line("try", c);
@@ -517,6 +522,11 @@ int tuneCommand(std::vector<std::string> args) {
                  << llvm::format("%.0f", rep->compileMs) << " ms, timing "
                  << llvm::format("%.0f", rep->timingMs) << " ms (checks "
                  << llvm::format("%.0f", rep->checkMs) << " ms)\n";
+    if (listCandidates) {
+      line("heuristic", rep->heuristic);
+      for (const rkc::TuneCandidate &c : rep->tried)
+        line("candidate", c);
+    }
   }
   return failures ? 1 : 0;
 }
