@@ -49,7 +49,7 @@ def machine_signature(env):
 def plan_of(schedule):
     """The plan a kernel shows for a row's schedule: a row kernel's is the
     schedule itself; a column kernel's (KSplitPlan::schedule, it names
-    mma) reads as KSplitPlan::str."""
+    mma) reads as KSplitPlan::str (acts=global included)."""
     f = dict(kv.split("=") for kv in schedule.split(","))
     if "mma" not in f:
         return schedule
@@ -59,6 +59,8 @@ def plan_of(schedule):
         s += ",mma=1"
         if int(f.get("kwarps", warps)) != warps:
             s += ",kwarps=%s" % f["kwarps"]
+        if f.get("acts") == "global":
+            s += ",acts=global"
     return s
 
 
