@@ -469,8 +469,8 @@ int tuneCommand(std::vector<std::string> args) {
     llvm::outs() << "heuristic " << *heuristic << "\n";
     return 0;
   }
-  llvm::outs() << llvm::format("%-24s %10s %8s %6s %9s %10s %8s  %s\n", "shapes", "us", "TB/s",
-                               "roof", "heur us", "speedup", "tune s", "schedule");
+  // The search table's header, before its first row (not above an error).
+  bool header = !opt.trySchedules.empty();
   int failures = 0;
   for (const std::vector<std::string> &job : jobs) {
     rkc::CompileRequest req;
@@ -503,6 +503,11 @@ int tuneCommand(std::vector<std::string> args) {
       for (const rkc::TuneCandidate &c : rep->tried)
         line("try", c);
       continue;
+    }
+    if (!header) {
+      llvm::outs() << llvm::format("%-24s %10s %8s %6s %9s %10s %8s  %s\n", "shapes", "us",
+                                   "TB/s", "roof", "heur us", "speedup", "tune s", "schedule");
+      header = true;
     }
     int pruned = 0;
     for (auto &kv : rep->pruned)
