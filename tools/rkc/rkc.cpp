@@ -469,7 +469,8 @@ int tuneCommand(std::vector<std::string> args) {
     llvm::outs() << "heuristic " << *heuristic << "\n";
     return 0;
   }
-  // The search table's header, before its first row (not above an error).
+  // The search table's header, with its first row (not above an error;
+  // --try prints its own table).
   bool header = !opt.trySchedules.empty();
   int failures = 0;
   for (const std::vector<std::string> &job : jobs) {
