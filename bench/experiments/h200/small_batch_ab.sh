@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Session 39: the small-batch part of bench/bench.py (bf16, M in {1, 16,
 # 128}, N in {4096, 8192}; a single launch after an L2 flush and a CUDA
-# graph of 48) with two librkc builds, ROUNDS interleaved rounds: BASE
-# (.bundle-base) and NEW (.bundle), rkc only (the heuristic: no tuning
+# graph of 48) with two librkc builds (lib/librkc.so only), ROUNDS interleaved rounds: BASE
+# (.bundle-base) and NEW (.bundle-new: lib/ only), rkc only (the heuristic: no tuning
 # database), then a table of both modes' medians over rounds (us).
 # Usage: small_batch_ab.sh OUT   (repo root; PyTorch on the machine)
 set -u
@@ -11,7 +11,7 @@ mkdir -p "$out"
 export PYTHONPATH=$PWD/python RKC_DISABLE_TUNING_DB=1
 for r in $(seq ${ROUNDS:-2}); do
   for b in base new; do
-    dir=.bundle
+    dir=.bundle-new
     [ $b = base ] && dir=.bundle-base
     RKC_LIBRARY=$PWD/$dir/lib/librkc.so RKC_CACHE_DIR=/tmp/rkc-ab-$b-$r \
       python3 bench/bench.py --parts small --ops ${OPS:-layer_norm,rms_norm,softmax} --impls rkc \
