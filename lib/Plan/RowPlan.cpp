@@ -54,6 +54,7 @@ static constexpr int64_t kReadOnlyTwoCtasThreads = 128; // read-only rows in reg
 static constexpr int64_t kThreeCtasThreads = 512; // 16-bit async rows: 3 CTAs/SM (min_blocks = 3) on fast memory
 static constexpr int64_t kThreeCtasValues = 32;   // ... at this many values a thread
 static constexpr int64_t kStreamCtasPerSm = 2; // streamed CTAs per SM the layouts assume
+static constexpr int64_t kLatencyRowThreads = 512; // rows of a one-wave grid (rule 3)
 static constexpr int64_t kElementwiseThreads = 512; // streamed 16-bit rows with no reduction
 static constexpr int64_t kElementwiseCtas = 2048; // the CTAs their clusters aim at
 static constexpr int64_t kElementwisePasses = 2; // passes per CTA they allow at most
@@ -417,6 +418,7 @@ static Expected<RowPlan> planRowWith(const RowProblem &p, const Target &t,
   int64_t threads = o.threads > 0 ? o.threads : 32;
   int64_t cluster = 1;
   bool twoCtas = false; // two CTAs an SM: min_blocks = 2 (rule 3, fast memory)
+  bool latencyRow = false; // a one-wave grid's row: kLatencyRowThreads (rule 3)
   if (o.threads <= 0) {
     bool readOnly = p.outputRowBytes == 0 && p.minElemBytes >= 2;
     if (nvec <= (readOnly ? 32 * kTargetChunks : 32)) {
@@ -537,6 +539,24 @@ static Expected<RowPlan> planRowWith(const RowProblem &p, const Target &t,
       // threads: below that the loop stops short of 512 anyway.)
       twoCtas = twoCtasPerSm && threads == 512 &&
                 ceilDiv(nvec, 512) > std::min(kTargetChunks, kmaxFor(1024));
+      // A grid of at most one row per SM is latency-bound: each CTA reads
+      // its row once, so a thread's chain (its loads, the fold over its
+      // values, the block reduction, the stores) is the kernel's time, and
+      // fewer values a thread shorten it. A row of one 16-bit input and one
+      // 16-bit result whose maps and reductions call no math function
+      // (LayerNorm, RMSNorm) takes kLatencyRowThreads threads there.
+      // Measured on the H200 (`rkc tune --try`, single launches after an L2
+      // flush, bench/results/2026-11-28-h200-small-batch-try-0954fd2.txt):
+      // LayerNorm bf16 at M = 1 / 16 / 128, N = 4096 1.11x / 1.08x / 1.06x
+      // over 128 threads, N = 8192 1.09x / 1.09x / 1.07x over 256; RMSNorm
+      // bf16 1.08x / 1.05x / 1.03x at 4096, 1.00-1.02x at 8192. Rows
+      // through exp (softmax 0.96-1.00x) and read-only rows
+      // (cross-entropy 0.96-0.99x) keep the widening's threads.
+      latencyRow = p.rows <= t.planSms() && p.inputRowBytes == 2 && p.outputRowBytes == 2 &&
+                   p.rowMathOps == 0 && p.combineMathOps == 0 && o.values <= 0 &&
+                   threads < kLatencyRowThreads && nvec >= kLatencyRowThreads;
+      if (latencyRow)
+        threads = kLatencyRowThreads;
     }
   }
   // A row just past what the widest CTA holds with the budget's margin
@@ -841,9 +861,15 @@ static Expected<RowPlan> planRowWith(const RowProblem &p, const Target &t,
   }
   pl.values = o.values > 0 ? o.values : chunks * pl.vector;
   note(llvm::formatv("{0} threads per row{1}, {2} values per thread ({3} "
-                     "vector loads in flight)",
+                     "vector loads in flight){4}",
                      pl.threads, pl.threads < 32 ? " (sub-warp)" : "",
-                     pl.values, pl.values / pl.vector));
+                     pl.values, pl.values / pl.vector,
+                     latencyRow && pl.threads == kLatencyRowThreads
+                         ? llvm::formatv(" (at most one row an SM: {0} rows on {1} SMs, "
+                                         "a latency-bound grid, few values a thread)",
+                                         p.rows, t.planSms())
+                               .str()
+                         : std::string()));
   if (pl.split == 1)
     note(llvm::formatv("cluster = {0}{1}", pl.cluster,
                        pl.cluster <= 1             ? ""

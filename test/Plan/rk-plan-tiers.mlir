@@ -12,6 +12,7 @@
 // RUN: rk-opt %t/rmsnorm.mlir --rk-plan-tiers=arch=sm_90a -verify-diagnostics -mlir-print-op-on-diagnostic=false | FileCheck %s --check-prefix=RMS --enable-var-scope
 // RUN: rk-opt %t/sm80.mlir --rk-plan-tiers=arch=sm_80 -verify-diagnostics -mlir-print-op-on-diagnostic=false | FileCheck %s --check-prefix=SM80 --enable-var-scope
 // RUN: rk-opt %t/softmax.mlir --rk-plan-tiers=arch=sm_90a -verify-diagnostics -mlir-print-op-on-diagnostic=false | FileCheck %s --check-prefix=SOFTMAX --enable-var-scope
+// RUN: rk-opt %t/one_wave_rows.mlir --rk-plan-tiers=arch=sm_90a -verify-diagnostics -mlir-print-op-on-diagnostic=false | FileCheck %s --check-prefix=WAVE
 // RUN: rk-opt %t/override.mlir --rk-plan-tiers="arch=sm_90a schedule=threads=512,vector=4,rows=1,unroll=1,min_blocks=2" -verify-diagnostics -mlir-print-op-on-diagnostic=false | FileCheck %s --check-prefix=OVERRIDE
 // RUN: rk-opt %t/override_cluster.mlir --rk-plan-tiers="arch=sm_90a schedule=cluster=4" -verify-diagnostics -mlir-print-op-on-diagnostic=false | FileCheck %s --check-prefix=OVERRIDE-CLUSTER
 // RUN: rk-opt %t/registers_cluster.mlir --rk-plan-tiers="arch=sm_90a schedule=staging=registers" -verify-diagnostics -mlir-print-op-on-diagnostic=false | FileCheck %s --check-prefix=REGISTERS-CLUSTER
@@ -1075,6 +1076,120 @@ func.func @edge_held_result(%x: tensor<4096x32768xbf16> {rk.name = "x"}) -> (ten
 }
 // RMS-LABEL: func.func @edge_held_result
 // RMS-SAME:    tier.schedule = #tier.schedule<reduce = cluster, cluster = 2, staging = async
+
+//--- one_wave_rows.mlir
+// Planner rule 3's one-wave rows: one 16-bit input, one 16-bit result, no
+// math function in the maps over the row, at most one row an SM (128 rows
+// on sm_90a's 132): 512 threads of 8 values instead of 128 of 32 (the
+// thread's chain is the latency-bound grid's time).
+// expected-remark@below {{plan: vector = 8: 16-byte accesses of 2-byte elements}}
+// expected-remark@below {{plan: 512 threads per row, 8 values per thread (1 vector loads in flight) (at most one row an SM: 128 rows on 132 SMs, a latency-bound grid, few values a thread)}}
+// expected-remark@below {{plan: cluster = 1}}
+// expected-remark@below {{plan: rows per CTA: 1 (512 threads)}}
+// expected-remark@below {{plan: reductions climb to the block tier}}
+// expected-remark@below {{plan: prefetch: the [N] operands are loaded with the row (128 CTAs, about one wave: the kernel is latency-bound)}}
+// expected-remark@below {{plan: staging = registers: the row stays in registers and is read from global memory once}}
+func.func @rms_one_wave(%x: tensor<128x4096xbf16> {rk.name = "x"}, %w: tensor<4096xbf16> {rk.name = "w"}) -> tensor<128x4096xbf16> {
+  %eps = arith.constant 9.99999997E-7 : f32
+  %n = arith.constant 4.096000e+03 : f32
+  %0 = rk.map %x {
+  ^bb0(%a: f32):
+    %6 = arith.mulf %a, %a : f32
+    rk.yield %6 : f32
+  } : tensor<128x4096xbf16> -> tensor<128x4096xf32>
+  %1 = rk.reduce add %0 : tensor<128x4096xf32> -> tensor<128xf32>
+  %2 = rk.map %1, %n, %eps {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %6 = arith.divf %a, %b : f32
+    %7 = arith.addf %6, %c : f32
+    %8 = math.rsqrt %7 : f32
+    rk.yield %8 : f32
+  } : tensor<128xf32>, f32, f32 -> tensor<128xf32>
+  %3 = rk.broadcast %2 dims [0] : tensor<128xf32> -> tensor<128x4096xf32>
+  %4 = rk.broadcast %w dims [1] : tensor<4096xbf16> -> tensor<128x4096xbf16>
+  %5 = rk.map %x, %3, %4 {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %6 = arith.mulf %a, %b : f32
+    %7 = arith.mulf %6, %c : f32
+    rk.yield %7 : f32
+  } : tensor<128x4096xbf16>, tensor<128x4096xf32>, tensor<128x4096xbf16> -> tensor<128x4096xbf16>
+  return %5 : tensor<128x4096xbf16>
+}
+// WAVE-LABEL: func.func @rms_one_wave
+// WAVE-SAME:    tier.tv_layout<threads = 512, values = 8, vector = 8, rows = 1>
+
+// 256 rows: more than one an SM, the widening's 128 threads.
+// expected-remark@below {{plan: vector = 8: 16-byte accesses of 2-byte elements}}
+// expected-remark@below {{plan: 128 threads per row, 32 values per thread (4 vector loads in flight)}}
+// expected-remark@below {{plan: cluster = 1}}
+// expected-remark@below {{plan: rows per CTA: 1 (128 threads)}}
+// expected-remark@below {{plan: reductions climb to the block tier}}
+// expected-remark@below {{plan: staging = registers: the row stays in registers and is read from global memory once}}
+func.func @rms_two_waves(%x: tensor<256x4096xbf16> {rk.name = "x"}, %w: tensor<4096xbf16> {rk.name = "w"}) -> tensor<256x4096xbf16> {
+  %eps = arith.constant 9.99999997E-7 : f32
+  %n = arith.constant 4.096000e+03 : f32
+  %0 = rk.map %x {
+  ^bb0(%a: f32):
+    %6 = arith.mulf %a, %a : f32
+    rk.yield %6 : f32
+  } : tensor<256x4096xbf16> -> tensor<256x4096xf32>
+  %1 = rk.reduce add %0 : tensor<256x4096xf32> -> tensor<256xf32>
+  %2 = rk.map %1, %n, %eps {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %6 = arith.divf %a, %b : f32
+    %7 = arith.addf %6, %c : f32
+    %8 = math.rsqrt %7 : f32
+    rk.yield %8 : f32
+  } : tensor<256xf32>, f32, f32 -> tensor<256xf32>
+  %3 = rk.broadcast %2 dims [0] : tensor<256xf32> -> tensor<256x4096xf32>
+  %4 = rk.broadcast %w dims [1] : tensor<4096xbf16> -> tensor<256x4096xbf16>
+  %5 = rk.map %x, %3, %4 {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %6 = arith.mulf %a, %b : f32
+    %7 = arith.mulf %6, %c : f32
+    rk.yield %7 : f32
+  } : tensor<256x4096xbf16>, tensor<256x4096xf32>, tensor<256x4096xbf16> -> tensor<256x4096xbf16>
+  return %5 : tensor<256x4096xbf16>
+}
+// WAVE-LABEL: func.func @rms_two_waves
+// WAVE-SAME:    tier.tv_layout<threads = 128, values = 32, vector = 8, rows = 1>
+
+// exp in a map over the row (softmax-like rows measured no faster at 512).
+// expected-remark@below {{plan: vector = 8: 16-byte accesses of 2-byte elements}}
+// expected-remark@below {{plan: 128 threads per row, 32 values per thread (4 vector loads in flight)}}
+// expected-remark@below {{plan: cluster = 1}}
+// expected-remark@below {{plan: rows per CTA: 1 (128 threads)}}
+// expected-remark@below {{plan: reductions climb to the block tier}}
+// expected-remark@below {{plan: prefetch: the [N] operands are loaded with the row (128 CTAs, about one wave: the kernel is latency-bound)}}
+// expected-remark@below {{plan: staging = registers: the row stays in registers and is read from global memory once}}
+func.func @exp_row_one_wave(%x: tensor<128x4096xbf16> {rk.name = "x"}, %w: tensor<4096xbf16> {rk.name = "w"}) -> tensor<128x4096xbf16> {
+  %eps = arith.constant 9.99999997E-7 : f32
+  %n = arith.constant 4.096000e+03 : f32
+  %0 = rk.map %x {
+  ^bb0(%a: f32):
+    %6 = math.exp %a : f32
+    rk.yield %6 : f32
+  } : tensor<128x4096xbf16> -> tensor<128x4096xf32>
+  %1 = rk.reduce add %0 : tensor<128x4096xf32> -> tensor<128xf32>
+  %2 = rk.map %1, %n, %eps {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %6 = arith.divf %a, %b : f32
+    %7 = arith.addf %6, %c : f32
+    %8 = math.rsqrt %7 : f32
+    rk.yield %8 : f32
+  } : tensor<128xf32>, f32, f32 -> tensor<128xf32>
+  %3 = rk.broadcast %2 dims [0] : tensor<128xf32> -> tensor<128x4096xf32>
+  %4 = rk.broadcast %w dims [1] : tensor<4096xbf16> -> tensor<128x4096xbf16>
+  %5 = rk.map %x, %3, %4 {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %6 = arith.mulf %a, %b : f32
+    %7 = arith.mulf %6, %c : f32
+    rk.yield %7 : f32
+  } : tensor<128x4096xbf16>, tensor<128x4096xf32>, tensor<128x4096xbf16> -> tensor<128x4096xbf16>
+  return %5 : tensor<128x4096xbf16>
+}
+// WAVE-LABEL: func.func @exp_row_one_wave
+// WAVE-SAME:    tier.tv_layout<threads = 128, values = 32, vector = 8, rows = 1>
 
 //--- override.mlir
 // The override replaces the heuristic field by field: 8-byte vectors, 512

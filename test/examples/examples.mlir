@@ -67,14 +67,14 @@
 // ATTN-SPEC: (%{{.*}}: tensor<2x32x128xbf16> {rk.name = "q"}, %{{.*}}: tensor<2x8x1024x128xbf16> {rk.name = "k"}, %{{.*}}: tensor<2x8x1024x128xbf16> {rk.name = "v"}) -> tensor<2x32x128xbf16>
 
 // The row kernels, through the pipeline to CUDA.
-// RUN: rk-opt %S/../../examples/rms_norm.mlir --rkc-pipeline="shapes=x=128x4096 dtype=bf16" --tier-emit-cuda=print=true -mlir-print-op-on-diagnostic=false -o /dev/null 2>/dev/null | FileCheck %s --check-prefixes=CUDA,RMS-CUDA
+// RUN: rk-opt %S/../../examples/rms_norm.mlir --rkc-pipeline="shapes=x=128x4096 dtype=bf16" --tier-emit-cuda=print=true -mlir-print-op-on-diagnostic=false -o /dev/null 2>/dev/null | FileCheck %s --check-prefixes=CUDA-WAVE,RMS-CUDA
 // RUN: rk-opt %S/../../examples/softmax.mlir --rkc-pipeline="shapes=x=128x4096 dtype=bf16" --tier-emit-cuda=print=true -mlir-print-op-on-diagnostic=false -o /dev/null 2>/dev/null | FileCheck %s --check-prefixes=CUDA,SOFTMAX-CUDA
-// RUN: rk-opt %S/../../examples/layer_norm.mlir --rkc-pipeline="shapes=x=128x4096 dtype=bf16" --tier-emit-cuda=print=true -mlir-print-op-on-diagnostic=false -o /dev/null 2>/dev/null | FileCheck %s --check-prefixes=CUDA,LN-CUDA
+// RUN: rk-opt %S/../../examples/layer_norm.mlir --rkc-pipeline="shapes=x=128x4096 dtype=bf16" --tier-emit-cuda=print=true -mlir-print-op-on-diagnostic=false -o /dev/null 2>/dev/null | FileCheck %s --check-prefixes=CUDA-WAVE,LN-CUDA
 // RUN: rk-opt %S/../../examples/log_softmax.mlir --rkc-pipeline="shapes=x=128x4096 dtype=bf16" --tier-emit-cuda=print=true -mlir-print-op-on-diagnostic=false -o /dev/null 2>/dev/null | FileCheck %s --check-prefixes=CUDA,LOGSM-CUDA
 // RUN: rk-opt %S/../../examples/cross_entropy.mlir --rkc-pipeline="shapes=x=128x4096 dtype=bf16" --tier-emit-cuda=print=true -mlir-print-op-on-diagnostic=false -o /dev/null 2>/dev/null | FileCheck %s --check-prefixes=CUDA,CE-CUDA
 // RUN: rk-opt %S/../../examples/rms_norm_residual.mlir --rkc-pipeline="shapes=x=128x4096 dtype=bf16" --tier-emit-cuda=print=true -mlir-print-op-on-diagnostic=false -o /dev/null 2>/dev/null | FileCheck %s --check-prefixes=CUDA,RESID-CUDA
 // RUN: rk-opt %S/../../examples/logsumexp.mlir --rkc-pipeline="shapes=x=128x4096 dtype=bf16" --tier-emit-cuda=print=true -mlir-print-op-on-diagnostic=false -o /dev/null 2>/dev/null | FileCheck %s --check-prefix=LSE-CUDA
-// RUN: rk-opt %S/../../examples/l2_normalize.mlir --rkc-pipeline="shapes=x=128x4096 dtype=bf16" --tier-emit-cuda=print=true -mlir-print-op-on-diagnostic=false -o /dev/null 2>/dev/null | FileCheck %s --check-prefixes=CUDA,L2-CUDA
+// RUN: rk-opt %S/../../examples/l2_normalize.mlir --rkc-pipeline="shapes=x=128x4096 dtype=bf16" --tier-emit-cuda=print=true -mlir-print-op-on-diagnostic=false -o /dev/null 2>/dev/null | FileCheck %s --check-prefixes=CUDA-WAVE,L2-CUDA
 // RUN: rk-opt %S/../../examples/argmax.mlir --rkc-pipeline="shapes=x=128x4096 dtype=bf16" --tier-emit-cuda=print=true -mlir-print-op-on-diagnostic=false -o /dev/null 2>/dev/null | FileCheck %s --check-prefixes=CUDA,ARGMAX-CUDA
 
 // CUDA:       #include "rkc/rkc.cuh"
@@ -87,12 +87,23 @@
 // CUDA:       rkc::{{load_frag<rkc::bf16, V, W>\(a0 \+ row \* s0, col0, COL_STEP, N,|stage_frag(_stream)?<rkc::bf16, V, W, TPR>\(st0, a0 \+ row \* s0, col0_base, COL_STEP, N, t\);}}
 // CUDA-NOT:   __cluster_dims__
 
+// RMSNorm, LayerNorm and l2_normalize (one 16-bit input, one 16-bit
+// result, no math function but rsqrt / sqrt): 128 rows on 132 SMs are a
+// grid of at most one row an SM, latency-bound, so 512 threads of 8 values
+// (planner rule 3, the one-wave rows).
+// CUDA-WAVE:  #include "rkc/rkc.cuh"
+// CUDA-WAVE:  // kernel rkc_{{[a-z_0-9]+}}: threads=512,values=8,vector=8,rows=1,cluster=1,staging=registers,unroll=1,min_blocks=0
+// CUDA-WAVE:  extern "C" __global__ void __launch_bounds__(512)
+// CUDA-WAVE:  constexpr int N = 4096;
+// CUDA-WAVE:  rkc::load_frag<rkc::bf16, V, W>(a0 + row * s0, col0, COL_STEP, N,
+// CUDA-WAVE-NOT: __cluster_dims__
+
 // y = x * rsqrt(sum(x^2) / N + eps) * w: 128 CTAs are one wave on sm_90a
 // (132 SMs), so w is loaded with the row (prefetch, planner rule 7), then
 // one sum.
 // RMS-CUDA:         rkc::warp_reduce<32>({{.*}}, rkc::OpAdd());
 // RMS-CUDA-NEXT:    __shared__ float
-// RMS-CUDA-NEXT:    rkc::block_reduce<4>(
+// RMS-CUDA-NEXT:    rkc::block_reduce<16>(
 // RMS-CUDA:         rsqrtf(
 // RMS-CUDA-NOT:     (a1,
 // RMS-CUDA:         rkc::store_frag<rkc::bf16, V, W>(a2 + row * s2,
@@ -112,8 +123,8 @@
 
 // The mean, then the variance of x - mean; w and b are row vectors, loaded
 // with the row (one wave of CTAs: prefetch).
-// LN-CUDA:          rkc::block_reduce<4>({{.*}}, rkc::OpAdd(),
-// LN-CUDA:          rkc::block_reduce<4>({{.*}}, rkc::OpAdd(),
+// LN-CUDA:          rkc::block_reduce<16>({{.*}}, rkc::OpAdd(),
+// LN-CUDA:          rkc::block_reduce<16>({{.*}}, rkc::OpAdd(),
 // LN-CUDA:          rsqrtf(
 // LN-CUDA-NOT:      (a1,
 // LN-CUDA-NOT:      (a2,
@@ -171,7 +182,7 @@
 // LSE-CUDA:         logf(
 // LSE-CUDA:         if (row_ok && t == 0 && rank == 0) a1[row] = rkc::from_f32<float>(
 
-// L2-CUDA:          rkc::block_reduce<4>({{.*}}, rkc::OpAdd(),
+// L2-CUDA:          rkc::block_reduce<16>({{.*}}, rkc::OpAdd(),
 // L2-CUDA:          sqrtf(
 // L2-CUDA:          rkc::store_frag<rkc::bf16, V, W>(a1 + row * s1,
 

@@ -27,7 +27,7 @@ for f in glob.glob(sys.argv[1] + "/small-*-*.jsonl"):
     b = f.rsplit("/", 1)[1].split("-")[1]
     for l in open(f):
         r = json.loads(l)
-        if r.get("impl") == "rkc" and r.get("us"):
+        if r.get("impl") == "rkc" and r.get("us") and r.get("mode"):
             t[(r["op"], r["M"], r["N"], r["mode"], b)].append(r["us"])
 keys = sorted({k[:4] for k in t})
 print("%-12s %4s %5s %-7s %8s %8s %7s" % ("op", "M", "N", "mode", "base us", "new us", "new/base"))
