@@ -187,6 +187,8 @@ rkc::analyzeRowProgram(func::FuncOp func) {
   };
   for (BlockArgument a : func.getArguments()) {
     auto t = dyn_cast<RankedTensorType>(a.getType());
+    if (!t) // a scalar argument (a runtime eps): nothing held across the row
+      continue;
     bool isRow = (bool)rowTensor(t);
     if (!isRow && !rowVector(t))
       continue;
