@@ -430,3 +430,13 @@ func.func @layer_norm_cluster(%arg0: tensor<2048x65536xf32> {rk.name = "x"}, %ar
   } : tensor<2048x65536xf32>, tensor<2048x65536xf32>, tensor<2048x65536xf32>, tensor<2048x65536xf32> -> tensor<2048x65536xf32>
   return %10 : tensor<2048x65536xf32>
 }
+
+// -----
+
+// A scalar argument (a runtime eps) and no row op: the analysis behind the
+// auto decision skips it (a pipeline_fuzzer input once crashed it there).
+// CHECK-LABEL: func.func @scalar_arg
+// CHECK-NEXT:    return %arg0 : tensor<4x8xf32>
+func.func @scalar_arg(%x: tensor<4x8xf32> {rk.name = "x"}, %e: f32 {rk.name = "eps"}) -> tensor<4x8xf32> {
+  return %x : tensor<4x8xf32>
+}
