@@ -41,8 +41,9 @@ struct Occupancy {
 };
 
 /// Occupancy of CTAs of `ctaThreads` threads with `r` and `dynamicSmem`
-/// bytes of dynamic shared memory on `t` (registers allocated 256 a warp,
-/// shared memory as Target::ctasBySharedMemory counts it).
+/// bytes of dynamic shared memory on `t`, by Target::ctaLimits (registers
+/// allocated 256 a warp, shared memory as Target::ctasBySharedMemory
+/// counts it).
 Occupancy occupancy(const plan::Target &t, int64_t ctaThreads, const KernelResources &r,
                     int64_t dynamicSmem);
 

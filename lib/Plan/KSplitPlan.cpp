@@ -241,11 +241,7 @@ static int64_t mmaCtasPerSm(const KSplitPlan &pl, const KSplitProblem &p, const 
   bool wa = mmaWeightsAsA(p.rows);
   int64_t regs = 48 + 8 * pl.unroll * pl.cols + (wa ? 16 : 32) * pl.cols +
                  (!wa && pl.unroll >= 8 ? 16 : 0);
-  regs = (regs + 7) / 8 * 8;
-  int64_t byRegs = t.regsPerSm / (regs * pl.threads());
-  int64_t bySmem = t.ctasBySharedMemory(s.smemBytes);
-  int64_t byThreads = t.maxThreadsPerSm / pl.threads();
-  return std::max<int64_t>(1, std::min<int64_t>({byRegs, bySmem, byThreads, t.maxCtasPerSm}));
+  return std::max<int64_t>(1, t.ctaLimits(pl.threads(), regs, s.smemBytes).least());
 }
 
 /// Unroll, warps, kwarps and cluster of the tensor-core GEMV (M >= 2).

@@ -47,6 +47,22 @@ bool Target::fastMemory() const {
   return dramGBs >= (int64_t)kFastMemoryGBsPerSm * planSms(); // 0 (unknown): false
 }
 
+int64_t Target::CtaLimits::least() const {
+  return std::min({byRegisters, bySharedMemory, byThreads, byCtaSlots});
+}
+
+Target::CtaLimits Target::ctaLimits(int64_t ctaThreads, int64_t regsPerThread,
+                                    int64_t smemBytes) const {
+  int64_t warps = std::max<int64_t>((ctaThreads + 31) / 32, 1);
+  int64_t regsPerWarp = (std::max<int64_t>(regsPerThread, 1) * 32 + 255) / 256 * 256;
+  CtaLimits l;
+  l.byRegisters = regsPerSm / (regsPerWarp * warps);
+  l.bySharedMemory = ctasBySharedMemory(smemBytes);
+  l.byThreads = maxThreadsPerSm / (warps * 32);
+  l.byCtaSlots = maxCtasPerSm;
+  return l;
+}
+
 int64_t Target::residentCtas(int64_t cluster, int64_t ctasPerSm) const {
   int64_t k = std::max<int64_t>(ctasPerSm, 1);
   int64_t sms = planSms();

@@ -133,12 +133,12 @@ Occupancy rkc::occupancy(const plan::Target &t, int64_t ctaThreads, const Kernel
                          int64_t dynamicSmem) {
   Occupancy o;
   int64_t warps = std::max<int64_t>((ctaThreads + 31) / 32, 1);
-  int64_t regsPerWarp = (std::max(r.registers, 1) * 32 + 255) / 256 * 256;
-  o.byRegisters = t.regsPerSm / (regsPerWarp * warps);
-  o.bySharedMemory = t.ctasBySharedMemory(r.staticSmemBytes + dynamicSmem);
-  o.byThreads = t.maxThreadsPerSm / (warps * 32);
-  o.byCtaSlots = t.maxCtasPerSm;
-  o.ctasPerSm = std::min({o.byRegisters, o.bySharedMemory, o.byThreads, o.byCtaSlots});
+  plan::Target::CtaLimits l = t.ctaLimits(ctaThreads, r.registers, r.staticSmemBytes + dynamicSmem);
+  o.byRegisters = l.byRegisters;
+  o.bySharedMemory = l.bySharedMemory;
+  o.byThreads = l.byThreads;
+  o.byCtaSlots = l.byCtaSlots;
+  o.ctasPerSm = l.least();
   o.warpsPerSm = o.ctasPerSm * warps;
   o.maxWarpsPerSm = t.maxThreadsPerSm / 32;
   return o;

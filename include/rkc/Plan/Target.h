@@ -60,6 +60,17 @@ struct Target {
     return (maxSmemPerCta + kReservedSmemPerCta) / (bytesPerCta + kReservedSmemPerCta);
   }
   static constexpr int64_t kReservedSmemPerCta = 1024;
+
+  /// CTAs of one kernel an SM holds, by each limit.
+  struct CtaLimits {
+    int64_t byRegisters = 0, bySharedMemory = 0, byThreads = 0, byCtaSlots = 0;
+    int64_t least() const;
+  };
+  /// The limits for CTAs of `ctaThreads` threads at `regsPerThread`
+  /// registers (allocated 256 a warp) and `smemBytes` of shared memory a
+  /// CTA (ctasBySharedMemory): the planner's estimates and the compiled
+  /// kernel's occupancy (rkc/Occupancy.h) count alike.
+  CtaLimits ctaLimits(int64_t ctaThreads, int64_t regsPerThread, int64_t smemBytes) const;
 };
 
 /// The most SMs a target may be given (a bound on user input, far above
