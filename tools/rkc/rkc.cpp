@@ -489,20 +489,24 @@ int tuneCommand(std::vector<std::string> args) {
       ++failures;
       continue;
     }
-    // One schedule's line: its time, TB/s and speedup over the heuristic.
-    auto line = [&](const char *tag, const rkc::TuneCandidate &c) {
-      if (c.ok)
-        llvm::outs() << llvm::format("  %-9s %10.2f us %7.3f TB/s %6.3fx  %s\n", tag, c.ms * 1e3,
-                                     c.tbps, rep->heuristic.ms / c.ms, c.schedule.c_str());
-      else
-        llvm::outs() << "  " << tag << "  " << c.schedule << ": " << c.why << "\n";
+    // The heuristic, then each schedule timed (tagged `tag`): time, TB/s
+    // and speedup over the heuristic, or why it failed.
+    auto listTimed = [&](const char *tag) {
+      auto line = [&](const char *t, const rkc::TuneCandidate &c) {
+        if (c.ok)
+          llvm::outs() << llvm::format("  %-9s %10.2f us %7.3f TB/s %6.3fx  %s\n", t, c.ms * 1e3,
+                                       c.tbps, rep->heuristic.ms / c.ms, c.schedule.c_str());
+        else
+          llvm::outs() << "  " << t << "  " << c.schedule << ": " << c.why << "\n";
+      };
+      line("heuristic", rep->heuristic);
+      for (const rkc::TuneCandidate &c : rep->tried)
+        line(tag, c);
     };
     if (!opt.trySchedules.empty()) {
       // The A/B table: the heuristic, then each schedule as given.
       llvm::outs() << shapeText << "\n";
-      line("heuristic", rep->heuristic);
-      for (const rkc::TuneCandidate &c : rep->tried)
-        line("try", c);
+      listTimed("try");
       continue;
     }
     if (!header) {
@@ -528,11 +532,8 @@ int tuneCommand(std::vector<std::string> args) {
                  << llvm::format("%.0f", rep->compileMs) << " ms, timing "
                  << llvm::format("%.0f", rep->timingMs) << " ms (checks "
                  << llvm::format("%.0f", rep->checkMs) << " ms)\n";
-    if (listCandidates) {
-      line("heuristic", rep->heuristic);
-      for (const rkc::TuneCandidate &c : rep->tried)
-        line("candidate", c);
-    }
+    if (listCandidates)
+      listTimed("candidate");
   }
   return failures ? 1 : 0;
 }
