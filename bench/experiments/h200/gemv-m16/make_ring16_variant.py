@@ -23,7 +23,7 @@ import re
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "gemv-trace"))
-from emitted_edit import replace_once  # noqa: E402
+from emitted_edit import RING_WEIGHT_COPIES, replace_once  # noqa: E402
 
 src = open(sys.argv[1]).read()
 ring_off = (int(sys.argv[3]) + 15) // 16 * 16
@@ -45,19 +45,7 @@ src = src[:a] + f"""  constexpr int S = 2; // ring stages (iterations of U block
   const int wpos = (tid & ~31) + 8 * t + g;
   Block sr0, sr1; // the scales of the two iterations in flight (w unused)
   auto issue = [&](int it, int slot, Block &sr) {{
-    #pragma unroll
-    for (int u = 0; u < U; ++u) {{
-      const int s = it * U + u;
-      #pragma unroll
-      for (int j = 0; j < COLS; ++j) {{
-        const bool ok = nb + JS * j < N && s < sets;
-        const rkc::u32 *p = a1 + (ok ? (long long)(kw_begin + RB * s + t) * N + nb + JS * j : 0LL);
-        asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::
-                     "r"(rkc::smem_addr(ring_w + (slot * WB + u * COLS + j) * THREADS + wpos)),
-                     "l"(p), "r"(ok ? 16 : 0) : "memory");
-      }}
-    }}
-    #pragma unroll
+{RING_WEIGHT_COPIES}    #pragma unroll
     for (int gi = 0; gi < NGI; ++gi) {{
       const int grp = min((kw_begin + RB * it * U) / GR + gi, NG - 1);
       #pragma unroll

@@ -24,7 +24,7 @@ Usage: make_ring_variant.py IN.cu OUT.cu S RING_OFF
 import re
 import sys
 
-from emitted_edit import replace_once
+from emitted_edit import RING_WEIGHT_COPIES, replace_once
 
 src = open(sys.argv[1]).read()
 S, ring_off = int(sys.argv[3]), (int(sys.argv[4]) + 15) // 16 * 16
@@ -52,19 +52,7 @@ src = src[:a] + f"""  constexpr int S = {S}; // ring stages (iterations of U blo
   // 128-byte line land in 128 contiguous bytes; one scale slot a column group
   const int wpos = (tid & ~31) + 8 * t + g, spos = (tid >> 5) * 8 + g;
   auto issue = [&](int it, int slot) {{
-    #pragma unroll
-    for (int u = 0; u < U; ++u) {{
-      const int s = it * U + u;
-      #pragma unroll
-      for (int j = 0; j < COLS; ++j) {{
-        const bool ok = nb + JS * j < N && s < sets;
-        const rkc::u32 *p = a1 + (ok ? (long long)(kw_begin + RB * s + t) * N + nb + JS * j : 0LL);
-        asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::
-                     "r"(rkc::smem_addr(ring_w + (slot * WB + u * COLS + j) * THREADS + wpos)),
-                     "l"(p), "r"(ok ? 16 : 0) : "memory");
-      }}
-    }}
-    #pragma unroll
+{RING_WEIGHT_COPIES}    #pragma unroll
     for (int gi = 0; gi < NGI; ++gi) {{
       const int grp = min((kw_begin + RB * it * U) / GR + gi, NG - 1);
       #pragma unroll
