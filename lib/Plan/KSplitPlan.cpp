@@ -216,13 +216,14 @@ static void noteStaging(const KSplitPlan &pl, const KSplitProblem &p, const KSpl
                  "them, not staged: {0} bytes of shared memory for the partial sums",
                  s.smemBytes));
   else
-  note(formatv("activations staged in shared memory: {0} rows x {1} values of "
-               "K per CTA ({2} bytes {3})",
-               p.rows, s.ctaRows * p.kPerRow(), s.smemBytes,
-               s.aliased ? (s.recvApart ? "reused by the partial sums once the products are "
-                                          "done, the cluster's receive buffer beside them"
-                                        : "reused by the partial sums once the products are done")
-                         : "with the partial sums"));
+    note(formatv("activations staged in shared memory: {0} rows x {1} values of "
+                 "K per CTA ({2} bytes {3})",
+                 p.rows, s.ctaRows * p.kPerRow(), s.smemBytes,
+                 s.aliased ? (s.recvApart ? "reused by the partial sums once the products are "
+                                            "done, the cluster's receive buffer beside them"
+                                          : "reused by the partial sums once the products are "
+                                            "done")
+                           : "with the partial sums"));
   if (s.stageChunks > 1)
     note(formatv("activations staged in {0} parts of each warp's K range, two in "
                  "flight, while the products run (over {1} bytes)",
