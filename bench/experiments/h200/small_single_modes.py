@@ -10,6 +10,10 @@ interleaved rounds:
   zero  - as bench.py: `cache.zero_()` of 256 MiB, then the launch
   read  - L2 flushed by reading 256 MiB (`cache.sum()`: no dirty lines left)
   warm  - no flush (the same tensors, L2 warm)
+and, with SLEEP=1, zero / read followed by a 100 us spin kernel
+(`torch.cuda._sleep`) before the start event, so that the host's launch
+time can never show (zero+s, read+s); impls rkc (PDL, as bench.py),
+rkc-nopdl (rkc.set_pdl(False)) and torch.compile.
 With --ncu it only runs each kernel three times inside a profiler range
 (for ncu --profile-from-start off: gpu__time_duration with
 --cache-control all is the kernel's own time from cold caches, without
@@ -25,6 +29,8 @@ SHAPES = [("rms_norm", 1, 4096), ("rms_norm", 128, 4096), ("rms_norm", 128, 8192
           ("rms_norm", 16, 8192), ("layer_norm", 128, 8192), ("softmax", 128, 4096),
           ("log_softmax", 1, 4096), ("cross_entropy", 128, 4096), ("cross_entropy", 128, 8192)]
 REPS = 200
+SPIN = 200000  # cycles of torch.cuda._sleep: ~100 us at ~2 GHz
+MODES = ("zero", "read", "warm", "zero+s", "read+s")
 
 
 def fns(op, M, N):
@@ -54,7 +60,10 @@ def fns(op, M, N):
         out = out[0] if isinstance(out, tuple) else out
         err = ((out.float() - r).norm() / r.norm()).item()
         assert err < 2e-2, (name, op, M, N, err)
-    return {"rkc": rk, "torch.compile": comp}
+    rkc.set_pdl(False)
+    rk()  # compiled once more without PDL (the launcher cache is per setting)
+    rkc.set_pdl(True)
+    return {"rkc": rk, "rkc-nopdl": rk, "torch.compile": comp}
 
 
 def time_mode(fn, mode, cache):
@@ -64,10 +73,12 @@ def time_mode(fn, mode, cache):
         fn()
     torch.cuda.synchronize()
     for i in range(REPS):
-        if mode == "zero":
+        if mode.startswith("zero"):
             cache.zero_()
-        elif mode == "read":
+        elif mode.startswith("read"):
             cache.sum()
+        if mode.endswith("+s"):
+            torch.cuda._sleep(SPIN)
         starts[i].record()
         fn()
         ends[i].record()
@@ -85,21 +96,28 @@ def main():
         torch.cuda.profiler.start()
         for (op, M, N), fs in built:
             for name, f in fs.items():
+                if name == "rkc-nopdl":
+                    continue
                 for _ in range(3):
                     f()
         torch.cuda.synchronize()
         torch.cuda.profiler.stop()
         for (op, M, N), fs in built:
-            print("order", op, M, N, " ".join(fs))
+            print("order", op, M, N, "rkc torch.compile")
         return
     cache = torch.empty(256 << 20, dtype=torch.int8, device="cuda")
-    print("%-14s %4s %5s %-14s %7s %7s %7s" % ("op", "M", "N", "impl", "zero", "read", "warm"))
+    for name, f in (("zero_", cache.zero_), ("sum", cache.sum),
+                    ("_sleep", lambda: torch.cuda._sleep(SPIN))):
+        print("flush %-6s %8.2f us on the GPU" % (name, time_mode(f, "warm", cache)))
+    print("%-14s %4s %5s %-14s" % ("op", "M", "N", "impl") + "".join("%8s" % m for m in MODES))
     for rnd in (1, 2):
         print("== round", rnd)
         for (op, M, N), fs in built:
             for name, f in fs.items():
-                us = [time_mode(f, m, cache) for m in ("zero", "read", "warm")]
-                print("%-14s %4d %5d %-14s %7.2f %7.2f %7.2f" % ((op, M, N, name) + tuple(us)),
+                rkc.set_pdl(name != "rkc-nopdl")
+                us = [time_mode(f, m, cache) for m in MODES]
+                rkc.set_pdl(True)
+                print("%-14s %4d %5d %-14s" % (op, M, N, name) + "".join("%8.2f" % u for u in us),
                       flush=True)
 
 
