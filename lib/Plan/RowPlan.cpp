@@ -542,17 +542,25 @@ static Expected<RowPlan> planRowWith(const RowProblem &p, const Target &t,
       // A grid of at most one row per SM is latency-bound: each CTA reads
       // its row once, so a thread's chain (its loads, the fold over its
       // values, the block reduction, the stores) is the kernel's time, and
-      // fewer values a thread shorten it. A row of one 16-bit input and one
-      // 16-bit result whose maps and reductions call no math function
-      // (LayerNorm, RMSNorm) takes kLatencyRowThreads threads there.
-      // Measured on the H200 (`rkc tune --try`, single launches after an L2
-      // flush, bench/results/2026-11-28-h200-small-batch-try-0954fd2.txt):
-      // LayerNorm bf16 at M = 1 / 16 / 128, N = 4096 1.11x / 1.08x / 1.06x
-      // over 128 threads, N = 8192 1.09x / 1.09x / 1.07x over 256; RMSNorm
-      // bf16 1.08x / 1.05x / 1.03x at 4096, 1.00-1.02x at 8192. Rows
-      // through exp (softmax 0.96-1.00x) and read-only rows
-      // (cross-entropy 0.96-0.99x) keep the widening's threads.
-      latencyRow = p.rows <= t.planSms() && p.inputRowBytes == 2 && p.outputRowBytes == 2 &&
+      // fewer values a thread shorten it. A row of one 16- or 32-bit input
+      // and one result of the same width whose maps and reductions call no
+      // math function (LayerNorm, RMSNorm) takes kLatencyRowThreads threads
+      // there. Measured on the H200 (`rkc tune --try`, single launches
+      // after an L2 flush, bench/results/2026-11-28-h200-small-batch-try-
+      // 0954fd2.txt): LayerNorm bf16 at M = 1 / 16 / 128, N = 4096 1.11x /
+      // 1.08x / 1.06x over 128 threads, N = 8192 1.09x / 1.09x / 1.07x over
+      // 256; RMSNorm bf16 1.08x / 1.05x / 1.03x at 4096, 1.00-1.02x at
+      // 8192. f32 (session 40, `...-small-f32-try-0e7b339.txt`,
+      // `...-small-f32-try2-*.txt`): LayerNorm at N = 2048 1.04-1.08x over
+      // 128 threads, 4096 1.01-1.04x over 256; RMSNorm 1.04-1.05x at 2048,
+      // 0.99-1.04x at 4096. Rows through exp (softmax 0.96-1.00x),
+      // read-only rows (cross-entropy 0.96-0.99x) and rows of two inputs
+      // (RMSNorm bf16 with a residual: 1.06-1.08x at M = 1 / 16, N = 4096,
+      // but 0.97-0.99x at 128 x 4096 and at 8192) keep the widening's
+      // threads.
+      latencyRow = p.rows <= t.planSms() &&
+                   (p.inputRowBytes == 2 || p.inputRowBytes == 4) &&
+                   p.inputElemBytes == p.inputRowBytes && p.outputRowBytes == p.inputRowBytes &&
                    p.rowMathOps == 0 && p.combineMathOps == 0 && o.values <= 0 &&
                    threads < kLatencyRowThreads && nvec >= kLatencyRowThreads;
       if (latencyRow)

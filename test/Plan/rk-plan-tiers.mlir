@@ -1078,7 +1078,7 @@ func.func @edge_held_result(%x: tensor<4096x32768xbf16> {rk.name = "x"}) -> (ten
 // RMS-SAME:    tier.schedule = #tier.schedule<reduce = cluster, cluster = 2, staging = async
 
 //--- one_wave_rows.mlir
-// Planner rule 3's one-wave rows: one 16-bit input, one 16-bit result, no
+// Planner rule 3's one-wave rows: one 16- or 32-bit input, a result of its width, no
 // math function in the maps over the row, at most one row an SM (128 rows
 // on sm_90a's 132): 512 threads of 8 values instead of 128 of 32 (the
 // thread's chain is the latency-bound grid's time).
@@ -1189,6 +1189,84 @@ func.func @exp_row_one_wave(%x: tensor<128x4096xbf16> {rk.name = "x"}, %w: tenso
   return %5 : tensor<128x4096xbf16>
 }
 // WAVE-LABEL: func.func @exp_row_one_wave
+// WAVE-SAME:    tier.tv_layout<threads = 128, values = 32, vector = 8, rows = 1>
+
+// One 32-bit input and a 32-bit result (session 40): 512 threads of 4
+// values instead of the widening's 128 of 16.
+// expected-remark@below {{plan: vector = 4: 16-byte accesses of 4-byte elements}}
+// expected-remark@below {{plan: 512 threads per row, 4 values per thread (1 vector loads in flight) (at most one row an SM: 128 rows on 132 SMs, a latency-bound grid, few values a thread)}}
+// expected-remark@below {{plan: cluster = 1}}
+// expected-remark@below {{plan: rows per CTA: 1 (512 threads)}}
+// expected-remark@below {{plan: reductions climb to the block tier}}
+// expected-remark@below {{plan: prefetch: the [N] operands are loaded with the row (128 CTAs, about one wave: the kernel is latency-bound)}}
+// expected-remark@below {{plan: staging = registers: the row stays in registers and is read from global memory once}}
+func.func @rms_f32_one_wave(%x: tensor<128x2048xf32> {rk.name = "x"}, %w: tensor<2048xf32> {rk.name = "w"}) -> tensor<128x2048xf32> {
+  %eps = arith.constant 9.99999997E-7 : f32
+  %n = arith.constant 2.048000e+03 : f32
+  %0 = rk.map %x {
+  ^bb0(%a: f32):
+    %6 = arith.mulf %a, %a : f32
+    rk.yield %6 : f32
+  } : tensor<128x2048xf32> -> tensor<128x2048xf32>
+  %1 = rk.reduce add %0 : tensor<128x2048xf32> -> tensor<128xf32>
+  %2 = rk.map %1, %n, %eps {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %6 = arith.divf %a, %b : f32
+    %7 = arith.addf %6, %c : f32
+    %8 = math.rsqrt %7 : f32
+    rk.yield %8 : f32
+  } : tensor<128xf32>, f32, f32 -> tensor<128xf32>
+  %3 = rk.broadcast %2 dims [0] : tensor<128xf32> -> tensor<128x2048xf32>
+  %4 = rk.broadcast %w dims [1] : tensor<2048xf32> -> tensor<128x2048xf32>
+  %5 = rk.map %x, %3, %4 {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %6 = arith.mulf %a, %b : f32
+    %7 = arith.mulf %6, %c : f32
+    rk.yield %7 : f32
+  } : tensor<128x2048xf32>, tensor<128x2048xf32>, tensor<128x2048xf32> -> tensor<128x2048xf32>
+  return %5 : tensor<128x2048xf32>
+}
+// WAVE-LABEL: func.func @rms_f32_one_wave
+// WAVE-SAME:    tier.tv_layout<threads = 512, values = 4, vector = 4, rows = 1>
+
+// Two 16-bit [M, N] inputs (x + residual): measured mixed at 512 threads
+// (0.97-0.99x at 128 x 4096), the widening's 128.
+// expected-remark@below {{plan: vector = 8: 16-byte accesses of 2-byte elements}}
+// expected-remark@below {{plan: 128 threads per row, 32 values per thread (4 vector loads in flight)}}
+// expected-remark@below {{plan: cluster = 1}}
+// expected-remark@below {{plan: rows per CTA: 1 (128 threads)}}
+// expected-remark@below {{plan: reductions climb to the block tier}}
+// expected-remark@below {{plan: prefetch: the [N] operands are loaded with the row (128 CTAs, about one wave: the kernel is latency-bound)}}
+// expected-remark@below {{plan: staging = registers: the row stays in registers and is read from global memory once}}
+func.func @rms_residual_one_wave(%x: tensor<128x4096xbf16> {rk.name = "x"}, %r: tensor<128x4096xbf16> {rk.name = "residual"}, %w: tensor<4096xbf16> {rk.name = "w"}) -> tensor<128x4096xbf16> {
+  %eps = arith.constant 9.99999997E-7 : f32
+  %n = arith.constant 4.096000e+03 : f32
+  %0 = rk.map %x, %r {
+  ^bb0(%a: f32, %b: f32):
+    %s = arith.addf %a, %b : f32
+    %6 = arith.mulf %s, %s : f32
+    rk.yield %6 : f32
+  } : tensor<128x4096xbf16>, tensor<128x4096xbf16> -> tensor<128x4096xf32>
+  %1 = rk.reduce add %0 : tensor<128x4096xf32> -> tensor<128xf32>
+  %2 = rk.map %1, %n, %eps {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %6 = arith.divf %a, %b : f32
+    %7 = arith.addf %6, %c : f32
+    %8 = math.rsqrt %7 : f32
+    rk.yield %8 : f32
+  } : tensor<128xf32>, f32, f32 -> tensor<128xf32>
+  %3 = rk.broadcast %2 dims [0] : tensor<128xf32> -> tensor<128x4096xf32>
+  %4 = rk.broadcast %w dims [1] : tensor<4096xbf16> -> tensor<128x4096xbf16>
+  %5 = rk.map %x, %r, %3, %4 {
+  ^bb0(%a: f32, %e: f32, %b: f32, %c: f32):
+    %s = arith.addf %a, %e : f32
+    %6 = arith.mulf %s, %b : f32
+    %7 = arith.mulf %6, %c : f32
+    rk.yield %7 : f32
+  } : tensor<128x4096xbf16>, tensor<128x4096xbf16>, tensor<128x4096xf32>, tensor<128x4096xbf16> -> tensor<128x4096xbf16>
+  return %5 : tensor<128x4096xbf16>
+}
+// WAVE-LABEL: func.func @rms_residual_one_wave
 // WAVE-SAME:    tier.tv_layout<threads = 128, values = 32, vector = 8, rows = 1>
 
 //--- override.mlir
