@@ -533,7 +533,13 @@ def markdown(recs, device, plot_paths, docs_path, sources):
         out.append("\"single\": one launch timed by do_bench (carries ~4 µs of fixed launch "
                    "overhead); \"graph\": a CUDA graph replaying 48 launches over 48 distinct "
                    "buffers (data from HBM), time per launch. \"copy\" is `y.copy_(x)` of the "
-                   "same [M, N] bf16 tensor, for reference.")
+                   "same [M, N] bf16 tensor, for reference. A single launch after do_bench's "
+                   "L2 flush (a 256 MiB `zero_()`, ~83 µs on the H200) shows the host's time "
+                   "whenever a contender's Python path is longer than the flush: "
+                   "torch.compile's is 30-180 µs a call (\"host time per launch\" below), so "
+                   "its single-launch cells of tens of µs are host time, not kernel time "
+                   "(docs/performance-notes.md, session 40 item 3); the graph columns carry no "
+                   "host time.")
         out.append("")
         head = ["op", "M", "N", "rkc", "torch eager", "torch.compile", "copy",
                 "rkc graph", "torch eager graph", "torch.compile graph", "copy graph",
