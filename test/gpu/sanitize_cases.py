@@ -98,6 +98,9 @@ OPS = ["rms_norm", "rms_norm_residual", "layer_norm", "layer_norm_nobias", "soft
 def main():
     cases = [(op, dt, N, M, None) for op in OPS for dt in DT for N in NS]
     cases += [(op, "bf16", 4096, 1, None) for op in OPS[:7]]
+    # One-wave f32 rows (planner rule 3, session 40): 512 threads of one
+    # 16-byte vector each.
+    cases += [(op, "f32", 2048, 1, None) for op in OPS[:7]]
     # The streaming tier (rows swept in passes; at M = 2 split over 128
     # CTAs of a persistent grid, the grid tier; a cluster of 16 when read
     # once at more rows).
