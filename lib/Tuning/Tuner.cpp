@@ -618,6 +618,28 @@ llvm::Expected<TuneReport> rkc::tune(CompileRequest req, const TuneOptions &opt)
         reject(text, why);
         continue;
       }
+      // Values and unroll (vector loads in flight a thread) are the
+      // layout's unless the try names them (the search derives both from
+      // the threads; a named `unroll=1` used to be timed as the heuristic's
+      // unroll silently): the resolved layout with them, as the planner
+      // reads a full override, which also checks them.
+      if (o->values > 0 || o->unroll > 0) {
+        auto full = plan::parseOverride(scheduleOf(*pl));
+        if (!full)
+          return full.takeError();
+        if (o->values > 0) {
+          full->values = o->values;
+          full->unroll = -1; // the planner's for these values, unless named
+        }
+        if (o->unroll > 0)
+          full->unroll = o->unroll;
+        llvm::Expected<plan::RowPlan> named = plan::planRow(p, *target, *full, nullptr);
+        if (!named) {
+          reject(text, llvm::toString(named.takeError()));
+          continue;
+        }
+        pl = *named;
+      }
       // The layout's prefetch is the planner's rule unless the try names it
       // (the search never varies it; a named one was dropped before).
       if (o->prefetch >= 0 && o->prefetch != pl->prefetch) {

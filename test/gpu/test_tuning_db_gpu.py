@@ -189,3 +189,24 @@ def test_try_keeps_a_named_prefetch(tmp_path):
     tried = [l for l in lines[1:] if l.startswith("try")]
     assert len(tried) == 2 and all("TB/s" in l for l in tried), text
     assert "prefetch=1" in tried[0] and "prefetch=1" not in tried[1], text
+
+
+def test_try_keeps_named_values_and_unroll(tmp_path):
+    """`rkc tune --try` honours `unroll` and `values` (the search derives
+    both from the threads, and a try's `unroll=1` used to be timed as the
+    heuristic's unroll silently, session 40): each try measured as the
+    schedule it names, one whose values the layout cannot take rejected
+    with the planner's reason."""
+    lines, text = run_try(tmp_path, "rms_norm", "f32", "x=4096x4096",
+                          "unroll=1;threads=512,values=8,unroll=2;threads=256,values=6")
+    fields = lambda l: dict(kv.split("=") for kv in l.split()[-1].split(","))
+    heur = fields(lines[0])
+    assert heur["unroll"] != "1", text
+    tried = [l for l in lines[1:] if l.startswith("try")]
+    measured = [fields(l) for l in tried if "TB/s" in l]
+    rejected = [l for l in tried if "rejected" in l]
+    assert len(measured) == 2 and len(rejected) == 1, text
+    assert dict(heur, unroll="1") in measured, text
+    assert any((m["threads"], m["values"], m["unroll"]) == ("512", "8", "2")
+               for m in measured), text
+    assert "values=6" in rejected[0] and "multiple of vector" in rejected[0], text
