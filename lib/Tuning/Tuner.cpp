@@ -588,10 +588,13 @@ llvm::Expected<TuneReport> rkc::tune(CompileRequest req, const TuneOptions &opt)
       auto o = plan::parseOverride(text);
       if (!o)
         return o.takeError();
-      if (sweptOrSplit(*o) || (sweptHeuristic && o->staging < 0)) {
+      if (sweptOrSplit(*o) || (sweptHeuristic && o->staging < 0) || o->keep > 0) {
         // Swept rows and split rows (the grid tier) are outside the
         // search's space: the override as the planner reads it (unset
-        // fields from its rules), as `rkc compile --schedule` does.
+        // fields from its rules), as `rkc compile --schedule` does. So is
+        // a try that keeps passes (`keep`, streamed rows only: over a
+        // registers heuristic the planner says why it cannot; it was timed
+        // as the heuristic without a word).
         llvm::Expected<plan::RowPlan> pl = plan::planRow(p, *target, *o, nullptr);
         if (!pl)
           reject(text, llvm::toString(pl.takeError()));

@@ -210,3 +210,14 @@ def test_try_keeps_named_values_and_unroll(tmp_path):
     assert any((m["threads"], m["values"], m["unroll"]) == ("512", "8", "2")
                for m in measured), text
     assert "values=6" in rejected[0] and "multiple of vector" in rejected[0], text
+
+
+def test_try_rejects_kept_passes_over_a_registers_heuristic(tmp_path):
+    """`rkc tune --try keep=1` where the heuristic holds its rows in
+    registers: rejected with the planner's reason (kept passes belong to
+    streamed rows), not timed as the heuristic (session 40: it was)."""
+    lines, text = run_try(tmp_path, "rms_norm", "f32", "x=4096x4096", "keep=1")
+    assert "staging=registers" in lines[0], text
+    tried = [l for l in lines[1:] if l.startswith("try")]
+    assert len(tried) == 1 and "rejected" in tried[0] and "keep" in tried[0], text
+    assert "TB/s" not in tried[0], text
