@@ -621,12 +621,13 @@ llvm::Expected<TuneReport> rkc::tune(CompileRequest req, const TuneOptions &opt)
         reject(text, why);
         continue;
       }
-      // Values and unroll (vector loads in flight a thread) are the
-      // layout's unless the try names them (the search derives both from
-      // the threads; a named `unroll=1` used to be timed as the heuristic's
-      // unroll silently): the resolved layout with them, as the planner
-      // reads a full override, which also checks them.
-      if (o->values > 0 || o->unroll > 0) {
+      // The fields the search never varies are the layout's (values and
+      // unroll follow from its threads, prefetch from the planner's rule 7)
+      // unless the try names them; named ones used to be dropped without a
+      // word (`unroll=1` timed as the heuristic's unroll). The resolved
+      // layout with them, as the planner reads a full override, which also
+      // checks them.
+      if (o->values > 0 || o->unroll > 0 || (o->prefetch >= 0 && o->prefetch != pl->prefetch)) {
         auto full = plan::parseOverride(scheduleOf(*pl));
         if (!full)
           return full.takeError();
@@ -636,21 +637,14 @@ llvm::Expected<TuneReport> rkc::tune(CompileRequest req, const TuneOptions &opt)
         }
         if (o->unroll > 0)
           full->unroll = o->unroll;
+        if (o->prefetch >= 0)
+          full->prefetch = o->prefetch;
         llvm::Expected<plan::RowPlan> named = plan::planRow(p, *target, *full, nullptr);
         if (!named) {
           reject(text, llvm::toString(named.takeError()));
           continue;
         }
         pl = *named;
-      }
-      // The layout's prefetch is the planner's rule unless the try names it
-      // (the search never varies it; a named one was dropped before).
-      if (o->prefetch >= 0 && o->prefetch != pl->prefetch) {
-        pl->prefetch = o->prefetch;
-        if (std::string bad = plan::checkPlan(*pl, p, *target); !bad.empty()) {
-          reject(text, bad);
-          continue;
-        }
       }
       batch.push_back(scheduleOf(*pl));
     }
