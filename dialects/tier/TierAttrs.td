@@ -105,6 +105,11 @@ def Tier_ScheduleAttr : AttrDef<Tier_Dialect, "Schedule"> {
       groups of `split` CTAs loop over the rows, and each reduction
       combines the group's per-CTA states through a global-memory
       workspace and a counter (rkc/grid.cuh).
+    * `evict_last` (optional, default 0; not with `staging = stream`): 1
+      loads the row's `[M, N]` inputs (or copies them into shared memory)
+      with an evict-last L2 policy, so that L2 evicts the written results
+      before them; 0 loads them without a hint (rows read once without a
+      result are then loaded evict-first).
 
     ```mlir
     #tier.schedule<reduce = cluster, cluster = 4, staging = registers,
@@ -116,7 +121,8 @@ def Tier_ScheduleAttr : AttrDef<Tier_Dialect, "Schedule"> {
                         "int64_t":$minBlocks,
                         DefaultValuedParameter<"int64_t", "0">:$prefetch,
                         DefaultValuedParameter<"int64_t", "0">:$keep,
-                        DefaultValuedParameter<"int64_t", "1">:$split);
+                        DefaultValuedParameter<"int64_t", "1">:$split,
+                        DefaultValuedParameter<"int64_t", "0">:$evictLast);
   // The optional fields follow in any order, each `, name = value`, and
   // are printed only when not 0 (TierDialect.cpp).
   let hasCustomAssemblyFormat = 1;

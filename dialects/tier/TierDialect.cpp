@@ -4,6 +4,8 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -67,11 +69,13 @@ LogicalResult TvLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 }
 
 /// `<reduce = R, cluster = C, staging = S, unroll = U, min_blocks = B`
-/// then the optional fields (`, prefetch = P`, `, keep = K`, any order)
+/// then the optional fields (`, prefetch = P`, `, keep = K`, `, split = S`,
+/// `, evict_last = E`, any order)
 /// and `>`.
 Attribute ScheduleAttr::parse(AsmParser &p, Type) {
   std::string reduceName, stagingName;
-  int64_t cluster = 0, unroll = 0, minBlocks = 0, prefetch = 0, keep = 0, split = 1;
+  int64_t cluster = 0, unroll = 0, minBlocks = 0, prefetch = 0, keep = 0, split = 1,
+          evictLast = 0;
   auto field = [&](StringRef name) -> ParseResult {
     return failure(p.parseKeyword(name) || p.parseEqual());
   };
@@ -82,21 +86,22 @@ Attribute ScheduleAttr::parse(AsmParser &p, Type) {
       field("unroll") || p.parseInteger(unroll) || p.parseComma() || field("min_blocks") ||
       p.parseInteger(minBlocks))
     return {};
-  bool seenPrefetch = false, seenKeep = false, seenSplit = false;
+  llvm::StringMap<int64_t *> optional = {
+      {"prefetch", &prefetch}, {"keep", &keep}, {"split", &split}, {"evict_last", &evictLast}};
+  llvm::StringSet<> seen;
   while (succeeded(p.parseOptionalComma())) {
     StringRef name;
     SMLoc at = p.getCurrentLocation();
     if (p.parseKeyword(&name) || p.parseEqual())
       return {};
-    bool known = name == "prefetch" || name == "keep" || name == "split";
-    bool &seen = name == "prefetch" ? seenPrefetch : name == "keep" ? seenKeep : seenSplit;
-    if (!known || seen) {
+    auto it = optional.find(name);
+    bool known = it != optional.end();
+    if (!known || !seen.insert(name).second) {
       p.emitError(at) << (known ? "duplicate schedule field '" : "unknown schedule field '")
-                      << name << "' (optional fields: prefetch, keep, split)";
+                      << name << "' (optional fields: prefetch, keep, split, evict_last)";
       return {};
     }
-    seen = true;
-    if (p.parseInteger(name == "prefetch" ? prefetch : name == "keep" ? keep : split))
+    if (p.parseInteger(*it->second))
       return {};
   }
   if (p.parseGreater())
@@ -110,7 +115,7 @@ Attribute ScheduleAttr::parse(AsmParser &p, Type) {
   }
   return ScheduleAttr::getChecked([&] { return p.emitError(loc); }, p.getContext(), *reduce,
                                   cluster, *staging, unroll, minBlocks, prefetch, keep,
-                                  split);
+                                  split, evictLast);
 }
 
 void ScheduleAttr::print(AsmPrinter &p) const {
@@ -123,6 +128,8 @@ void ScheduleAttr::print(AsmPrinter &p) const {
     p << ", keep = " << getKeep();
   if (getSplit() != 1)
     p << ", split = " << getSplit();
+  if (getEvictLast())
+    p << ", evict_last = " << getEvictLast();
   p << ">";
 }
 
@@ -130,7 +137,7 @@ LogicalResult ScheduleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                    Level reduce, int64_t cluster,
                                    Staging staging, int64_t unroll,
                                    int64_t minBlocks, int64_t prefetch, int64_t keep,
-                                   int64_t split) {
+                                   int64_t split, int64_t evictLast) {
   if (cluster < 1 || cluster > 16 || (cluster & (cluster - 1)))
     return emitError() << "schedule cluster must be a power of two in [1, 16], got "
                        << cluster;
@@ -165,6 +172,11 @@ LogicalResult ScheduleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "schedule keep > 0 needs a streamed row (staging = stream), "
                           "got staging = "
                        << stringifyStaging(staging);
+  if (evictLast != 0 && evictLast != 1)
+    return emitError() << "schedule evict_last must be 0 or 1, got " << evictLast;
+  if (evictLast && staging == Staging::stream)
+    return emitError() << "schedule evict_last = 1 is for rows read in one sweep (staging = "
+                          "registers, async or smem), got staging = stream";
   return success();
 }
 

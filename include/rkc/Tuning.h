@@ -83,7 +83,12 @@ namespace rkc {
 ///  17: the grid tier's slots read in batches of loads in flight together
 ///      (rkc::detail::combine_grid_slots), not one L2 round trip per slot
 ///      (session 30).
-inline constexpr int kCodegenRevision = 17;
+///  18: row schedules name the L2 hint of their one sweep's loads
+///      (`evict=last` / `evict=normal`, planner rule 8: evict-last for rows
+///      with a result, one input, one CTA a row; session 41): shipped rows
+///      carried with `evict=normal` written into their schedule and
+///      heuristic (the same PTX), stale where the heuristic now hints.
+inline constexpr int kCodegenRevision = 18;
 
 /// One database row.
 struct TuningEntry {

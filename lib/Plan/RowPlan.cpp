@@ -105,19 +105,20 @@ Level RowPlan::reduceLevel() const {
 
 std::string RowPlan::str() const {
   return llvm::formatv("threads={0},values={1},vector={2},rows={3},cluster={4},"
-                       "staging={5},unroll={6},min_blocks={7}{8}{9}{10}",
+                       "staging={5},unroll={6},min_blocks={7}{8}{9}{10}{11}",
                        threads, values, vector, rows, cluster,
                        stagingName(staging), unroll, minBlocks,
                        prefetch ? ",prefetch=1" : "",
                        keep ? ",keep=" + std::to_string(keep) : std::string(),
-                       split > 1 ? ",split=" + std::to_string(split) : std::string())
+                       split > 1 ? ",split=" + std::to_string(split) : std::string(),
+                       oneSweep() ? (evictLast ? ",evict=last" : ",evict=normal") : "")
       .str();
 }
 
 bool PlanOverride::empty() const {
   return threads < 0 && values < 0 && vector < 0 && rows < 0 && cluster < 0 &&
          unroll < 0 && minBlocks < 0 && staging < 0 && mma < 0 && prefetch < 0 &&
-         kwarps < 0 && keep < 0 && split < 0 && acts < 0;
+         kwarps < 0 && keep < 0 && split < 0 && acts < 0 && evict < 0;
 }
 
 Expected<PlanOverride> parseOverride(StringRef text) {
@@ -137,6 +138,14 @@ Expected<PlanOverride> parseOverride(StringRef text) {
         return llvm::createStringError(
             "schedule: staging must be registers, async, smem or stream, got '" +
             val.str() + "'");
+      continue;
+    }
+    if (key == "evict") {
+      if (val == "last") o.evict = 1;
+      else if (val == "normal") o.evict = 0;
+      else
+        return llvm::createStringError("schedule: evict must be last or normal, got '" +
+                                       val.str() + "'");
       continue;
     }
     if (key == "acts") {
@@ -173,7 +182,7 @@ Expected<PlanOverride> parseOverride(StringRef text) {
       return llvm::createStringError(
           "schedule: unknown field '" + key.str() +
           "' (threads, values, vector, rows, cluster, split, staging, unroll, "
-          "min_blocks, prefetch, keep; column kernels: mma = 0 or 1, kwarps, acts = smem "
+          "min_blocks, prefetch, keep, evict = last or normal; column kernels: mma = 0 or 1, kwarps, acts = smem "
           "or global)");
   }
   return o;
@@ -231,6 +240,11 @@ static bool oneWave(const RowPlan &pl, const RowProblem &p, const Target &t) {
 /// or async): 16-byte chunks (vector accesses) of inputs of one element size.
 static bool copiesInChunks(const RowProblem &p, int64_t vector) {
   return p.uniformInputs && p.inputRowBytes > 0 && vector * p.inputElemBytes == 16;
+}
+
+/// The row program reads exactly one [M, N] input.
+static bool oneRowInput(const RowProblem &p) {
+  return p.uniformInputs && p.inputElemBytes > 0 && p.inputRowBytes == p.inputElemBytes;
 }
 
 /// Registers per thread when one CTA of `ctaThreads` threads fills an SM
@@ -298,6 +312,16 @@ std::string checkPlan(const RowPlan &pl, const RowProblem &p, const Target &t) {
   int64_t regs = registersPerThread(pl.ctaThreads());
   if (pl.prefetch && !inRegisters)
     return "prefetch = 1 needs a row held in registers (staging = registers or async)";
+  if (pl.evictLast && !pl.oneSweep())
+    return "evict = last is for rows read in one sweep (staging = registers, async or smem); "
+           "the sweeps of a streamed row carry their own L2 policies";
+  // CUDA 13.0's ptxas gives hinted cp.async copies of two rows a
+  // cache-policy descriptor that faults as "illegal instruction" on the
+  // H100 (random program 87 of test/gpu/random_specs.py; session 23 of
+  // docs/performance-notes.md; EmitCuda's staging copies).
+  if (pl.evictLast && pl.staging != Staging::Registers && !oneRowInput(p))
+    return "evict = last with staged copies (staging = async or smem) takes one [M, N] input "
+           "(CUDA 13.0's ptxas miscompiles hinted copies of two)";
   // Prefetched [N] operands are held from the start: a whole fragment each.
   double live = pl.staging == Staging::Async ? p.liveFragsStaged : p.liveFrags;
   double regValues = pl.values * (std::max(live, 1.0) + (pl.prefetch ? p.rowVectorInputs : 0));
@@ -363,6 +387,26 @@ void choosePrefetch(RowPlan &pl, const RowProblem &p, const Target &t) {
   pre.prefetch = 1;
   if (checkPlan(pre, p, t).empty())
     pl.prefetch = 1;
+}
+
+void chooseEvict(RowPlan &pl, const RowProblem &p, const Target &t) {
+  // Rows read once by one CTA each, with a result: x loaded evict-last
+  // lets L2 pick the written result lines as victims first (Triton's
+  // first-sweep hint). Measured on the H200 against plain loads
+  // (docs/performance-notes.md, session 41): RMSNorm, LayerNorm and softmax,
+  // bf16 and f32, N = 1k-32k, 1.02-1.06x at 29 of 32 such shapes. Not
+  // for clusters (RMSNorm f32 at 32k / 256k 0.98x / 0.91x), not for two
+  // [M, N] inputs or rows without a result (unmeasured; rows read once
+  // without a result load evict-first, rule 14 of the codegen), not for
+  // one-wave grids (latency-bound, unmeasured).
+  pl.evictLast = 0;
+  if (!t.hasClusters() || !pl.oneSweep() || pl.ctasPerRow() != 1 || p.outputRowBytes == 0 ||
+      !oneRowInput(p) || oneWave(pl, p, t))
+    return;
+  RowPlan hinted = pl;
+  hinted.evictLast = 1;
+  if (checkPlan(hinted, p, t).empty())
+    pl.evictLast = 1;
 }
 
 /// The planner's rules; `allowEdge` false turns rule 4's registers edge off
@@ -1017,6 +1061,13 @@ static Expected<RowPlan> planRowWith(const RowProblem &p, const Target &t,
     note(llvm::formatv("prefetch: the [N] operands are loaded with the row ({0} CTA{1}, "
                        "about one wave: the kernel is latency-bound)",
                        ctas, ctas == 1 ? "" : "s"));
+  if (o.evict >= 0)
+    pl.evictLast = o.evict;
+  else
+    chooseEvict(pl, p, t);
+  if (pl.evictLast)
+    note("evict = last: the row is loaded with an evict-last L2 policy, so that L2 evicts the "
+         "written results first");
   note(llvm::formatv("staging = {0}: {1}", stagingName(pl.staging),
                      pl.staging == Staging::Registers
                          ? std::string("the row stays in registers and is read from global memory once")

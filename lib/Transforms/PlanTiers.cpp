@@ -85,7 +85,8 @@ struct PlanTiers : public ::rkc::impl::RkPlanTiersPassBase<PlanTiers> {
                   tier::ScheduleAttr::get(ctx, toLevel(plan->reduceLevel()),
                                           plan->cluster, toStaging(plan->staging),
                                           plan->unroll, plan->minBlocks,
-                                          plan->prefetch, plan->keep, plan->split));
+                                          plan->prefetch, plan->keep, plan->split,
+                                          plan->evictLast));
   }
 
   /// Reports a planner's remarks (or its error, failing the pass) on `func`

@@ -76,6 +76,7 @@ struct Space {
     if (threads * cluster * vector > 2 * std::max<int64_t>(p.cols, vector * 32) && threads > 32)
       return {std::nullopt, "threads idle (row shorter than the layout)"};
     plan::choosePrefetch(pl, p, t); // the planner's rule, for the layout at hand
+    plan::chooseEvict(pl, p, t);    // the same (rule 8)
     std::string why = plan::checkPlan(pl, p, t);
     if (!why.empty())
       return {std::nullopt, bucketOf(why)};
@@ -621,13 +622,14 @@ llvm::Expected<TuneReport> rkc::tune(CompileRequest req, const TuneOptions &opt)
         reject(text, why);
         continue;
       }
-      // The fields the search never varies are the layout's (values and
-      // unroll follow from its threads, prefetch from the planner's rule 7)
-      // unless the try names them; named ones used to be dropped without a
-      // word (`unroll=1` timed as the heuristic's unroll). The resolved
-      // layout with them, as the planner reads a full override, which also
-      // checks them.
-      if (o->values > 0 || o->unroll > 0 || (o->prefetch >= 0 && o->prefetch != pl->prefetch)) {
+      // The fields the search's layouts take from rules (values and unroll
+      // follow from its threads, prefetch from the planner's rule 7, evict
+      // from rule 8) unless the try names them; named ones used to be
+      // dropped without a word (`unroll=1` timed as the heuristic's
+      // unroll). The resolved layout with them, as the planner reads a full
+      // override, which also checks them.
+      if (o->values > 0 || o->unroll > 0 || (o->prefetch >= 0 && o->prefetch != pl->prefetch) ||
+          (o->evict >= 0 && o->evict != pl->evictLast)) {
         auto full = plan::parseOverride(scheduleOf(*pl));
         if (!full)
           return full.takeError();
@@ -639,6 +641,8 @@ llvm::Expected<TuneReport> rkc::tune(CompileRequest req, const TuneOptions &opt)
           full->unroll = o->unroll;
         if (o->prefetch >= 0)
           full->prefetch = o->prefetch;
+        if (o->evict >= 0)
+          full->evict = o->evict;
         llvm::Expected<plan::RowPlan> named = plan::planRow(p, *target, *full, nullptr);
         if (!named) {
           reject(text, llvm::toString(named.takeError()));
@@ -735,6 +739,21 @@ llvm::Expected<TuneReport> rkc::tune(CompileRequest req, const TuneOptions &opt)
       return std::move(e);
     if (rep.best.ms >= before * 0.995)
       break;
+  }
+  // Phase 3: the best with its rows' L2 hint the other way (evict = last
+  // or normal; the layouts above take rule 8's): the rule is measured on
+  // one GPU and declines clusters, where the hint won at some shapes.
+  if (auto best = plan::parseOverride(rep.best.schedule); best && best->evict >= 0) {
+    best->evict = 1 - best->evict;
+    auto pl = plan::planRow(p, *target, *best, nullptr);
+    if (!pl) {
+      llvm::consumeError(pl.takeError());
+      ++rep.pruned["the other L2 hint (evict) the planner refuses"];
+    } else if (seen.insert(scheduleOf(*pl)).second) {
+      std::vector<plan::RowPlan> other{*pl};
+      if (llvm::Error e = runBatch(other))
+        return std::move(e);
+    }
   }
   return finish();
 }

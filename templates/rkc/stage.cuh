@@ -19,8 +19,9 @@
 namespace rkc {
 
 namespace detail {
-/// stage_frag / stage_frag_stream: STREAM picks the copy's L2 policy.
-template <class T, int VPT, int W, int TPR, int WRAP, int SURE, bool STREAM>
+/// stage_frag / stage_frag_stream / stage_frag_keep: POLICY (a LoadPolicy
+/// of rkc/vec.cuh) picks the copy's L2 policy.
+template <class T, int VPT, int W, int TPR, int WRAP, int SURE, int POLICY>
 RKC_DEVICE void stage_frag_impl(T *smem, const T *row, int col0, int col_step, int n, int t) {
   static_assert(sizeof(T) * W == 16, "rkc::stage_frag: 16-byte chunks");
 #pragma unroll
@@ -28,8 +29,10 @@ RKC_DEVICE void stage_frag_impl(T *smem, const T *row, int col0, int col_step, i
     const int col = col0 + c * col_step;
     T *dst = smem + (c * TPR + t) * W;
     if ((SURE > 0 && c > 0 && c < SURE) || ((WRAP == 0 || col >= 0) && col + W <= n)) {
-      if constexpr (STREAM)
+      if constexpr (POLICY == kLoadStream)
         cp_async_16_stream(dst, row + col);
+      else if constexpr (POLICY == kLoadKeep)
+        cp_async_16_keep(dst, row + col);
       else
         cp_async_16(dst, row + col);
     } else {
@@ -56,7 +59,8 @@ RKC_DEVICE void stage_frag_impl(T *smem, const T *row, int col0, int col_step, i
 /// Call cp_async_commit() and cp_async_wait_all() before reading.
 template <class T, int VPT, int W, int TPR, int WRAP = 0, int SURE = 0>
 RKC_DEVICE void stage_frag(T *smem, const T *row, int col0, int col_step, int n, int t) {
-  detail::stage_frag_impl<T, VPT, W, TPR, WRAP, SURE, false>(smem, row, col0, col_step, n, t);
+  detail::stage_frag_impl<T, VPT, W, TPR, WRAP, SURE, detail::kLoadNormal>(smem, row, col0, col_step,
+                                                                           n, t);
 }
 
 /// As stage_frag, for rows the kernel reads once and writes nothing of (a
@@ -64,7 +68,16 @@ RKC_DEVICE void stage_frag(T *smem, const T *row, int col0, int col_step, int n,
 /// evict-first in L2 (cp_async_16_stream).
 template <class T, int VPT, int W, int TPR, int WRAP = 0, int SURE = 0>
 RKC_DEVICE void stage_frag_stream(T *smem, const T *row, int col0, int col_step, int n, int t) {
-  detail::stage_frag_impl<T, VPT, W, TPR, WRAP, SURE, true>(smem, row, col0, col_step, n, t);
+  detail::stage_frag_impl<T, VPT, W, TPR, WRAP, SURE, detail::kLoadStream>(smem, row, col0, col_step,
+                                                                           n, t);
+}
+
+/// As stage_frag, for a row the kernel writes results behind (schedule
+/// evict_last): the copies allocate evict-last in L2 (cp_async_16_keep).
+template <class T, int VPT, int W, int TPR, int WRAP = 0, int SURE = 0>
+RKC_DEVICE void stage_frag_keep(T *smem, const T *row, int col0, int col_step, int n, int t) {
+  detail::stage_frag_impl<T, VPT, W, TPR, WRAP, SURE, detail::kLoadKeep>(smem, row, col0, col_step,
+                                                                         n, t);
 }
 
 /// Reads back the fragment that stage_frag staged for thread `t`.

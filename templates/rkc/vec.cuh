@@ -691,6 +691,19 @@ RKC_DEVICE void cp_async_16_stream(void *smem, const void *gmem) {
                : "memory");
 }
 
+/// As cp_async_16, for a row this kernel reads once and writes results
+/// behind: the line is allocated in L2 with an evict-last policy
+/// (`createpolicy.fractional.L2::evict_last`), so that L2 picks the
+/// written result lines as victims first (schedule evict_last).
+RKC_DEVICE void cp_async_16_keep(void *smem, const void *gmem) {
+  const u32 a = smem_addr(smem);
+  asm volatile("{\n\t.reg .b64 pol;\n\tcreatepolicy.fractional.L2::evict_last.b64 pol, 1.0;\n\t"
+               "cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, pol;\n\t}"
+               :
+               : "r"(a), "l"(gmem)
+               : "memory");
+}
+
 /// Closes the current group of cp.async operations of this thread.
 RKC_DEVICE void cp_async_commit() {
   asm volatile("cp.async.commit_group;" ::: "memory");

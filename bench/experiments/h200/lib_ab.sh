@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Two builds of librkc A/B'd in bench.py's sweep: BASE = .bundle/lib (the
+# Two builds of librkc A/B'd in bench.py's sweep: BASE = $BASE/lib (default .bundle: the
 # commit), EXP = EXPDIR/lib (a patched build; the patch beside the calling
 # script), two interleaved rounds, torch.compile once (round 1); then the
 # median TB/s per shape of each and exp / base.
@@ -14,7 +14,7 @@ export PYTHONPATH=$PWD/python RKC_DISABLE_TUNING_DB=1
 args=(--parts sweep --fresh --no-report "$@")
 for r in 1 2; do
   for b in base exp; do
-    dir=.bundle
+    dir=${BASE:-.bundle}
     [ $b = exp ] && dir=$expdir
     impls=rkc
     [ $r = 1 ] && [ $b = base ] && impls=rkc,torch.compile

@@ -89,6 +89,10 @@ struct RowPlan {
   /// Streamed rows: passes of the first sweep kept in shared memory for the
   /// later sweeps (the first `keep` of them; 0: none).
   int64_t keep = 0;
+  /// Rows read in one sweep (staging registers, async or smem): 1 loads or
+  /// copies the [M, N] inputs with an evict-last L2 policy (schedule
+  /// `evict=last`), 0 without a hint (`evict=normal`).
+  int64_t evictLast = 0;
 
   Level reduceLevel() const;
   /// The whole row is on chip at once, in one pass: in registers, or staged
@@ -96,6 +100,8 @@ struct RowPlan {
   bool inRegisters() const {
     return staging == Staging::Registers || staging == Staging::Async;
   }
+  /// Global memory is read in one sweep over the row (not streamed).
+  bool oneSweep() const { return staging != Staging::Stream; }
   int64_t ctaThreads() const { return threads * rows; }
   /// CTAs working on one row: a cluster's, or a split's.
   int64_t ctasPerRow() const { return cluster * split; }
@@ -117,6 +123,7 @@ struct PlanOverride {
                            ///< shared memory, 0 read from global memory (acts=global)
   int prefetch = -1;       ///< row kernels: 1 loads [N] operands at the start
   int64_t keep = -1;       ///< row kernels (streamed): passes kept in shared memory
+  int evict = -1;          ///< row kernels (one sweep): 1 evict=last, 0 evict=normal
   bool empty() const;
 };
 llvm::Expected<PlanOverride> parseOverride(llvm::StringRef text);
@@ -154,6 +161,11 @@ bool needsStreaming(const RowProblem &p, const Target &t);
 /// operands, the grid is about one wave (at most one CTA per SM) and the
 /// registers hold them from the start; else 0.
 void choosePrefetch(RowPlan &pl, const RowProblem &p, const Target &t);
+
+/// Sets `pl.evictLast` by the planner's rule: 1 for rows with an [M, N]
+/// result and one [M, N] input, read in one sweep by one CTA a row, over
+/// more than a wave of CTAs, on parts with clusters (Hopper); else 0.
+void chooseEvict(RowPlan &pl, const RowProblem &p, const Target &t);
 
 /// The heuristic plan, with `ovr` applied on top; the reasons for each
 /// decision are appended to `remarks`. Fails with a message when the

@@ -496,6 +496,9 @@ LogicalResult KernelEmitter::emitOp(Operation *op) {
     // the earlier sweeps of a swept row stay in L2 for the later ones.
     if (isRow && rowReadOnce && (!streaming || streamSweeps <= 1))
       policy = "_stream";
+    // Schedule evict_last: the row's one sweep loads it evict-last in L2.
+    if (isRow && evictLast)
+      policy = "_keep";
     auto global = [&](const char *pol) {
       return formatv("rkc::load_frag{3}<{0}, V, W{4}>(a{1} + row * s{1}, col0, COL_STEP, N, {2}, 0.0f);\n",
                      *st, i, n, pol, shiftArg())
@@ -1381,6 +1384,7 @@ LogicalResult KernelEmitter::emit(rkc::KernelInfo &info) {
   staged = sched.getStaging() == tier::Staging::smem;
   asyncStaged = sched.getStaging() == tier::Staging::async;
   keep = sched.getKeep(); // 0 unless streamed (ScheduleAttr::verify)
+  evictLast = sched.getEvictLast(); // 0 when streamed (ScheduleAttr::verify)
   keptArgs.clear();
   rowReadOnce = !func.walk([](tier::StoreOp) { return WalkResult::interrupt(); })
                      .wasInterrupted() &&
@@ -1440,6 +1444,7 @@ LogicalResult KernelEmitter::emit(rkc::KernelInfo &info) {
   rp.minBlocks = sched.getMinBlocks();
   rp.prefetch = sched.getPrefetch();
   rp.keep = sched.getKeep();
+  rp.evictLast = sched.getEvictLast();
   info.plan = rp.str();
   os << "// kernel " << info.name << ": " << info.plan << "\n";
   os << decls;
@@ -1526,7 +1531,13 @@ LogicalResult KernelEmitter::emit(rkc::KernelInfo &info) {
     // that faults as "illegal instruction" on the H100, whether the policy
     // is made per copy or once per row (random program 87 of
     // test/gpu/random_specs.py; session 23 of docs/performance-notes.md).
-    const char *copy = rowReadOnce && args.size() == 1 ? "_stream" : "";
+    // Schedule evict_last (one input: the planner checks it) copies the
+    // row evict-last instead.
+    const char *copy = evictLast ? "_keep" : rowReadOnce && args.size() == 1 ? "_stream" : "";
+    if (evictLast && args.size() != 1)
+      return func.emitError("schedule evict_last = 1 with staged copies takes one [M, N] input, "
+                            "this kernel stages ")
+             << args.size();
     int64_t offset = 0;
     int64_t rowsPerCta = layout.getRows();
     for (unsigned i : args) {

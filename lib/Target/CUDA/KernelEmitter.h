@@ -156,6 +156,11 @@ private:
   /// LayerNorm, softmax bf16 at 8k-16k: -1 to -2 %); docs/performance-notes.md,
   /// session 20.
   bool rowReadOnce = false;
+  /// Schedule evict_last: the row's one sweep loads (registers) or copies
+  /// (staging async or smem) its [M, N] inputs evict-last in L2
+  /// (rkc::load_frag_keep, rkc::stage_frag_keep), so that L2 evicts the
+  /// kernel's written results first (planner rule 8, docs/planner.md).
+  bool evictLast = false;
   /// Shifted rows (rkc/vec.cuh): N is not a multiple of the vector W, so
   /// row r starts (r * stride) % W elements past an aligned address; the
   /// thread columns start that far below 0 and every [M, N] chunk is
