@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Session 41: re-tune the H200 rows that planner rule 8 (evict=last)
+# made stale (scripts/tuning-stale: 11 rows, each a layout other than the
+# heuristic's, carried with evict=normal; the tuner's phase 3 now times
+# the best with the other hint). Exports into OUT/<part>/tuning.jsonl.
+# Usage: retune_evict.sh OUT   (repo root, bundle in .bundle)
+set -u
+out=$1 d=bench/experiments/h200
+export RKC_TUNE_BUDGET_MS=${RKC_TUNE_BUDGET_MS:-5000}
+tune() { # part specs dtypes shapes
+  RKC_TUNE_SPECS="$2" RKC_TUNE_DTYPES="$3" RKC_TUNE_SHAPES=$d/$4 \
+    RKC_CACHE_DIR=/tmp/rkc-retune-$1 scripts/gpu-run "$out/$1" tune
+}
+tune a layer_norm bf16 retune-evict-a.txt
+tune b "layer_norm rms_norm softmax" f32 retune-evict-b.txt
+tune c "rms_norm softmax" bf16 retune-evict-c.txt
+tune d "softmax" f16 retune-evict-d.txt
+tune e "log_softmax" bf16 retune-evict-d.txt
