@@ -393,15 +393,22 @@ void chooseEvict(RowPlan &pl, const RowProblem &p, const Target &t) {
   // Rows read once by one CTA each, with a result: x loaded evict-last
   // lets L2 pick the written result lines as victims first (Triton's
   // first-sweep hint). Measured on the H200 against plain loads
-  // (docs/performance-notes.md, session 41): RMSNorm, LayerNorm and softmax,
-  // bf16 and f32, N = 1k-32k, 1.02-1.06x at 29 of 32 such shapes. Not
-  // for clusters (RMSNorm f32 at 32k / 256k 0.98x / 0.91x), not for two
-  // [M, N] inputs or rows without a result (unmeasured; rows read once
-  // without a result load evict-first, rule 14 of the codegen), not for
-  // one-wave grids (latency-bound, unmeasured).
+  // (docs/performance-notes.md, session 41): RMSNorm, LayerNorm, softmax
+  // and log-softmax, bf16 and f32, N = 1k-32k, 1.02-1.05x at 41 of the 46
+  // shapes the rule takes, 1.00-1.01x at four, 0.99x at RMSNorm f32 16k.
+  // Not for clusters (the hint with L1 evict-last too: RMSNorm f32 at 32k /
+  // 256k 0.98x / 0.91x, LayerNorm f32 32k 1.04x: the tuner tries it), not
+  // for two [M, N] inputs or rows without a result (unmeasured; rows read
+  // once without a result load evict-first, codegen revision 14), not for
+  // one-wave grids (latency-bound, unmeasured), and not for rows held in
+  // registers under a launch bound (min_blocks): the hinted loads take
+  // more registers (the policy, addresses without immediate offsets), and
+  // at the bound's cap they spill (RMSNorm f32 16k on the H200, 512
+  // threads x 2 CTAs an SM: 24 bytes, 0.99x).
   pl.evictLast = 0;
   if (!t.hasClusters() || !pl.oneSweep() || pl.ctasPerRow() != 1 || p.outputRowBytes == 0 ||
-      !oneRowInput(p) || oneWave(pl, p, t))
+      !oneRowInput(p) || oneWave(pl, p, t) ||
+      (pl.staging == Staging::Registers && pl.minBlocks > 0))
     return;
   RowPlan hinted = pl;
   hinted.evictLast = 1;

@@ -73,6 +73,7 @@
 // expected-remark@below {{plan: rows per CTA: 8 (128 threads)}}
 // expected-remark@below {{plan: reductions climb to the warp tier}}
 // expected-remark@below {{plan: staging = registers: the row stays in registers and is read from global memory once}}
+// expected-remark@below {{plan: evict = last: the row is loaded with an evict-last L2 policy, so that L2 evicts the written results first}}
 func.func @expanding_row(%q: tensor<4096x128xi8, #rk.quant<bits = 8, group_size = 0, axis = 1, scale = f16, symmetric = true, packing = none>>, %s: tensor<4096x1xf16>) -> tensor<4096x128xf32> {
 // SM90-LABEL: func.func @expanding_row
 // SM90-SAME: tier.layout = #tier.tv_layout<threads = 16, values = 8, vector = 4, rows = 8>
@@ -1125,6 +1126,7 @@ func.func @rms_one_wave(%x: tensor<128x4096xbf16> {rk.name = "x"}, %w: tensor<40
 // expected-remark@below {{plan: rows per CTA: 1 (128 threads)}}
 // expected-remark@below {{plan: reductions climb to the block tier}}
 // expected-remark@below {{plan: staging = registers: the row stays in registers and is read from global memory once}}
+// expected-remark@below {{plan: evict = last: the row is loaded with an evict-last L2 policy, so that L2 evicts the written results first}}
 func.func @rms_two_waves(%x: tensor<256x4096xbf16> {rk.name = "x"}, %w: tensor<4096xbf16> {rk.name = "w"}) -> tensor<256x4096xbf16> {
   %eps = arith.constant 9.99999997E-7 : f32
   %n = arith.constant 4.096000e+03 : f32
@@ -1641,6 +1643,7 @@ func.func @scale_shift_bf16_cluster(%x: tensor<2048x65536xbf16>, %w: tensor<6553
 // expected-remark@below {{plan: rows per CTA: 1 (512 threads)}}
 // expected-remark@below {{plan: reductions climb to the block tier}}
 // expected-remark@below {{plan: staging = async: the row is copied to shared memory with cp.async and read back where it is used; global memory is read once}}
+// expected-remark@below {{plan: evict = last: the row is loaded with an evict-last L2 policy, so that L2 evicts the written results first}}
 func.func @scaled_bf16_wide(%x: tensor<8192x16384xbf16>) -> tensor<8192x16384xbf16> {
   %m = rk.reduce max %x : tensor<8192x16384xbf16> -> tensor<8192xf32>
   %mb = rk.broadcast %m dims [0] : tensor<8192xf32> -> tensor<8192x16384xf32>
@@ -1652,7 +1655,7 @@ func.func @scaled_bf16_wide(%x: tensor<8192x16384xbf16>) -> tensor<8192x16384xbf
   return %y : tensor<8192x16384xbf16>
 }
 // ASYNC-LABEL: func.func @scaled_bf16_wide
-// ASYNC-SAME:    tier.layout = #tier.tv_layout<threads = 512, values = 32, vector = 8, rows = 1>, tier.schedule = #tier.schedule<reduce = block, cluster = 1, staging = async, unroll = 4, min_blocks = 0>
+// ASYNC-SAME:    tier.layout = #tier.tv_layout<threads = 512, values = 32, vector = 8, rows = 1>, tier.schedule = #tier.schedule<reduce = block, cluster = 1, staging = async, unroll = 4, min_blocks = 0, evict_last = 1>
 
 // The same row over 16 rows (16 CTAs, under a wave: latency-bound, not
 // measured staged): registers.
@@ -1785,7 +1788,7 @@ func.func @rms_f32_16k(%x: tensor<4096x16384xf32> {rk.name = "x"}, %w: tensor<16
 // FAST-LABEL: func.func @rms_f32_16k
 // FAST-SAME:    tier.tv_layout<threads = 512, values = 32, vector = 4, rows = 1>, tier.schedule = #tier.schedule<reduce = block, cluster = 1, staging = registers, unroll = 8, min_blocks = 2>}
 // NOT-FAST-LABEL: func.func @rms_f32_16k
-// NOT-FAST-SAME:    tier.tv_layout<threads = 1024, values = 16, vector = 4, rows = 1>, tier.schedule = #tier.schedule<reduce = block, cluster = 1, staging = registers, unroll = 4, min_blocks = 0>}
+// NOT-FAST-SAME:    tier.tv_layout<threads = 1024, values = 16, vector = 4, rows = 1>, tier.schedule = #tier.schedule<reduce = block, cluster = 1, staging = registers, unroll = 4, min_blocks = 0, evict_last = 1>}
 
 // expected-remark@below {{plan: for a device of 4917 GB/s (fast memory per SM)}}
 // expected-remark@below {{plan: vector = 4: 16-byte accesses of 4-byte elements}}
@@ -1814,6 +1817,7 @@ func.func @sum_f32_4k(%x: tensor<32768x4096xf32>) -> tensor<32768xf32> {
 // expected-remark@below {{plan: reductions climb to the block tier}}
 // expected-remark@below {{plan: min_blocks = 3: three CTAs of 512 threads an SM, the epilogue one chunk at a time (fast memory per SM)}}
 // expected-remark@below {{plan: staging = async: the row is copied to shared memory with cp.async and read back where it is used; global memory is read once}}
+// expected-remark@below {{plan: evict = last: the row is loaded with an evict-last L2 policy, so that L2 evicts the written results first}}
 func.func @rms_bf16_16k(%x: tensor<8192x16384xbf16> {rk.name = "x"}, %w: tensor<16384xbf16> {rk.name = "w"}) -> tensor<8192x16384xbf16> {
   %eps = arith.constant 9.99999997E-7 : f32
   %n = arith.constant 1.638400e+04 : f32
@@ -1841,9 +1845,9 @@ func.func @rms_bf16_16k(%x: tensor<8192x16384xbf16> {rk.name = "x"}, %w: tensor<
   return %5 : tensor<8192x16384xbf16>
 }
 // FAST-LABEL: func.func @rms_bf16_16k
-// FAST-SAME:    tier.tv_layout<threads = 512, values = 32, vector = 8, rows = 1>, tier.schedule = #tier.schedule<reduce = block, cluster = 1, staging = async, unroll = 4, min_blocks = 3>}
+// FAST-SAME:    tier.tv_layout<threads = 512, values = 32, vector = 8, rows = 1>, tier.schedule = #tier.schedule<reduce = block, cluster = 1, staging = async, unroll = 4, min_blocks = 3, evict_last = 1>}
 // NOT-FAST-LABEL: func.func @rms_bf16_16k
-// NOT-FAST-SAME:    tier.tv_layout<threads = 512, values = 32, vector = 8, rows = 1>, tier.schedule = #tier.schedule<reduce = block, cluster = 1, staging = async, unroll = 4, min_blocks = 0>}
+// NOT-FAST-SAME:    tier.tv_layout<threads = 512, values = 32, vector = 8, rows = 1>, tier.schedule = #tier.schedule<reduce = block, cluster = 1, staging = async, unroll = 4, min_blocks = 0, evict_last = 1>}
 
 //--- device_sms.mlir
 // Planned for a device of 78 SMs (an H20; the JIT passes the current
@@ -1885,7 +1889,7 @@ func.func @bad_integer(%x: tensor<64x4096xbf16>) -> tensor<64xf32> {
 }
 
 //--- bad_field.mlir
-// expected-error@below {{schedule: unknown field 'foo' (threads, values, vector, rows, cluster, split, staging, unroll, min_blocks, prefetch, keep; column kernels: mma = 0 or 1, kwarps, acts = smem or global)}}
+// expected-error@below {{schedule: unknown field 'foo' (threads, values, vector, rows, cluster, split, staging, unroll, min_blocks, prefetch, keep, evict = last or normal; column kernels: mma = 0 or 1, kwarps, acts = smem or global)}}
 func.func @bad_field(%x: tensor<64x4096xbf16>) -> tensor<64xf32> {
   %s = rk.reduce add %x : tensor<64x4096xbf16> -> tensor<64xf32>
   return %s : tensor<64xf32>

@@ -203,10 +203,10 @@
 // (s8_in_range) and stored as signed char; the [T, 1] scales are stored one
 // per row with their row stride.
 // RUN: rk-opt %S/../../examples/quantize_per_token_int8.mlir --rkc-pipeline="shapes=x=1048576x128 dtype=f16" --tier-emit-cuda=print=true -mlir-print-op-on-diagnostic=false -o /dev/null 2>/dev/null | FileCheck %s --check-prefix=QTOK-CUDA
-// QTOK-CUDA:        // kernel rkc_quantize_per_token_int8: threads=8,values=16,vector=16,rows=16,cluster=1,staging=registers,unroll=1,min_blocks=0
+// QTOK-CUDA:        // kernel rkc_quantize_per_token_int8: threads=8,values=16,vector=16,rows=16,cluster=1,staging=registers,unroll=1,min_blocks=0,evict=last
 // QTOK-CUDA:        signed char *__restrict__ a1,
 // QTOK-CUDA-NEXT:   rkc::f16 *__restrict__ a2,
-// QTOK-CUDA:        rkc::load_frag<rkc::f16, V, W>(a0 + row * s0, col0, COL_STEP, N,
+// QTOK-CUDA:        rkc::load_frag_keep<rkc::f16, V, W>(a0 + row * s0, col0, COL_STEP, N,
 // QTOK-CUDA:        fabsf(
 // QTOK-CUDA:        rkc::warp_reduce<8>({{.*}}, rkc::OpMax());
 // QTOK-CUDA:        rkc::round_f16(

@@ -212,6 +212,42 @@ def test_try_keeps_named_values_and_unroll(tmp_path):
     assert "values=6" in rejected[0] and "multiple of vector" in rejected[0], text
 
 
+def test_try_times_both_l2_hints(tmp_path):
+    """`rkc tune --try` with `evict=normal` / `evict=last` (planner rule 8):
+    each measured (reference-checked) as the same layout with the named
+    hint; a streamed row's try with evict=last rejected with the planner's
+    reason (session 41)."""
+    lines, text = run_try(tmp_path, "rms_norm", "bf16", "x=16384x4096",
+                          "evict=normal;evict=last")
+    fields = lambda l: dict(kv.split("=") for kv in l.split()[-1].split(","))
+    heur = fields(lines[0])
+    assert heur["evict"] == "last", text  # the rule's shape
+    measured = [fields(l) for l in lines[1:] if l.startswith("try") and "TB/s" in l]
+    assert dict(heur, evict="normal") in measured and heur in measured, text
+    lines, text = run_try(tmp_path, "rms_norm", "bf16", "x=128x1048576", "evict=last")
+    tried = [l for l in lines[1:] if l.startswith("try")]
+    assert len(tried) == 1 and "rejected" in tried[0] and "one sweep" in tried[0], text
+
+
+def test_tune_times_the_best_with_the_other_l2_hint(tmp_path):
+    """The row search's last step times its best schedule with the rows'
+    L2 hint the other way (`rkc tune --candidates`: both hints of one
+    layout among the timed candidates, no wrong result)."""
+    env = dict(os.environ, RKC_CACHE_DIR=str(tmp_path / "cache"), RKC_DISABLE_TUNING_DB="1")
+    out = subprocess.run([rkc_driver(), "tune", os.path.join(REPO, "examples", "softmax.mlir"),
+                          "--dtype", "bf16", "--shape", "x=16384x4096", "--budget-ms", "3000",
+                          "--candidates"], env=env, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0 and "0 wrong" in out.stdout, out.stdout + out.stderr
+    timed = [l.split()[-1] for l in out.stdout.splitlines()
+             if l.strip().startswith(("heuristic", "candidate")) and "TB/s" in l]
+    layouts = {}
+    for sched in timed:
+        f = dict(kv.split("=") for kv in sched.split(","))
+        layouts.setdefault(tuple(sorted((k, v) for k, v in f.items() if k != "evict")),
+                           set()).add(f.get("evict"))
+    assert any(h == {"last", "normal"} for h in layouts.values()), out.stdout
+
+
 def test_try_rejects_kept_passes_over_a_registers_heuristic(tmp_path):
     """`rkc tune --try keep=1` where the heuristic holds its rows in
     registers: rejected with the planner's reason (kept passes belong to

@@ -110,7 +110,7 @@ print(lib.rkcKernelPlan(k).decode())
     return r.stdout.strip(), r.stderr
 
 
-TUNED = "threads=64,values=64,vector=8,rows=2,cluster=1,staging=registers,unroll=8,min_blocks=0"
+TUNED = "threads=64,values=64,vector=8,rows=2,cluster=1,staging=registers,unroll=8,min_blocks=0,evict=normal"
 
 
 def test_import_export_round_trip_and_rejected_rows(tmp_path):

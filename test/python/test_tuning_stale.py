@@ -40,7 +40,7 @@ def test_print_key_names_the_heuristic_for_the_device(tmp_path):
     # is fast per SM (the H200's bandwidth), not on the H100's.
     fast = key(tmp_path, "--sms", "132", "--dram-gbs", "4917")["heuristic"]
     slow = key(tmp_path, "--sms", "132", "--dram-gbs", "3352")["heuristic"]
-    assert "staging=async" in fast and fast.endswith("min_blocks=3"), fast
+    assert "staging=async" in fast and "min_blocks=3" in fast.split(","), fast
     assert fast != slow and "min_blocks=3" not in slow, slow
     # A column kernel's heuristic is given in the override syntax its rows use.
     spec = ROOT / "examples" / "gemv_w4a16.mlir"

@@ -106,13 +106,28 @@ func.func private @keep_not_integer() attributes {s = #tier.schedule<reduce = bl
 
 // -----
 
-// expected-error @+1 {{unknown schedule field 'keeps' (optional fields: prefetch, keep, split)}}
+// expected-error @+1 {{unknown schedule field 'keeps' (optional fields: prefetch, keep, split, evict_last)}}
 func.func private @keep_typo() attributes {s = #tier.schedule<reduce = block, cluster = 1, staging = stream, unroll = 1, min_blocks = 0, keeps = 2>}
 
 // -----
 
-// expected-error @+1 {{duplicate schedule field 'keep' (optional fields: prefetch, keep, split)}}
+// expected-error @+1 {{duplicate schedule field 'keep' (optional fields: prefetch, keep, split, evict_last)}}
 func.func private @keep_twice() attributes {s = #tier.schedule<reduce = block, cluster = 1, staging = stream, unroll = 1, min_blocks = 0, keep = 1, keep = 2>}
+
+// -----
+
+// expected-error @+1 {{schedule evict_last must be 0 or 1, got 2}}
+func.func private @evict_last_value() attributes {s = #tier.schedule<reduce = block, cluster = 1, staging = registers, unroll = 1, min_blocks = 0, evict_last = 2>}
+
+// -----
+
+// expected-error @+1 {{schedule evict_last = 1 is for rows read in one sweep (staging = registers, async or smem), got staging = stream}}
+func.func private @evict_last_stream() attributes {s = #tier.schedule<reduce = block, cluster = 1, staging = stream, unroll = 1, min_blocks = 0, evict_last = 1>}
+
+// -----
+
+// expected-error @+1 {{duplicate schedule field 'evict_last' (optional fields: prefetch, keep, split, evict_last)}}
+func.func private @evict_last_twice() attributes {s = #tier.schedule<reduce = block, cluster = 1, staging = async, unroll = 1, min_blocks = 0, evict_last = 1, evict_last = 1>}
 
 // -----
 

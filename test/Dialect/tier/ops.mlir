@@ -227,6 +227,17 @@ func.func private @keep()
 
 // -----
 
+// So does evict_last (the one sweep's loads evict-last in L2), in any
+// order with the other optional fields.
+// CHECK-LABEL: func.func private @evict_last
+// CHECK-SAME:    a = #tier.schedule<reduce = block, cluster = 1, staging = async, unroll = 4, min_blocks = 3, prefetch = 1, evict_last = 1>
+// CHECK-SAME:    b = #tier.schedule<reduce = block, cluster = 1, staging = registers, unroll = 4, min_blocks = 0>}
+func.func private @evict_last()
+    attributes {a = #tier.schedule<reduce = block, cluster = 1, staging = async, unroll = 4, min_blocks = 3, evict_last = 1, prefetch = 1>,
+                b = #tier.schedule<reduce = block, cluster = 1, staging = registers, unroll = 4, min_blocks = 0, evict_last = 0>}
+
+// -----
+
 // Column (K-split) ops under #tier.ksplit_layout.
 // CHECK-LABEL: func.func @column_ops
 // CHECK-SAME:    tier.layout = #tier.ksplit_layout<rows = 2, cols = 4, warps = 4, cluster = 2, unroll = 8>
