@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # compute-sanitizer over a representative subset of the rkc row ops and the
 # quantized column kernels (test/gpu/sanitize_cases.py; RKC_SANITIZE_CASES=quant:
-# the quantized ones only, =split: the grid tier's only, =epilogue: f32 cluster rows
+# the quantized ones only, =split: the grid tier's only, =evict: rows loaded
+# evict-last in L2 (planner rule 8), =epilogue: f32 cluster rows
 # of 100000-262144 with their chunked epilogues):
 #
 #   bash test/gpu/sanitize.sh OUTDIR

@@ -2,7 +2,8 @@
 (test/gpu/sanitize.sh): every op, bf16 and f32, N in {33, 1000, 4096, 65536
 (a cluster), 262144 (the largest cluster)}, M = 3, N = 1048576 (the streaming
 tier and the grid tier), M = 2, read-once rows streamed one CTA per row (N = 65544, M = 264),
-plus M = 1, misaligned
+plus M = 1, more than a wave of rows loaded evict-last in L2 (M = 264, N =
+4096 / 16384), misaligned
 rows (the vector fallback), shifted rows (N not a multiple of the vector:
 4095, 65539, 1000003 streamed, 65537 read-once) and the custom specs. Each result is compared
 with PyTorch so that a kernel that silently did nothing is noticed. The
@@ -127,9 +128,14 @@ def main():
     cases += [(op, "f32", N, 4, None) for op in ("layer_norm", "layer_norm_nobias", "rms_norm",
                                                   "rms_norm_residual")
               for N in (100000, 131072)]
+    # Rows loaded (registers) or copied (async) evict-last in L2: more than a
+    # wave of one-CTA rows with a result (planner rule 8, session 41).
+    cases += [(op, dt, N, 264, None) for op in ("rms_norm", "layer_norm", "softmax")
+              for dt in DT for N in (4096, 16384)]
     # RKC_SANITIZE_CASES=quant: the quantized column kernels only;
     # RKC_SANITIZE_CASES=epilogue: f32 rows of 100000-262144 (async-staged
     # clusters, their chunked epilogues);
+    # RKC_SANITIZE_CASES=evict: rule 8's rows only;
     # RKC_SANITIZE_CASES=split: the grid tier only (two rows of 1M, and of
     # 1000003 (shifted), each split over the CTAs of a persistent grid that
     # combine their reductions through the workspace; 32 f32 rows of 1M).
@@ -138,6 +144,8 @@ def main():
         cases = []
     elif which == "split":
         cases = [c for c in cases if c[3] in (2, 32) and c[2] in (1048576, 1000003)]
+    elif which == "evict":
+        cases = [c for c in cases if c[3] == 264 and c[2] in (4096, 16384)]
     elif which == "epilogue":
         cases = [c for c in cases if c[1] == "f32" and c[2] in (100000, 131072, 262144)]
     # Compile the named ops' aligned kernels up front, in parallel.
