@@ -201,6 +201,23 @@ def test_compile_vector_override(vec):
 
 
 @needs_lib
+def test_row_l2_hint():
+    # Planner rule 8: a row of one input with a result over many rows loads
+    # x evict-last in L2 (the schedule says evict=last, the PTX carries the
+    # policy); `evict=normal` takes it off; a streamed row refuses it.
+    k = rkc.Kernel(rkc.spec_text("rms_norm"), "x=32768x4096", "f32", arch="sm_90a")
+    assert k.plan.endswith(",evict=last"), k.plan
+    assert "createpolicy.fractional.L2::evict_last" in k.ptx
+    assert "ld.global.nc.L2::cache_hint.v4.u32" in k.ptx
+    k = rkc.Kernel(rkc.spec_text("rms_norm"), "x=32768x4096", "f32", arch="sm_90a",
+                   schedule="evict=normal")
+    assert k.plan.endswith(",evict=normal") and "L2::cache_hint" not in k.ptx.split("rkc_rms_norm(")[1]
+    with pytest.raises(rkc.RkcError, match="evict = last is for rows read in one sweep"):
+        rkc.Kernel(rkc.spec_text("rms_norm"), "x=2x1048576", "bf16", arch="sm_90a",
+                   schedule="evict=last")
+
+
+@needs_lib
 def test_split_plans():
     # The grid tier: the planner's split for two rows of 1M, a schedule's
     # on a row held on chip (its kernel takes the workspace parameter).
