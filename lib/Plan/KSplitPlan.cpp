@@ -572,7 +572,7 @@ Expected<KSplitPlan> planKSplit(const KSplitProblem &p, const Target &t,
       remarks->push_back(s.str());
   };
   if (ovr.values > 0 || ovr.rows > 0 || ovr.minBlocks >= 0 || ovr.staging >= 0 ||
-      ovr.prefetch >= 0 || ovr.keep >= 0 || ovr.split >= 0)
+      ovr.prefetch >= 0 || ovr.keep >= 0 || ovr.split >= 0 || ovr.evict >= 0)
     return createStringError("schedule: column kernels take only vector (columns "
                              "per thread), threads, cluster, unroll, mma, kwarps and acts");
   if (ovr.threads > 0 && ovr.threads % 32 != 0)

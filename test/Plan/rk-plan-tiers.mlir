@@ -22,6 +22,7 @@
 // RUN: rk-opt %t/columns_override.mlir --rk-plan-tiers="arch=sm_90a schedule=vector=4,threads=256,cluster=4,unroll=4,mma=0" -verify-diagnostics -mlir-print-op-on-diagnostic=false | FileCheck %s --check-prefix=COLS-OVERRIDE
 // RUN: rk-opt %t/columns_bad_field.mlir --rk-plan-tiers="arch=sm_90a schedule=values=8" -verify-diagnostics -mlir-print-op-on-diagnostic=false
 // RUN: rk-opt %t/columns_bad_field.mlir --rk-plan-tiers="arch=sm_90a schedule=split=4" -verify-diagnostics -mlir-print-op-on-diagnostic=false
+// RUN: rk-opt %t/columns_bad_field.mlir --rk-plan-tiers="arch=sm_90a schedule=evict=last" -verify-diagnostics -mlir-print-op-on-diagnostic=false
 // RUN: rk-opt %t/columns_bad_cluster.mlir --rk-plan-tiers="arch=sm_90a schedule=cluster=64" -verify-diagnostics -mlir-print-op-on-diagnostic=false
 // RUN: rk-opt %t/columns_unsupported.mlir --rk-plan-tiers=arch=sm_90a -split-input-file -verify-diagnostics -mlir-print-op-on-diagnostic=false
 
