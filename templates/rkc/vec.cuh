@@ -383,10 +383,11 @@ RKC_DEVICE void load_frag(const T *row, int col0, int col_step, int n,
   detail::load_frag_impl<T, VPT, W, detail::kLoadNormal, WRAP, SURE>(row, col0, col_step, n, frag, fill);
 }
 
-/// As load_frag, for a [N] operand that every row of the grid reads again
-/// (a weight, a bias): the lines are kept in L2 with an evict-last policy
-/// (`ld.global.nc.L2::cache_hint`), so the streamed rows evict each other
-/// first. `row` is read-only for the whole kernel.
+/// As load_frag, with an evict-last L2 policy (`ld.global.nc.L2::cache_hint`):
+/// for a [N] operand that every row of the grid reads again (a weight, a
+/// bias), so the streamed rows evict each other first, and for a row read
+/// once whose results the kernel writes (schedule evict_last), so L2 evicts
+/// the written lines first. `row` is read-only for the whole kernel.
 template <class T, int VPT, int W, int WRAP = 0, int SURE = 0>
 RKC_DEVICE void load_frag_keep(const T *row, int col0, int col_step, int n,
                                float (&frag)[VPT], float fill) {
