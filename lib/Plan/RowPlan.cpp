@@ -25,6 +25,7 @@
 
 #include "rkc/Plan/RowPlan.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MathExtras.h"
@@ -121,6 +122,45 @@ bool PlanOverride::empty() const {
          kwarps < 0 && keep < 0 && split < 0 && acts < 0 && evict < 0;
 }
 
+/// The schedule's keyword fields: each value's code, in the order an
+/// error lists them (constant-initialized: no start-up work).
+namespace {
+struct KeywordValue {
+  const char *name;
+  int code;
+};
+struct KeywordField {
+  const char *key;
+  int PlanOverride::*field;
+  KeywordValue values[4];
+  int count;
+};
+} // namespace
+static const KeywordField kKeywordFields[] = {
+    {"staging",
+     &PlanOverride::staging,
+     {{"registers", (int)Staging::Registers},
+      {"async", (int)Staging::Async},
+      {"smem", (int)Staging::Smem},
+      {"stream", (int)Staging::Stream}},
+     4},
+    {"evict", &PlanOverride::evict, {{"last", 1}, {"normal", 0}}, 2},
+    {"acts", &PlanOverride::acts, {{"smem", 1}, {"global", 0}}, 2},
+};
+
+/// `val` as the code of keyword field `f`, or the error that names its values.
+static Expected<int> keywordValue(const KeywordField &f, StringRef val) {
+  std::string list;
+  for (int i = 0; i < f.count; ++i) {
+    if (val == f.values[i].name)
+      return f.values[i].code;
+    list += i == 0 ? "" : i + 1 == f.count ? " or " : ", ";
+    list += f.values[i].name;
+  }
+  return llvm::createStringError("schedule: " + std::string(f.key) + " must be " + list +
+                                 ", got '" + val.str() + "'");
+}
+
 Expected<PlanOverride> parseOverride(StringRef text) {
   PlanOverride o;
   llvm::SmallVector<StringRef> items;
@@ -129,31 +169,12 @@ Expected<PlanOverride> parseOverride(StringRef text) {
     auto [key, val] = item.trim().split('=');
     key = key.trim();
     val = val.trim();
-    if (key == "staging") {
-      if (val == "registers") o.staging = (int)Staging::Registers;
-      else if (val == "smem") o.staging = (int)Staging::Smem;
-      else if (val == "stream") o.staging = (int)Staging::Stream;
-      else if (val == "async") o.staging = (int)Staging::Async;
-      else
-        return llvm::createStringError(
-            "schedule: staging must be registers, async, smem or stream, got '" +
-            val.str() + "'");
-      continue;
-    }
-    if (key == "evict") {
-      if (val == "last") o.evict = 1;
-      else if (val == "normal") o.evict = 0;
-      else
-        return llvm::createStringError("schedule: evict must be last or normal, got '" +
-                                       val.str() + "'");
-      continue;
-    }
-    if (key == "acts") {
-      if (val == "smem") o.acts = 1;
-      else if (val == "global") o.acts = 0;
-      else
-        return llvm::createStringError("schedule: acts must be smem or global, got '" +
-                                       val.str() + "'");
+    auto kw = llvm::find_if(kKeywordFields, [&](const KeywordField &f) { return key == f.key; });
+    if (kw != std::end(kKeywordFields)) {
+      Expected<int> code = keywordValue(*kw, val);
+      if (!code)
+        return code.takeError();
+      o.*(kw->field) = *code;
       continue;
     }
     int64_t v;
@@ -407,15 +428,12 @@ void chooseEvict(RowPlan &pl, const RowProblem &p, const Target &t) {
   // threads x 2 CTAs an SM: 24 bytes, 0.99x; LayerNorm f32 there spills
   // 20 bytes with or without the hint and measured 1.03x with it: the
   // tuner finds that, the heuristic does not spill for it).
-  pl.evictLast = 0;
-  if (!t.hasClusters() || !pl.oneSweep() || pl.ctasPerRow() != 1 || p.outputRowBytes == 0 ||
-      !oneRowInput(p) || oneWave(pl, p, t) ||
-      (pl.staging == Staging::Registers && pl.minBlocks > 0))
-    return;
-  RowPlan hinted = pl;
-  hinted.evictLast = 1;
-  if (checkPlan(hinted, p, t).empty())
-    pl.evictLast = 1;
+  // (These conditions are a superset of checkPlan's for the hint: one
+  // sweep, one input where copies are staged; it costs no resource the
+  // planner counts, so nothing else to check.)
+  pl.evictLast = t.hasClusters() && pl.oneSweep() && pl.ctasPerRow() == 1 &&
+                 p.outputRowBytes > 0 && oneRowInput(p) && !oneWave(pl, p, t) &&
+                 !(pl.staging == Staging::Registers && pl.minBlocks > 0);
 }
 
 /// The planner's rules; `allowEdge` false turns rule 4's registers edge off

@@ -492,16 +492,15 @@ int tuneCommand(std::vector<std::string> args) {
     // The heuristic, then each schedule timed (tagged `tag`): time, TB/s
     // and speedup over the heuristic, or why it failed.
     auto listTimed = [&](const char *tag) {
-      auto line = [&](const char *t, const rkc::TuneCandidate &c) {
+      for (size_t i = 0; i <= rep->tried.size(); ++i) {
+        const rkc::TuneCandidate &c = i ? rep->tried[i - 1] : rep->heuristic;
+        const char *t = i ? tag : "heuristic";
         if (c.ok)
           llvm::outs() << llvm::format("  %-9s %10.2f us %7.3f TB/s %6.3fx  %s\n", t, c.ms * 1e3,
                                        c.tbps, rep->heuristic.ms / c.ms, c.schedule.c_str());
         else
           llvm::outs() << "  " << t << "  " << c.schedule << ": " << c.why << "\n";
-      };
-      line("heuristic", rep->heuristic);
-      for (const rkc::TuneCandidate &c : rep->tried)
-        line(tag, c);
+      }
     };
     if (!opt.trySchedules.empty()) {
       // The A/B table: the heuristic, then each schedule as given.
