@@ -220,6 +220,84 @@ func.func @rms_async_prefetch(%x: tensor<64x4096xbf16> {rk.name = "x"}, %w: tens
 
 // -----
 
+// Schedule evict_last = 1 (planner rule 8): the row's loads (registers) or
+// its cp.async copies (async) carry an evict-last L2 policy
+// (rkc::load_frag_keep, rkc::stage_frag_keep); the weight's loads keep
+// their own (plain under 2 MiB of [N] operands).
+// CHECK-LABEL: // kernel rkc_rms_evict_registers: threads=256,values=16,vector=8,rows=1,cluster=1,staging=registers,unroll=2,min_blocks=0,evict=last
+// CHECK:         rkc::load_frag_keep<rkc::bf16, V, W>(a0 + row * s0, col0, COL_STEP, N,
+// CHECK:         rkc::load_frag<rkc::bf16, V, W>(a1, col0, COL_STEP, N,
+func.func @rms_evict_registers(%x: tensor<512x4096xbf16> {rk.name = "x"}, %w: tensor<4096xbf16> {rk.name = "w"},
+               %y: tensor<512x4096xbf16> {rk.name = "out0", tier.output})
+    attributes {tier.arch = "sm_90a",
+                tier.layout = #tier.tv_layout<threads = 256, values = 16, vector = 8, rows = 1>,
+                tier.schedule = #tier.schedule<reduce = block, cluster = 1, staging = registers, unroll = 2, min_blocks = 0, evict_last = 1>} {
+  %n = arith.constant 4096.0 : f32
+  %xf = tier.load %x {fill = 0.0 : f32} : tensor<512x4096xbf16> -> !tier.frag<16 x f32>
+  %sq = tier.map %xf {
+  ^bb0(%a: f32):
+    %p = arith.mulf %a, %a : f32
+    tier.yield %p : f32
+  } : !tier.frag<16 x f32> -> !tier.frag<16 x f32>
+  %t = tier.thread_reduce %sq {} {init = [0.0 : f32], kind = #rk<reduce_kind add>} : !tier.frag<16 x f32> -> f32
+  %wr = tier.warp_reduce %t {} {kind = #rk<reduce_kind add>, width = 32 : i64} : f32 -> f32
+  %br = tier.block_reduce %wr {} {kind = #rk<reduce_kind add>, warps = 8 : i64} : f32 -> f32
+  %inv = tier.map %br, %n {
+  ^bb0(%a: f32, %b: f32):
+    %m = arith.divf %a, %b : f32
+    %r = math.rsqrt %m : f32
+    tier.yield %r : f32
+  } : f32, f32 -> f32
+  %wf = tier.load %w {fill = 0.0 : f32} : tensor<4096xbf16> -> !tier.frag<16 x f32>
+  %yf = tier.map %xf, %inv, %wf {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %p = arith.mulf %a, %b : f32
+    %q = arith.mulf %p, %c : f32
+    tier.yield %q : f32
+  } : !tier.frag<16 x f32>, f32, !tier.frag<16 x f32> -> !tier.frag<16 x f32>
+  tier.store %yf, %y : !tier.frag<16 x f32>, tensor<512x4096xbf16>
+  return
+}
+
+// -----
+
+// CHECK-LABEL: // kernel rkc_rms_evict_async: threads=256,values=16,vector=8,rows=1,cluster=1,staging=async,unroll=2,min_blocks=0,evict=last
+// CHECK:         rkc::stage_frag_keep<rkc::bf16, V, W, TPR>(st0, a0 + row * s0, col0_base, COL_STEP, N, t);
+// CHECK:         rkc::load_frag<rkc::bf16, V, W>(a1, col0, COL_STEP, N,
+func.func @rms_evict_async(%x: tensor<512x4096xbf16> {rk.name = "x"}, %w: tensor<4096xbf16> {rk.name = "w"},
+               %y: tensor<512x4096xbf16> {rk.name = "out0", tier.output})
+    attributes {tier.arch = "sm_90a",
+                tier.layout = #tier.tv_layout<threads = 256, values = 16, vector = 8, rows = 1>,
+                tier.schedule = #tier.schedule<reduce = block, cluster = 1, staging = async, unroll = 2, min_blocks = 0, evict_last = 1>} {
+  %n = arith.constant 4096.0 : f32
+  %xf = tier.load %x {fill = 0.0 : f32} : tensor<512x4096xbf16> -> !tier.frag<16 x f32>
+  %sq = tier.map %xf {
+  ^bb0(%a: f32):
+    %p = arith.mulf %a, %a : f32
+    tier.yield %p : f32
+  } : !tier.frag<16 x f32> -> !tier.frag<16 x f32>
+  %t = tier.thread_reduce %sq {} {init = [0.0 : f32], kind = #rk<reduce_kind add>} : !tier.frag<16 x f32> -> f32
+  %wr = tier.warp_reduce %t {} {kind = #rk<reduce_kind add>, width = 32 : i64} : f32 -> f32
+  %br = tier.block_reduce %wr {} {kind = #rk<reduce_kind add>, warps = 8 : i64} : f32 -> f32
+  %inv = tier.map %br, %n {
+  ^bb0(%a: f32, %b: f32):
+    %m = arith.divf %a, %b : f32
+    %r = math.rsqrt %m : f32
+    tier.yield %r : f32
+  } : f32, f32 -> f32
+  %wf = tier.load %w {fill = 0.0 : f32} : tensor<4096xbf16> -> !tier.frag<16 x f32>
+  %yf = tier.map %xf, %inv, %wf {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %p = arith.mulf %a, %b : f32
+    %q = arith.mulf %p, %c : f32
+    tier.yield %q : f32
+  } : !tier.frag<16 x f32>, f32, !tier.frag<16 x f32> -> !tier.frag<16 x f32>
+  tier.store %yf, %y : !tier.frag<16 x f32>, tensor<512x4096xbf16>
+  return
+}
+
+// -----
+
 // A cluster of 4 CTAs: __cluster_dims__, the DSMEM buffer (32 warps x 4
 // CTAs = 128 states) declared and the kernel-start cluster arrival made
 // before the row is loaded, its wait just before the cluster tier (which

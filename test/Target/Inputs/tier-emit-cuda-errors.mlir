@@ -90,3 +90,24 @@ func.func @kdot_int8_mma_bf16(%x: tensor<4x256xbf16>, %q: tensor<256x64xi8, #rk.
   tier.store_tile %1, %o : <2 x f32>, tensor<4x64xbf16>
   return
 }
+
+// -----
+
+// Hand-written tier IR: evict_last = 1 on copies of two rows (the planner
+// refuses it: CUDA 13.0's ptxas faults on hinted copies of two).
+// expected-error@below {{schedule evict_last = 1 with staged copies takes one [M, N] input, this kernel stages 2}}
+func.func @evict_two_rows(%x: tensor<512x4096xbf16> {rk.name = "x"}, %r: tensor<512x4096xbf16> {rk.name = "r"},
+               %y: tensor<512x4096xbf16> {rk.name = "out0", tier.output})
+    attributes {tier.arch = "sm_90a",
+                tier.layout = #tier.tv_layout<threads = 256, values = 16, vector = 8, rows = 1>,
+                tier.schedule = #tier.schedule<reduce = block, cluster = 1, staging = async, unroll = 2, min_blocks = 0, evict_last = 1>} {
+  %xf = tier.load %x {fill = 0.0 : f32} : tensor<512x4096xbf16> -> !tier.frag<16 x f32>
+  %rf = tier.load %r {fill = 0.0 : f32} : tensor<512x4096xbf16> -> !tier.frag<16 x f32>
+  %yf = tier.map %xf, %rf {
+  ^bb0(%a: f32, %b: f32):
+    %s = arith.addf %a, %b : f32
+    tier.yield %s : f32
+  } : !tier.frag<16 x f32>, !tier.frag<16 x f32> -> !tier.frag<16 x f32>
+  tier.store %yf, %y : !tier.frag<16 x f32>, tensor<512x4096xbf16>
+  return
+}
