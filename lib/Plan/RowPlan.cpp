@@ -63,6 +63,7 @@ static constexpr int64_t kKeepSmemHeadroom = 4096; // per CTA: reduction buffers
 static constexpr int64_t kKeepL1Room = 32 * 1024; // per CTA, rows with >= 2 [N] operands
 static constexpr int64_t kMaxSplit = 1024; // CTAs per row of the grid tier, at most
 static constexpr int64_t kGridTierSlots = 33; // its shared states: 32 lanes' + the result
+static constexpr int64_t kEvictOperandBytes = 1 << 20; // rule 8: cluster rows' [N] operands below this
 static constexpr int64_t kSplitPasses = 4; // passes of a streamed row per CTA of a split
 // ... of a 32-bit row with [N] operands (their L2 reads leave no room for the
 // second sweep's), over at least kSplitPassesOperandsMinRows rows
@@ -411,27 +412,37 @@ void choosePrefetch(RowPlan &pl, const RowProblem &p, const Target &t) {
 }
 
 void chooseEvict(RowPlan &pl, const RowProblem &p, const Target &t) {
-  // Rows read once by one CTA each, with a result: x loaded evict-last
-  // lets L2 pick the written result lines as victims first (Triton's
-  // first-sweep hint). Measured on the H200 against plain loads
-  // (docs/performance-notes.md, session 41): RMSNorm, LayerNorm, softmax
-  // and log-softmax, bf16 and f32, N = 1k-32k, 1.02-1.05x at 41 of the 46
-  // shapes the rule takes, 1.00-1.01x at four, 0.99x at RMSNorm f32 16k.
-  // Not for clusters (the hint with L1 evict-last too: RMSNorm f32 at 32k /
-  // 256k 0.98x / 0.91x, LayerNorm f32 32k 1.04x: the tuner tries it), not
-  // for two [M, N] inputs or rows without a result (unmeasured; rows read
-  // once without a result load evict-first, codegen revision 14), not for
-  // one-wave grids (latency-bound, unmeasured), and not for rows held in
-  // registers under a launch bound (min_blocks): the hinted loads take
-  // more registers (the policy, addresses without immediate offsets), and
-  // at the bound's cap they spill (RMSNorm f32 16k on the H200, 512
-  // threads x 2 CTAs an SM: 24 bytes, 0.99x; LayerNorm f32 there spills
-  // 20 bytes with or without the hint and measured 1.03x with it: the
-  // tuner finds that, the heuristic does not spill for it).
+  // Rows read once, with a result: x loaded evict-last lets L2 pick the
+  // written result lines as victims first (Triton's first-sweep hint).
+  // Measured on the H200 against plain loads (docs/performance-notes.md):
+  //  - one CTA a row (session 41): RMSNorm, LayerNorm, softmax and
+  //    log-softmax, bf16 and f32, N = 1k-32k, 1.02-1.05x at 41 of the 46
+  //    shapes the rule takes, 1.00-1.01x at four, 0.99x at RMSNorm f32 16k;
+  //  - a row over a cluster, staged asynchronously (session 42, the same
+  //    four ops at 32k-256k, clusters of 2-16): softmax / log-softmax
+  //    1.015-1.037x, RMSNorm bf16 1.018-1.026x, LayerNorm bf16 1.007-
+  //    1.009x, RMSNorm / LayerNorm f32 1.008-1.029x up to 1 MiB of [N]
+  //    operands but 0.983x / 0.963x at 256k (1 / 2 MiB of them: the dead
+  //    evict-last lines of the rows then displace the weights every row
+  //    reads again). So not where the [N] operands reach kEvictOperandBytes,
+  //    and not for cluster rows held in registers or without a reduction
+  //    (their clusters only spread the rows; both unmeasured).
+  // Not for two [M, N] inputs or rows without a result (unmeasured; rows
+  // read once without a result load evict-first, codegen revision 14), not
+  // for one-wave grids (latency-bound, unmeasured), not for split rows
+  // (streamed), and not for rows held in registers under a launch bound
+  // (min_blocks): the hinted loads take more registers (the policy,
+  // addresses without immediate offsets), and at the bound's cap they
+  // spill (RMSNorm f32 16k on the H200, 512 threads x 2 CTAs an SM: 24
+  // bytes, 0.99x).
   // (These conditions are a superset of checkPlan's for the hint: one
   // sweep, one input where copies are staged; it costs no resource the
   // planner counts, so nothing else to check.)
-  pl.evictLast = t.hasClusters() && pl.oneSweep() && pl.ctasPerRow() == 1 &&
+  bool cluster = pl.ctasPerRow() > 1;
+  int64_t operandBytes = (int64_t)p.rowVectorInputs * p.cols * p.elemBytes;
+  pl.evictLast = t.hasClusters() && pl.oneSweep() && pl.split == 1 &&
+                 (!cluster || (pl.staging == Staging::Async && p.reductionDepth > 0 &&
+                               operandBytes < kEvictOperandBytes)) &&
                  p.outputRowBytes > 0 && oneRowInput(p) && !oneWave(pl, p, t) &&
                  !(pl.staging == Staging::Registers && pl.minBlocks > 0);
 }
@@ -714,6 +725,33 @@ static Expected<RowPlan> planRowWith(const RowProblem &p, const Target &t,
     k = std::max<int64_t>(k, 1);
     cluster = std::min<int64_t>(pow2Ceil(ceilDiv(nvec, threads * k)), t.maxCluster);
   }
+  // A row of one 32-bit input and one 32-bit result that would take a
+  // cluster of 2 takes one CTA of the most threads instead, staged
+  // asynchronously, where that CTA holds it (fast memory per SM, more than
+  // a wave of rows): no DSMEM barrier, and the row's copies in flight in
+  // shared memory rather than in registers. Measured on the H200 (`rkc
+  // tune --try`, docs/performance-notes.md, session 42): RMSNorm f32 at N
+  // = 32768 1024 x 32 async 4.17 TB/s against the cluster's 3.98 (1.05x);
+  // 512 x 64 async 0.90x (one CTA an SM). LayerNorm f32 there holds more
+  // fragments than 1024 threads fit and keeps the cluster.
+  bool oneCtaStaged = false;
+  if (clusterAsync && cluster == 2 && o.threads <= 0 && o.cluster <= 0 && o.values <= 0 &&
+      t.fastMemory() && p.inputElemBytes == 4 && p.inputRowBytes == 4 && p.outputRowBytes == 4 &&
+      p.rowMathOps == 0 && p.rows >= 2 * t.planSms()) {
+    int64_t most = t.maxThreadsPerCta;
+    int64_t per = ceilDiv(nvec, most);
+    // checkPlan's register count (kmaxFor keeps 16 registers of margin
+    // that the staged row's copies do not need; ptxas -v: no spill).
+    if (per * pl.vector * std::max(p.liveFragsStaged, 1.0) <= registersPerThread(most) &&
+        per * pl.vector * most * p.inputRowBytes + kKeepSmemHeadroom <= t.maxSmemPerCta) {
+      threads = most;
+      cluster = 1;
+      oneCtaStaged = true;
+      note(llvm::formatv("one CTA of {0} threads, staged asynchronously, holds the row a "
+                         "cluster of 2 would split (32-bit rows, fast memory per SM)",
+                         most));
+    }
+  }
   // A read-once row (no [M, N] result: cross-entropy, logsumexp; one
   // reduction deep once rk-fuse-reductions formed its online combiners)
   // that needs a cluster is streamed instead: staging buys nothing when
@@ -777,7 +815,7 @@ static Expected<RowPlan> planRowWith(const RowProblem &p, const Target &t,
   pl.threads = threads;
   pl.cluster = cluster;
   int64_t chunks = ceilDiv(nvec, threads * cluster);
-  bool fits = chunks <= kmax || o.values > 0 || registersAtEdge;
+  bool fits = chunks <= kmax || o.values > 0 || registersAtEdge || oneCtaStaged;
   pl.staging = o.staging >= 0 ? (Staging)o.staging
                               : (!fits || readOnce || elementwise ? Staging::Stream
                                  : clusterAsync ? Staging::Async
@@ -979,9 +1017,23 @@ static Expected<RowPlan> planRowWith(const RowProblem &p, const Target &t,
   if (o.minBlocks >= 0)
     pl.minBlocks = o.minBlocks; // else 0, or 2 for the streamed 16-bit rows above
   else if (twoCtas && pl.ctasPerRow() == 1 && pl.staging == Staging::Registers) {
-    pl.minBlocks = 2;
-    note("min_blocks = 2: two CTAs an SM, one loading while the other reduces (fast "
-         "memory per SM)");
+    // Rule 3's two CTAs an SM hold the row in registers under the cap of
+    // min_blocks = 2; a row of 32-bit data staged asynchronously instead (no cap: the copies
+    // wait in shared memory, not registers) they ran faster on the H200
+    // (`rkc tune --try`, docs/performance-notes.md, session 42): RMSNorm
+    // f32 at N = 16384 1.039x, LayerNorm f32 1.056x (async with the cap
+    // 1.036x / 1.051x).
+    RowPlan async = pl;
+    async.staging = Staging::Async;
+    if (o.staging < 0 && p.inputElemBytes == 4 && checkPlan(async, p, t).empty()) {
+      pl = async;
+      note("staging = async without min_blocks: two CTAs an SM's rows of 32-bit data wait in "
+           "shared memory, not in registers under a launch bound (fast memory per SM)");
+    } else {
+      pl.minBlocks = 2;
+      note("min_blocks = 2: two CTAs an SM, one loading while the other reduces (fast "
+           "memory per SM)");
+    }
   }
   // Kept passes: a streamed row with a result is swept twice (statistics,
   // then outputs), and the second sweep re-reads it. The first sweep keeps

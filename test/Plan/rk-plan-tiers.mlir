@@ -713,6 +713,7 @@ func.func @rms_f32(%x: tensor<8x32768xf32> {rk.name = "x"}, %w: tensor<32768xf32
 // expected-remark@below {{plan: cluster = 2: the row is split over the CTAs of a cluster and reduced through DSMEM}}
 // expected-remark@below {{plan: rows per CTA: 1 (256 threads)}}
 // expected-remark@below {{plan: reductions climb to the cluster tier}}
+// expected-remark@below {{plan: evict = last: the row is loaded with an evict-last L2 policy, so that L2 evicts the written results first}}
 // expected-remark@below {{plan: staging = async: the row is copied to shared memory with cp.async and read back where it is used; global memory is read once}}
 func.func @rms_f32_many(%x: tensor<4096x32768xf32> {rk.name = "x"}, %w: tensor<32768xf32> {rk.name = "w"}) -> tensor<4096x32768xf32> {
   %eps = arith.constant 9.99999997E-7 : f32
@@ -741,7 +742,7 @@ func.func @rms_f32_many(%x: tensor<4096x32768xf32> {rk.name = "x"}, %w: tensor<3
   return %5 : tensor<4096x32768xf32>
 }
 // RMS-LABEL: func.func @rms_f32_many
-// RMS-SAME:    tier.schedule = #tier.schedule<reduce = cluster, cluster = 2, staging = async, unroll = 16, min_blocks = 0>}
+// RMS-SAME:    tier.schedule = #tier.schedule<reduce = cluster, cluster = 2, staging = async, unroll = 16, min_blocks = 0, evict_last = 1>}
 
 // RMSNorm with a bias, bf16, 128 x 32768 (more than a wave of clusters of 2): x (1) + w and b (1/2 each, packed
 // where first used, after the reduction) = 2 live fragments. 1024 threads
@@ -1030,6 +1031,7 @@ func.func @stream_f32_no_operands(%x: tensor<128x1048576xf32> {rk.name = "x"}) -
 // expected-remark@below {{plan: cluster = 2: the row is split over the CTAs of a cluster and reduced through DSMEM}}
 // expected-remark@below {{plan: rows per CTA: 1 (256 threads)}}
 // expected-remark@below {{plan: reductions climb to the cluster tier}}
+// expected-remark@below {{plan: evict = last: the row is loaded with an evict-last L2 policy, so that L2 evicts the written results first}}
 // expected-remark@below {{plan: staging = async: the row is copied to shared memory with cp.async and read back where it is used; global memory is read once}}
 func.func @edge_exp(%x: tensor<4096x32768xbf16> {rk.name = "x"}, %w: tensor<32768xbf16> {rk.name = "w"}, %b: tensor<32768xbf16> {rk.name = "b"}) -> tensor<4096x32768xbf16> {
   %0 = rk.reduce add %x : tensor<4096x32768xbf16> -> tensor<4096xf32>
@@ -1059,6 +1061,7 @@ func.func @edge_exp(%x: tensor<4096x32768xbf16> {rk.name = "x"}, %w: tensor<3276
 // expected-remark@below {{plan: cluster = 2: the row is split over the CTAs of a cluster and reduced through DSMEM}}
 // expected-remark@below {{plan: rows per CTA: 1 (256 threads)}}
 // expected-remark@below {{plan: reductions climb to the cluster tier}}
+// expected-remark@below {{plan: evict = last: the row is loaded with an evict-last L2 policy, so that L2 evicts the written results first}}
 // expected-remark@below {{plan: staging = async: the row is copied to shared memory with cp.async and read back where it is used; global memory is read once}}
 func.func @edge_held_result(%x: tensor<4096x32768xbf16> {rk.name = "x"}) -> (tensor<4096x32768xbf16>, tensor<4096x32768xbf16>) {
   %z = rk.map %x {
@@ -1611,6 +1614,7 @@ func.func @scaled_bf16_cluster(%x: tensor<8x65536xbf16>, %w: tensor<65536xbf16>)
 // expected-remark@below {{plan: cluster = 4: the row is split over the CTAs of a cluster and reduced through DSMEM}}
 // expected-remark@below {{plan: rows per CTA: 1 (256 threads)}}
 // expected-remark@below {{plan: reductions climb to the cluster tier}}
+// expected-remark@below {{plan: evict = last: the row is loaded with an evict-last L2 policy, so that L2 evicts the written results first}}
 // expected-remark@below {{plan: staging = async: the row is copied to shared memory with cp.async and read back where it is used; global memory is read once}}
 func.func @scale_shift_bf16_cluster(%x: tensor<2048x65536xbf16>, %w: tensor<65536xbf16>, %b: tensor<65536xbf16>) -> tensor<2048x65536xbf16> {
   %m = rk.reduce max %x : tensor<2048x65536xbf16> -> tensor<2048xf32>
@@ -1749,7 +1753,8 @@ func.func @bad_dram(%x: tensor<64x4096xbf16>) -> tensor<64xf32> {
 // Planned for an H200 (4917 GB/s over 132 SMs: 37 GB/s an SM, fast memory
 // per SM; docs/planner.md rule 3). RMSNorm f32 at N = 16384 (x and w, 2
 // live fragments: 1024 threads x 16 values by the estimate) takes two CTAs
-// of 512 threads an SM (min_blocks = 2); a read-only f32 row of 4096 takes
+// of 512 threads an SM, the row staged asynchronously (no min_blocks: it
+// waits in shared memory, session 42); a read-only f32 row of 4096 takes
 // 8 vector loads a thread, 128 threads. The H100 (3352 GB/s: 25 GB/s an
 // SM) and a device of unknown bandwidth keep 1024 x 16 and 256 x 16.
 // expected-remark@below {{plan: for a device of 4917 GB/s (fast memory per SM)}}
@@ -1758,8 +1763,9 @@ func.func @bad_dram(%x: tensor<64x4096xbf16>) -> tensor<64xf32> {
 // expected-remark@below {{plan: cluster = 1}}
 // expected-remark@below {{plan: rows per CTA: 1 (512 threads)}}
 // expected-remark@below {{plan: reductions climb to the block tier}}
-// expected-remark@below {{plan: min_blocks = 2: two CTAs an SM, one loading while the other reduces (fast memory per SM)}}
-// expected-remark@below {{plan: staging = registers: the row stays in registers and is read from global memory once}}
+// expected-remark@below {{plan: staging = async without min_blocks: two CTAs an SM's rows of 32-bit data wait in shared memory, not in registers under a launch bound (fast memory per SM)}}
+// expected-remark@below {{plan: evict = last: the row is loaded with an evict-last L2 policy, so that L2 evicts the written results first}}
+// expected-remark@below {{plan: staging = async: the row is copied to shared memory with cp.async and read back where it is used; global memory is read once}}
 func.func @rms_f32_16k(%x: tensor<4096x16384xf32> {rk.name = "x"}, %w: tensor<16384xf32> {rk.name = "w"}) -> tensor<4096x16384xf32> {
   %eps = arith.constant 9.99999997E-7 : f32
   %n = arith.constant 1.638400e+04 : f32
@@ -1787,9 +1793,132 @@ func.func @rms_f32_16k(%x: tensor<4096x16384xf32> {rk.name = "x"}, %w: tensor<16
   return %5 : tensor<4096x16384xf32>
 }
 // FAST-LABEL: func.func @rms_f32_16k
-// FAST-SAME:    tier.tv_layout<threads = 512, values = 32, vector = 4, rows = 1>, tier.schedule = #tier.schedule<reduce = block, cluster = 1, staging = registers, unroll = 8, min_blocks = 2>}
+// FAST-SAME:    tier.tv_layout<threads = 512, values = 32, vector = 4, rows = 1>, tier.schedule = #tier.schedule<reduce = block, cluster = 1, staging = async, unroll = 8, min_blocks = 0, evict_last = 1>}
 // NOT-FAST-LABEL: func.func @rms_f32_16k
 // NOT-FAST-SAME:    tier.tv_layout<threads = 1024, values = 16, vector = 4, rows = 1>, tier.schedule = #tier.schedule<reduce = block, cluster = 1, staging = registers, unroll = 4, min_blocks = 0, evict_last = 1>}
+
+// RMSNorm f32 at N = 32768, more than a wave of rows: the registers layout
+// would need a cluster of 2; on fast memory one CTA of 1024 threads holds
+// the row staged asynchronously (rule 4, session 42), elsewhere the cluster.
+// expected-remark@below {{plan: for a device of 4917 GB/s (fast memory per SM)}}
+// expected-remark@below {{plan: vector = 4: 16-byte accesses of 4-byte elements}}
+// expected-remark@below {{plan: one CTA of 1024 threads, staged asynchronously, holds the row a cluster of 2 would split (32-bit rows, fast memory per SM)}}
+// expected-remark@below {{plan: 1024 threads per row, 32 values per thread (8 vector loads in flight)}}
+// expected-remark@below {{plan: cluster = 1}}
+// expected-remark@below {{plan: rows per CTA: 1 (1024 threads)}}
+// expected-remark@below {{plan: reductions climb to the block tier}}
+// expected-remark@below {{plan: evict = last: the row is loaded with an evict-last L2 policy, so that L2 evicts the written results first}}
+// expected-remark@below {{plan: staging = async: the row is copied to shared memory with cp.async and read back where it is used; global memory is read once}}
+func.func @rms_f32_32k(%x: tensor<4096x32768xf32> {rk.name = "x"}, %w: tensor<32768xf32> {rk.name = "w"}) -> tensor<4096x32768xf32> {
+  %eps = arith.constant 9.99999997E-7 : f32
+  %n = arith.constant 3.276800e+04 : f32
+  %0 = rk.map %x {
+  ^bb0(%a: f32):
+    %6 = arith.mulf %a, %a : f32
+    rk.yield %6 : f32
+  } : tensor<4096x32768xf32> -> tensor<4096x32768xf32>
+  %1 = rk.reduce add %0 : tensor<4096x32768xf32> -> tensor<4096xf32>
+  %2 = rk.map %1, %n, %eps {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %6 = arith.divf %a, %b : f32
+    %7 = arith.addf %6, %c : f32
+    %8 = math.rsqrt %7 : f32
+    rk.yield %8 : f32
+  } : tensor<4096xf32>, f32, f32 -> tensor<4096xf32>
+  %3 = rk.broadcast %2 dims [0] : tensor<4096xf32> -> tensor<4096x32768xf32>
+  %4 = rk.broadcast %w dims [1] : tensor<32768xf32> -> tensor<4096x32768xf32>
+  %5 = rk.map %x, %3, %4 {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %6 = arith.mulf %a, %b : f32
+    %7 = arith.mulf %6, %c : f32
+    rk.yield %7 : f32
+  } : tensor<4096x32768xf32>, tensor<4096x32768xf32>, tensor<4096x32768xf32> -> tensor<4096x32768xf32>
+  return %5 : tensor<4096x32768xf32>
+}
+// FAST-LABEL: func.func @rms_f32_32k
+// FAST-SAME:    tier.tv_layout<threads = 1024, values = 32, vector = 4, rows = 1>, tier.schedule = #tier.schedule<reduce = block, cluster = 1, staging = async, unroll = 8, min_blocks = 0, evict_last = 1>}
+// NOT-FAST-LABEL: func.func @rms_f32_32k
+// NOT-FAST-SAME:    tier.tv_layout<threads = 256, values = 64, vector = 4, rows = 1>, tier.schedule = #tier.schedule<reduce = cluster, cluster = 2, staging = async, unroll = 16, min_blocks = 0, evict_last = 1>}
+
+// Rule 8 on rows over a cluster, staged asynchronously: evict-last below 1
+// MiB of [N] operands (RMSNorm bf16 at 65536: 128 KiB), plain loads from
+// there (RMSNorm f32 at 262144: a 1 MiB weight; session 42).
+// expected-remark@below {{plan: for a device of 4917 GB/s (fast memory per SM)}}
+// expected-remark@below {{plan: vector = 4: 16-byte accesses of 4-byte elements}}
+// expected-remark@below {{plan: 256 threads per row, 64 values per thread (16 vector loads in flight)}}
+// expected-remark@below {{plan: cluster = 16: the row is split over the CTAs of a cluster and reduced through DSMEM}}
+// expected-remark@below {{plan: rows per CTA: 1 (256 threads)}}
+// expected-remark@below {{plan: reductions climb to the cluster tier}}
+// expected-remark@below {{plan: staging = async: the row is copied to shared memory with cp.async and read back where it is used; global memory is read once}}
+func.func @rms_f32_256k(%x: tensor<512x262144xf32> {rk.name = "x"}, %w: tensor<262144xf32> {rk.name = "w"}) -> tensor<512x262144xf32> {
+  %eps = arith.constant 9.99999997E-7 : f32
+  %n = arith.constant 2.621440e+05 : f32
+  %0 = rk.map %x {
+  ^bb0(%a: f32):
+    %6 = arith.mulf %a, %a : f32
+    rk.yield %6 : f32
+  } : tensor<512x262144xf32> -> tensor<512x262144xf32>
+  %1 = rk.reduce add %0 : tensor<512x262144xf32> -> tensor<512xf32>
+  %2 = rk.map %1, %n, %eps {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %6 = arith.divf %a, %b : f32
+    %7 = arith.addf %6, %c : f32
+    %8 = math.rsqrt %7 : f32
+    rk.yield %8 : f32
+  } : tensor<512xf32>, f32, f32 -> tensor<512xf32>
+  %3 = rk.broadcast %2 dims [0] : tensor<512xf32> -> tensor<512x262144xf32>
+  %4 = rk.broadcast %w dims [1] : tensor<262144xf32> -> tensor<512x262144xf32>
+  %5 = rk.map %x, %3, %4 {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %6 = arith.mulf %a, %b : f32
+    %7 = arith.mulf %6, %c : f32
+    rk.yield %7 : f32
+  } : tensor<512x262144xf32>, tensor<512x262144xf32>, tensor<512x262144xf32> -> tensor<512x262144xf32>
+  return %5 : tensor<512x262144xf32>
+}
+// FAST-LABEL: func.func @rms_f32_256k
+// FAST-SAME:    tier.schedule = #tier.schedule<reduce = cluster, cluster = 16, staging = async, unroll = 16, min_blocks = 0>}
+// NOT-FAST-LABEL: func.func @rms_f32_256k
+// NOT-FAST-SAME:    tier.schedule = #tier.schedule<reduce = cluster, cluster = 16, staging = async, unroll = 16, min_blocks = 0>}
+
+// expected-remark@below {{plan: for a device of 4917 GB/s (fast memory per SM)}}
+// expected-remark@below {{plan: vector = 8: 16-byte accesses of 2-byte elements}}
+// expected-remark@below {{plan: 256 threads per row, 64 values per thread (8 vector loads in flight)}}
+// expected-remark@below {{plan: cluster = 4: the row is split over the CTAs of a cluster and reduced through DSMEM}}
+// expected-remark@below {{plan: rows per CTA: 1 (256 threads)}}
+// expected-remark@below {{plan: reductions climb to the cluster tier}}
+// expected-remark@below {{plan: evict = last: the row is loaded with an evict-last L2 policy, so that L2 evicts the written results first}}
+// expected-remark@below {{plan: staging = async: the row is copied to shared memory with cp.async and read back where it is used; global memory is read once}}
+func.func @rms_bf16_64k(%x: tensor<2048x65536xbf16> {rk.name = "x"}, %w: tensor<65536xbf16> {rk.name = "w"}) -> tensor<2048x65536xbf16> {
+  %eps = arith.constant 9.99999997E-7 : f32
+  %n = arith.constant 6.553600e+04 : f32
+  %0 = rk.map %x {
+  ^bb0(%a: f32):
+    %6 = arith.mulf %a, %a : f32
+    rk.yield %6 : f32
+  } : tensor<2048x65536xbf16> -> tensor<2048x65536xf32>
+  %1 = rk.reduce add %0 : tensor<2048x65536xf32> -> tensor<2048xf32>
+  %2 = rk.map %1, %n, %eps {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %6 = arith.divf %a, %b : f32
+    %7 = arith.addf %6, %c : f32
+    %8 = math.rsqrt %7 : f32
+    rk.yield %8 : f32
+  } : tensor<2048xf32>, f32, f32 -> tensor<2048xf32>
+  %3 = rk.broadcast %2 dims [0] : tensor<2048xf32> -> tensor<2048x65536xf32>
+  %4 = rk.broadcast %w dims [1] : tensor<65536xbf16> -> tensor<2048x65536xbf16>
+  %5 = rk.map %x, %3, %4 {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %6 = arith.mulf %a, %b : f32
+    %7 = arith.mulf %6, %c : f32
+    rk.yield %7 : f32
+  } : tensor<2048x65536xbf16>, tensor<2048x65536xf32>, tensor<2048x65536xbf16> -> tensor<2048x65536xbf16>
+  return %5 : tensor<2048x65536xbf16>
+}
+// FAST-LABEL: func.func @rms_bf16_64k
+// FAST-SAME:    tier.schedule = #tier.schedule<reduce = cluster, cluster = 4, staging = async, unroll = 8, min_blocks = 0, evict_last = 1>}
+// NOT-FAST-LABEL: func.func @rms_bf16_64k
+// NOT-FAST-SAME:    tier.schedule = #tier.schedule<reduce = cluster, cluster = 4, staging = async, unroll = 8, min_blocks = 0, evict_last = 1>}
 
 // expected-remark@below {{plan: for a device of 4917 GB/s (fast memory per SM)}}
 // expected-remark@below {{plan: vector = 4: 16-byte accesses of 4-byte elements}}
