@@ -731,9 +731,13 @@ static Expected<RowPlan> planRowWith(const RowProblem &p, const Target &t,
   // a wave of rows): no DSMEM barrier, and the row's copies in flight in
   // shared memory rather than in registers. Measured on the H200 (`rkc
   // tune --try`, docs/performance-notes.md, session 42): RMSNorm f32 at N
-  // = 32768 1024 x 32 async 4.17 TB/s against the cluster's 3.98 (1.05x);
-  // 512 x 64 async 0.90x (one CTA an SM). LayerNorm f32 there holds more
-  // fragments than 1024 threads fit and keeps the cluster.
+  // = 32768 1024 x 32 async 4.17 TB/s against the cluster's 3.98 (1.05x;
+  // 512 x 64 async 0.90x: one CTA an SM); the rule against the cluster
+  // (bench/results/2026-11-29-h200-rules-ab-fb64d11.txt): RMSNorm f32 at
+  // 20480 / 24576 / 32768 1.052x / 0.980x / 1.053x (at 24576, 24 values
+  // over exactly the row, ptxas spills 16 bytes), LayerNorm f32 at 20480
+  // 1.028x. LayerNorm f32 at 24576-32768 holds more fragments than 1024
+  // threads fit and keeps the cluster.
   bool oneCtaStaged = false;
   if (clusterAsync && cluster == 2 && o.threads <= 0 && o.cluster <= 0 && o.values <= 0 &&
       t.fastMemory() && p.inputElemBytes == 4 && p.inputRowBytes == 4 && p.outputRowBytes == 4 &&
@@ -1022,7 +1026,8 @@ static Expected<RowPlan> planRowWith(const RowProblem &p, const Target &t,
     // wait in shared memory, not registers) they ran faster on the H200
     // (`rkc tune --try`, docs/performance-notes.md, session 42): RMSNorm
     // f32 at N = 16384 1.039x, LayerNorm f32 1.056x (async with the cap
-    // 1.036x / 1.051x).
+    // 1.036x / 1.051x); the rule against the registers plan at 12288 /
+    // 16384: RMSNorm 1.095x / 1.038x, LayerNorm 0.974x / 1.053x.
     RowPlan async = pl;
     async.staging = Staging::Async;
     if (o.staging < 0 && p.inputElemBytes == 4 && checkPlan(async, p, t).empty()) {

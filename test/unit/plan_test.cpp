@@ -288,9 +288,10 @@ int main() {
   expectEq(lookupTarget("sm_90a", 78, 4000)->fastMemory(), 1, "H20: fast memory");
   // Rule 3 on fast memory: a row of one f32 input and one f32 result that
   // one 1024-thread CTA would hold (2 live fragments: RMSNorm) takes two
-  // 512-thread CTAs an SM (min_blocks = 2); elsewhere, and for rows of
-  // two inputs and two results or rows mapped through math functions, it
-  // keeps 1024 threads. Shorter rows are unchanged.
+  // 512-thread CTAs an SM, staged asynchronously without a launch bound
+  // (asked to stay in registers: min_blocks = 2); elsewhere, and for rows
+  // of two inputs and two results or rows mapped through math functions,
+  // it keeps 1024 threads. Shorter rows are unchanged.
   RowProblem norm = rowProblem(8192, 16384, 4, true);
   norm.liveFrags = 2;
   for (int gbs : {0, 3352}) {
@@ -301,7 +302,48 @@ int main() {
   RowPlan fast = rowPlan(norm, "sm_90a", "", 4917);
   expectEq(fast.threads, 512, "f32 x 16384 norm, fast memory: threads");
   expectEq(fast.values, 32, "f32 x 16384 norm, fast memory: values");
-  expectEq(fast.minBlocks, 2, "f32 x 16384 norm, fast memory: min_blocks");
+  expectEq(fast.minBlocks, 0, "f32 x 16384 norm, fast memory: min_blocks");
+  expectEq(fast.staging == Staging::Async, 1, "f32 x 16384 norm, fast memory: async");
+  expectEq(fast.evictLast, 1, "f32 x 16384 norm, fast memory: rule 8's hint");
+  RowPlan bound = rowPlan(norm, "sm_90a", "staging=registers", 4917);
+  expectEq(bound.minBlocks, 2, "f32 x 16384 norm, fast memory, registers asked: min_blocks");
+  expectEq(bound.evictLast, 0, "f32 x 16384 norm, fast memory, registers asked: no hint");
+  // Rule 4 on fast memory: where the registers layout takes a cluster of 2
+  // (N = 32768), one CTA of 1024 threads staged asynchronously, if its
+  // registers hold values x live; not where they do not (3 live
+  // fragments), nor on slower memory.
+  RowProblem norm32k = norm;
+  norm32k.cols = 32768;
+  norm32k.rows = 4096;
+  norm32k.liveFragsStaged = 2;
+  RowPlan one = rowPlan(norm32k, "sm_90a", "", 4917);
+  expectEq(one.threads, 1024, "f32 x 32768 norm, fast memory: threads");
+  expectEq(one.cluster, 1, "f32 x 32768 norm, fast memory: one CTA");
+  expectEq(one.values, 32, "f32 x 32768 norm, fast memory: values");
+  expectEq(one.staging == Staging::Async, 1, "f32 x 32768 norm, fast memory: async");
+  expectEq(rowPlan(norm32k, "sm_90a", "", 3352).cluster, 2,
+           "f32 x 32768 norm, not fast memory: a cluster of 2");
+  RowProblem heavy32k = norm32k;
+  heavy32k.liveFragsStaged = 3;
+  expectEq(rowPlan(heavy32k, "sm_90a", "", 4917).cluster, 2,
+           "f32 x 32768, 3 live fragments, fast memory: a cluster of 2");
+  expectEq(rowPlan(norm32k, "sm_90a", "cluster=2", 4917).threads, 256,
+           "f32 x 32768 norm, fast memory, cluster asked: its threads");
+  // Rule 8 over a cluster: staged rows with a reduction and under 1 MiB of
+  // [N] operands take the hint (f32 at 65536: 256 KiB), 1 MiB does not
+  // (262144), nor a cluster of rows in registers.
+  RowProblem norm64k = norm;
+  norm64k.cols = 65536;
+  norm64k.rows = 2048;
+  RowPlan c64 = rowPlan(norm64k, "sm_90a");
+  expectEq(c64.cluster > 1 && c64.staging == Staging::Async, 1, "f32 x 65536: async cluster");
+  expectEq(c64.evictLast, 1, "f32 x 65536, a cluster: rule 8's hint");
+  RowProblem norm256k = norm;
+  norm256k.cols = 262144;
+  norm256k.rows = 512;
+  expectEq(rowPlan(norm256k, "sm_90a").evictLast, 0, "f32 x 262144, 1 MiB of [N] operands: no hint");
+  expectEq(rowPlan(norm64k, "sm_90a", "staging=registers").evictLast, 0,
+           "f32 x 65536, a registers cluster: no hint");
   expectEq(rowPlan(norm, "sm_90a", "threads=1024", 4917).minBlocks, 0,
            "f32 x 16384 norm, fast memory, threads overridden: min_blocks");
   RowProblem norm8k = norm;
