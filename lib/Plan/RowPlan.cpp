@@ -63,7 +63,7 @@ static constexpr int64_t kKeepSmemHeadroom = 4096; // per CTA: reduction buffers
 static constexpr int64_t kKeepL1Room = 32 * 1024; // per CTA, rows with >= 2 [N] operands
 static constexpr int64_t kMaxSplit = 1024; // CTAs per row of the grid tier, at most
 static constexpr int64_t kGridTierSlots = 33; // its shared states: 32 lanes' + the result
-static constexpr int64_t kEvictOperandBytes = 1 << 20; // rule 8: cluster rows' [N] operands below this
+static constexpr int64_t kEvictOperandBytes = 1 << 20; // rule 8 on clusters: [N] operands below
 static constexpr int64_t kSplitPasses = 4; // passes of a streamed row per CTA of a split
 // ... of a 32-bit row with [N] operands (their L2 reads leave no room for the
 // second sweep's), over at least kSplitPassesOperandsMinRows rows
@@ -745,7 +745,9 @@ static Expected<RowPlan> planRowWith(const RowProblem &p, const Target &t,
     int64_t most = t.maxThreadsPerCta;
     int64_t per = ceilDiv(nvec, most);
     // checkPlan's register count (kmaxFor keeps 16 registers of margin
-    // that the staged row's copies do not need; ptxas -v: no spill).
+    // that the staged row's copies do not need; ptxas -v on RMSNorm and
+    // LayerNorm f32 at 17408-32768: no spill but RMSNorm at 24576's 16
+    // bytes).
     if (per * pl.vector * std::max(p.liveFragsStaged, 1.0) <= registersPerThread(most) &&
         per * pl.vector * most * p.inputRowBytes + kKeepSmemHeadroom <= t.maxSmemPerCta) {
       threads = most;
@@ -1021,13 +1023,14 @@ static Expected<RowPlan> planRowWith(const RowProblem &p, const Target &t,
   if (o.minBlocks >= 0)
     pl.minBlocks = o.minBlocks; // else 0, or 2 for the streamed 16-bit rows above
   else if (twoCtas && pl.ctasPerRow() == 1 && pl.staging == Staging::Registers) {
-    // Rule 3's two CTAs an SM hold the row in registers under the cap of
-    // min_blocks = 2; a row of 32-bit data staged asynchronously instead (no cap: the copies
-    // wait in shared memory, not registers) they ran faster on the H200
-    // (`rkc tune --try`, docs/performance-notes.md, session 42): RMSNorm
-    // f32 at N = 16384 1.039x, LayerNorm f32 1.056x (async with the cap
-    // 1.036x / 1.051x); the rule against the registers plan at 12288 /
-    // 16384: RMSNorm 1.095x / 1.038x, LayerNorm 0.974x / 1.053x.
+    // Rule 3's two CTAs an SM would hold the row in registers under the
+    // cap of min_blocks = 2. Rows of 32-bit data are staged asynchronously
+    // instead, without the cap (the copies wait in shared memory, not in
+    // registers): faster on the H200 (`rkc tune --try`,
+    // docs/performance-notes.md, session 42), RMSNorm f32 at N = 16384
+    // 1.039x, LayerNorm f32 1.056x (async with the cap 1.036x / 1.051x);
+    // the rule against the registers plan at 12288 / 16384: RMSNorm 1.095x
+    // / 1.038x, LayerNorm 0.974x / 1.053x.
     RowPlan async = pl;
     async.staging = Staging::Async;
     if (o.staging < 0 && p.inputElemBytes == 4 && checkPlan(async, p, t).empty()) {

@@ -341,7 +341,8 @@ int main() {
   RowProblem norm256k = norm;
   norm256k.cols = 262144;
   norm256k.rows = 512;
-  expectEq(rowPlan(norm256k, "sm_90a").evictLast, 0, "f32 x 262144, 1 MiB of [N] operands: no hint");
+  expectEq(rowPlan(norm256k, "sm_90a").evictLast, 0,
+           "f32 x 262144, 1 MiB of [N] operands: no hint");
   expectEq(rowPlan(norm64k, "sm_90a", "staging=registers").evictLast, 0,
            "f32 x 65536, a registers cluster: no hint");
   expectEq(rowPlan(norm, "sm_90a", "threads=1024", 4917).minBlocks, 0,
