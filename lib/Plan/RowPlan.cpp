@@ -167,9 +167,10 @@ Expected<PlanOverride> parseOverride(StringRef text) {
   llvm::SmallVector<StringRef> items;
   text.split(items, ',', -1, /*KeepEmpty=*/false);
   for (StringRef item : items) {
-    auto [key, val] = item.trim().split('=');
-    key = key.trim();
-    val = val.trim();
+    // Plain variables, not a structured binding: a lambda may not capture
+    // one before C++20 (clang rejects it; the fuzz build is clang's).
+    std::pair<StringRef, StringRef> kv = item.trim().split('=');
+    StringRef key = kv.first.trim(), val = kv.second.trim();
     auto kw = llvm::find_if(kKeywordFields, [&](const KeywordField &f) { return key == f.key; });
     if (kw != std::end(kKeywordFields)) {
       Expected<int> code = keywordValue(*kw, val);
