@@ -738,11 +738,16 @@ static Expected<RowPlan> planRowWith(const RowProblem &p, const Target &t,
   // 20480 / 24576 / 32768 1.052x / 0.980x / 1.053x (at 24576, 24 values
   // over exactly the row, ptxas spills 16 bytes), LayerNorm f32 at 20480
   // 1.028x. LayerNorm f32 at 24576-32768 holds more fragments than 1024
-  // threads fit and keeps the cluster.
+  // threads fit and keeps the cluster. Only rows whose reductions wait
+  // with the row input alone (liveAtReductions, as the registers edge
+  // below): random programs holding more across them (test/gpu/
+  // random_specs.py seeds 55, 80, 102, 149) took 104-175 registers in the
+  // cluster and spilled 8-36 bytes at 1024 threads (ptxas -v; bench/
+  // results/2026-11-29-cpu-rules-random-ptxas.txt).
   bool oneCtaStaged = false;
   if (clusterAsync && cluster == 2 && o.threads <= 0 && o.cluster <= 0 && o.values <= 0 &&
       t.fastMemory() && p.inputElemBytes == 4 && p.inputRowBytes == 4 && p.outputRowBytes == 4 &&
-      p.rowMathOps == 0 && p.rows >= 2 * t.planSms()) {
+      p.rowMathOps == 0 && p.liveAtReductions <= 1.0 && p.rows >= 2 * t.planSms()) {
     int64_t most = t.maxThreadsPerCta;
     int64_t per = ceilDiv(nvec, most);
     // checkPlan's register count (kmaxFor keeps 16 registers of margin

@@ -329,6 +329,10 @@ int main() {
            "f32 x 32768, 3 live fragments, fast memory: a cluster of 2");
   expectEq(rowPlan(norm32k, "sm_90a", "cluster=2", 4917).threads, 256,
            "f32 x 32768 norm, fast memory, cluster asked: its threads");
+  RowProblem heldAcross = norm32k;
+  heldAcross.liveAtReductions = 2;
+  expectEq(rowPlan(heldAcross, "sm_90a", "", 4917).cluster, 2,
+           "f32 x 32768, more than the row held across the reductions: a cluster of 2");
   // Rule 8 over a cluster: staged rows with a reduction and under 1 MiB of
   // [N] operands take the hint (f32 at 65536: 256 KiB), 1 MiB does not
   // (262144), nor a cluster of rows in registers.
