@@ -677,6 +677,24 @@ RKC_DEVICE void cp_async_16(void *smem, const void *gmem) {
                : "memory");
 }
 
+namespace detail {
+/// The asm text of a 16-byte cp.async that allocates its L2 line with the
+/// policy EVICT ("evict_first", "evict_last"), made in place
+/// (`createpolicy.fractional`, fraction 1.0): inline asm takes a literal.
+#define RKC_CP_ASYNC_16_HINTED(EVICT)                                           \
+  "{\n\t.reg .b64 pol;\n\tcreatepolicy.fractional.L2::" EVICT ".b64 pol, 1.0;\n\t" \
+  "cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, pol;\n\t}"
+/// cp_async_16_stream (EVICT_LAST false) / cp_async_16_keep (true).
+template <bool EVICT_LAST> RKC_DEVICE void cp_async_16_hinted(void *smem, const void *gmem) {
+  const u32 a = smem_addr(smem);
+  if constexpr (EVICT_LAST)
+    asm volatile(RKC_CP_ASYNC_16_HINTED("evict_last") : : "r"(a), "l"(gmem) : "memory");
+  else
+    asm volatile(RKC_CP_ASYNC_16_HINTED("evict_first") : : "r"(a), "l"(gmem) : "memory");
+}
+#undef RKC_CP_ASYNC_16_HINTED
+} // namespace detail
+
 /// As cp_async_16, for data the kernel reads once and nothing reads after
 /// it: the line is allocated in L2 with an evict-first policy
 /// (`createpolicy.fractional.L2::evict_first`, `cp.async ... .L2::cache_hint`),
@@ -684,12 +702,7 @@ RKC_DEVICE void cp_async_16(void *smem, const void *gmem) {
 /// L2 (dirty lines, whose eviction costs a write-back in the middle of the
 /// kernel).
 RKC_DEVICE void cp_async_16_stream(void *smem, const void *gmem) {
-  const u32 a = smem_addr(smem);
-  asm volatile("{\n\t.reg .b64 pol;\n\tcreatepolicy.fractional.L2::evict_first.b64 pol, 1.0;\n\t"
-               "cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, pol;\n\t}"
-               :
-               : "r"(a), "l"(gmem)
-               : "memory");
+  detail::cp_async_16_hinted<false>(smem, gmem);
 }
 
 /// As cp_async_16, for a row this kernel reads once and writes results
@@ -697,12 +710,7 @@ RKC_DEVICE void cp_async_16_stream(void *smem, const void *gmem) {
 /// (`createpolicy.fractional.L2::evict_last`), so that L2 picks the
 /// written result lines as victims first (schedule evict_last).
 RKC_DEVICE void cp_async_16_keep(void *smem, const void *gmem) {
-  const u32 a = smem_addr(smem);
-  asm volatile("{\n\t.reg .b64 pol;\n\tcreatepolicy.fractional.L2::evict_last.b64 pol, 1.0;\n\t"
-               "cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, pol;\n\t}"
-               :
-               : "r"(a), "l"(gmem)
-               : "memory");
+  detail::cp_async_16_hinted<true>(smem, gmem);
 }
 
 /// Closes the current group of cp.async operations of this thread.

@@ -8,12 +8,8 @@
 # registers under a launch bound).
 # Usage: retune_evict.sh OUT   (repo root, bundle in .bundle)
 set -u
-out=$1 d=bench/experiments/h200
-export RKC_TUNE_BUDGET_MS=${RKC_TUNE_BUDGET_MS:-5000}
-tune() { # part specs dtypes shapes
-  RKC_TUNE_SPECS="$2" RKC_TUNE_DTYPES="$3" RKC_TUNE_SHAPES=$d/$4 \
-    RKC_CACHE_DIR=/tmp/rkc-retune-$1 scripts/gpu-run "$out/$1" tune
-}
+out=$1
+. "$(dirname "$0")/retune_lib.sh"
 if [ -n "${RETUNE_BOUND_ONLY:-}" ]; then
   tune f "layer_norm rms_norm" f32 retune-evict-f.txt
   exit 0

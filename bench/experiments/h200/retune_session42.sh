@@ -5,12 +5,8 @@
 # rows (32k). Exports into OUT/<part>/tuning.jsonl.
 # Usage: retune_session42.sh OUT   (repo root, bundle in .bundle)
 set -u
-out=$1 d=bench/experiments/h200
-export RKC_TUNE_BUDGET_MS=${RKC_TUNE_BUDGET_MS:-5000}
-tune() { # part specs dtypes shapes
-  RKC_TUNE_SPECS="$2" RKC_TUNE_DTYPES="$3" RKC_TUNE_SHAPES=$d/$4 \
-    RKC_CACHE_DIR=/tmp/rkc-retune-$1 scripts/gpu-run "$out/$1" tune
-}
+out=$1
+. "$(dirname "$0")/retune_lib.sh"
 tune a "rms_norm softmax" bf16 retune-s42-a.txt   # 64k, 256k
 tune b "layer_norm rms_norm" f32 retune-s42-b.txt # 16k, 32k, 64k
 tune c softmax f32 retune-s42-a.txt               # 64k, 256k
