@@ -3,7 +3,7 @@
 (a cluster), 262144 (the largest cluster)}, M = 3, N = 1048576 (the streaming
 tier and the grid tier), M = 2, read-once rows streamed one CTA per row (N = 65544, M = 264),
 plus M = 1, more than a wave of rows loaded evict-last in L2 (M = 264, N =
-4096 / 16384), misaligned
+4096 / 16384; clusters: M = 66 / 33, N = 65536 / 262144), misaligned
 rows (the vector fallback), shifted rows (N not a multiple of the vector:
 4095, 65539, 1000003 streamed, 65537 read-once) and the custom specs. Each result is compared
 with PyTorch so that a kernel that silently did nothing is noticed. The
@@ -130,8 +130,15 @@ def main():
               for N in (100000, 131072)]
     # Rows loaded (registers) or copied (async) evict-last in L2: more than a
     # wave of one-CTA rows with a result (planner rule 8, session 41).
-    cases += [(op, dt, N, 264, None) for op in ("rms_norm", "layer_norm", "softmax")
-              for dt in DT for N in (4096, 16384)]
+    evict = [(op, dt, N, 264, None) for op in ("rms_norm", "layer_norm", "softmax")
+             for dt in DT for N in (4096, 16384)]
+    # ... and rows over a cluster copied evict-last (session 42): more CTAs
+    # than SMs (66 rows of 4 CTAs, 33 of 16); at 262144 RMSNorm f32 and
+    # LayerNorm (1-2 MiB of [N] operands) are the rule's exclusions, kept
+    # as controls.
+    evict += [(op, dt, N, rows, None) for op in ("rms_norm", "layer_norm", "softmax")
+              for dt in DT for N, rows in ((65536, 66), (262144, 33))]
+    cases += evict
     # RKC_SANITIZE_CASES=quant: the quantized column kernels only;
     # RKC_SANITIZE_CASES=epilogue: f32 rows of 100000-262144 (async-staged
     # clusters, their chunked epilogues);
@@ -145,7 +152,7 @@ def main():
     elif which == "split":
         cases = [c for c in cases if c[3] in (2, 32) and c[2] in (1048576, 1000003)]
     elif which == "evict":
-        cases = [c for c in cases if c[3] == 264 and c[2] in (4096, 16384)]
+        cases = evict
     elif which == "epilogue":
         cases = [c for c in cases if c[1] == "f32" and c[2] in (100000, 131072, 262144)]
     # Compile the named ops' aligned kernels up front, in parallel.
