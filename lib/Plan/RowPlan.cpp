@@ -44,6 +44,13 @@ static constexpr int64_t kMinCtaThreads = 128;
 // wider 32-bit rows with such combiners, or on fast memory.
 static constexpr int64_t kDeepReadOnlyChunks = 8;
 static constexpr int64_t kHeavyCombineMinThreads = 4;
+// 16-bit read-only rows take kDeepReadOnlyChunks on fast memory where
+// that leaves this many threads a row, up to the second (rule 3; N = 8k
+// .. 32k at bf16, the range measured); from this many threads on they
+// are staged asynchronously.
+static constexpr int64_t kDeepReadOnly16MinThreads = 128;
+static constexpr int64_t kDeepReadOnly16MaxThreads = 512;
+static constexpr int64_t kDeepReadOnly16AsyncThreads = 256;
 static constexpr int64_t kClusterThreads = 256;  // threads per CTA of a cluster
 static constexpr int64_t kClusterValues = 32;    // row values per thread in a cluster
 static constexpr int64_t kClusterStagedValues = 64; // the same, staged asynchronously
@@ -502,6 +509,7 @@ static Expected<RowPlan> planRowWith(const RowProblem &p, const Target &t,
   int64_t cluster = 1;
   bool twoCtas = false; // two CTAs an SM: min_blocks = 2 (rule 3, fast memory)
   bool latencyRow = false; // a one-wave grid's row: kLatencyRowThreads (rule 3)
+  bool deepReadOnly16 = false; // a 16-bit read-only row at kDeepReadOnlyChunks (rule 3)
   if (o.threads <= 0) {
     bool readOnly = p.outputRowBytes == 0 && p.minElemBytes >= 2;
     if (nvec <= (readOnly ? 32 * kTargetChunks : 32)) {
@@ -601,6 +609,23 @@ static Expected<RowPlan> planRowWith(const RowProblem &p, const Target &t,
       //    (a user-written online logsumexp): it saves shuffle-level
       //    combines, compute the memory speed does not change (logsumexp
       //    f32 at 1k / 4k 1.27x / 1.29x on the H200, 2.5 -> 3.3-3.5 TB/s).
+      //  - so does a read-only row of 16-bit data where that leaves 128 to
+      //    512 threads (N = 8k-32k at bf16) over more than a wave of rows:
+      //    fewer threads a row, fewer shuffle levels and block-tier
+      //    combines a value. Measured on the H200 (`rkc tune --try`,
+      //    session 43, bench/results/2026-11-29-h200-ce-values64-try-
+      //    dfe1ca0.txt), 64 values against 32 at N = 8k / 16k / 32k:
+      //    cross-entropy 1.06x / 1.06x / 1.10x, argmax 1.06x / 1.15x /
+      //    1.02x, logsumexp 1.14x / 1.13x / 1.17x (128 threads in
+      //    registers at 8k; 256-512 staged asynchronously, below: held in
+      //    registers cross-entropy takes 87 of them, one or two CTAs an
+      //    SM, 0.99x / 0.76x at 16k / 32k). At 4k (64 threads) mixed:
+      //    cross-entropy 0.85-0.94x, argmax 1.00x, logsumexp 1.06-1.09x.
+      deepReadOnly16 = t.fastMemory() && p.outputRowBytes == 0 && p.inputElemBytes == 2 &&
+                       oneRowInput(p) && p.rowMathOps == p.rowExpOps && p.liveFrags <= 1.0 &&
+                       o.values <= 0 && p.rows > t.planSms() &&
+                       nvec >= kDeepReadOnly16MinThreads * kDeepReadOnlyChunks &&
+                       nvec <= kDeepReadOnly16MaxThreads * kDeepReadOnlyChunks;
       int64_t maxThreads = t.maxThreadsPerCta;
       bool halfCtas = p.inputElemBytes == 4 &&
                       (p.outputRowBytes == 0 ? ceilDiv(nvec, 512) <= kmaxFor(512)
@@ -611,13 +636,18 @@ static Expected<RowPlan> planRowWith(const RowProblem &p, const Target &t,
                           p.rows >= 2 * t.planSms() && ceilDiv(nvec, 512) <= kmaxFor(512);
       if ((halfCtas || twoCtasPerSm) && maxThreads > 512)
         maxThreads = 512;
-      int64_t chunks = p.outputRowBytes == 0 && p.inputElemBytes == 4 &&
-                               (t.fastMemory() || p.combineMathOps > 0)
+      int64_t chunks = (p.outputRowBytes == 0 && p.inputElemBytes == 4 &&
+                        (t.fastMemory() || p.combineMathOps > 0)) ||
+                               deepReadOnly16
                            ? kDeepReadOnlyChunks
                            : kTargetChunks;
       while (threads < maxThreads &&
              ceilDiv(nvec, threads) > std::min(chunks, kmaxFor(threads)))
         threads *= 2;
+      if (deepReadOnly16)
+        note(llvm::formatv("{0} vector loads a thread: a read-only row of 16-bit data on fast "
+                           "memory (fewer threads a row, fewer combines a value)",
+                           kDeepReadOnlyChunks));
       // (min_blocks = 2 only where the row would have had the 1024
       // threads: below that the loop stops short of 512 anyway.)
       twoCtas = twoCtasPerSm && threads == 512 &&
@@ -1101,9 +1131,12 @@ static Expected<RowPlan> planRowWith(const RowProblem &p, const Target &t,
   // the register cap made logsumexp 5-7 % slower (2.74 -> 2.56, 2.64 ->
   // 2.52 TB/s) and left cross-entropy and argmax unchanged (+-0.2 %); at
   // 128 threads (N = 4096) it is worth 2.3 % to logsumexp (session 21).
+  // (Rule 3's 16-bit read-only rows at 8 vectors a thread in CTAs of 256
+  // threads or more are staged: their measurement, above.)
   bool readOnlyInRegisters = pl.ctasPerRow() == 1 && p.outputRowBytes == 0 &&
                              p.inputElemBytes == 2 && pl.rows == 1 && pl.threads <= 512 &&
-                             !shifted && !oneWave(pl, p, t) && t.hasClusters();
+                             !shifted && !oneWave(pl, p, t) && t.hasClusters() &&
+                             !(deepReadOnly16 && pl.threads >= kDeepReadOnly16AsyncThreads);
   if (readOnlyInRegisters && o.staging < 0 && pl.staging == Staging::Registers &&
       o.minBlocks < 0 && pl.threads <= kReadOnlyTwoCtasThreads)
     pl.minBlocks = 2;

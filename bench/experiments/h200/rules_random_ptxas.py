@@ -5,7 +5,9 @@ rules act, planned for an H200 (--dram-gbs 4917), by two rkc binaries
 (the commit before the rules and after). For each case whose plan
 changed: the old and new plans and ptxas -v's registers and spill bytes
 of the new kernel (and of the old, to tell a new spill from an old one).
-Usage: rules_random_ptxas.py OLD_RKC NEW_RKC [--seeds 0-199] [--jobs 2]"""
+Session 43 reuses it for rule 3's read-only 16-bit rows (--cases
+bf16:16384x8192,bf16:8192x16384,bf16:4096x32768).
+Usage: rules_random_ptxas.py OLD_RKC NEW_RKC [--seeds 0-199] [--jobs 2] [--cases DT:MxN,...]"""
 import argparse, concurrent.futures, os, re, subprocess, sys, tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 sys.path.insert(0, os.path.join(ROOT, "test", "gpu"))
@@ -56,10 +58,15 @@ def main():
     ap.add_argument("old"), ap.add_argument("new")
     ap.add_argument("--seeds", default="0-199")
     ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--cases", default=None, help="DT:MxN,... (default: session 42's)")
     a = ap.parse_args()
+    cases = CASES
+    if a.cases:
+        cases = [(c.split(":")[0],) + tuple(map(int, c.split(":")[1].split("x")))
+                 for c in a.cases.split(",")]
     lo, hi = map(int, a.seeds.split("-"))
     with tempfile.TemporaryDirectory(prefix="rkc-rules-random-") as tmp:
-        jobs = [(s, dt, M, N) for s in range(lo, hi + 1) for dt, M, N in CASES]
+        jobs = [(s, dt, M, N) for s in range(lo, hi + 1) for dt, M, N in cases]
         with concurrent.futures.ThreadPoolExecutor(a.jobs) as ex:
             out = list(ex.map(lambda j: one(a.old, a.new, tmp, *j), jobs))
     changed = [o for o in out if o]
