@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Session 43, third call: rule 3's read-only 16-bit rows at 8 vectors a
+# thread. (a) bench.py's sweep, cross-entropy bf16 4k-32k, BASE =
+# .bundle-prev (the commit before) against .bundle (lib_ab.sh); (b) the 60
+# random plans it changes (deep_read_only_try.py: the new heuristic against
+# the old plan in the tuner's harness).
+# Usage: s43_deep_ro.sh OUT   (repo root)
+set -u
+out=$1/work
+mkdir -p "$out"
+here=$(dirname "$0")
+BASE=.bundle-prev bash "$here/lib_ab.sh" "$out/ab" deep .bundle \
+  --ops cross_entropy --dtypes bf16 --ns 4k,8k,16k,32k > "$out/deep-ro-ab.txt" 2>&1
+echo "A/B done at $SECONDS s"
+PATH=$PWD/.bundle/bin:$PATH RKC_DISABLE_TUNING_DB=1 RKC_LIBRARY=$PWD/.bundle/lib/librkc.so \
+  python3 "$here/deep_read_only_try.py" "$here/deep-read-only-random.txt" > "$out/deep-ro-random-try.txt" 2>&1
+echo "random tries done at $SECONDS s"
+cat "$out/deep-ro-ab.txt"
+python3 - "$out/deep-ro-random-try.txt" <<'PY'
+import re, sys
+cur = None
+for l in open(sys.argv[1]):
+    if l.startswith("--"):
+        cur = l.strip()
+    elif l.startswith("  try") and cur:
+        m = re.search(r"([\d.]+)x", l)
+        print(cur, "heuristic/old = %.3f" % (1 / float(m.group(1))) if m else l.strip())
+    elif "error" in l:
+        print(cur, l.strip())
+PY
+tar czf "$1/s43c.tgz" -C "$out" . && rm -rf "$out"
