@@ -610,19 +610,29 @@ static Expected<RowPlan> planRowWith(const RowProblem &p, const Target &t,
       //    combines, compute the memory speed does not change (logsumexp
       //    f32 at 1k / 4k 1.27x / 1.29x on the H200, 2.5 -> 3.3-3.5 TB/s).
       //  - so does a read-only row of 16-bit data where that leaves 128 to
-      //    512 threads (N = 8k-32k at bf16) over more than a wave of rows:
-      //    fewer threads a row, fewer shuffle levels and block-tier
-      //    combines a value. Measured on the H200 (`rkc tune --try`,
-      //    session 43, bench/results/2026-11-29-h200-ce-values64-try-
-      //    dfe1ca0.txt), 64 values against 32 at N = 8k / 16k / 32k:
-      //    cross-entropy 1.06x / 1.06x / 1.10x, argmax 1.06x / 1.15x /
-      //    1.02x, logsumexp 1.14x / 1.13x / 1.17x (128 threads in
-      //    registers at 8k; 256-512 staged asynchronously, below: held in
-      //    registers cross-entropy takes 87 of them, one or two CTAs an
-      //    SM, 0.99x / 0.76x at 16k / 32k). At 4k (64 threads) mixed:
-      //    cross-entropy 0.85-0.94x, argmax 1.00x, logsumexp 1.06-1.09x.
+      //    512 threads (N = 8k-32k at bf16) over more than a wave of rows,
+      //    if its reductions fold more than one word a value (an online
+      //    softmax or argmax state, or two reductions): fewer threads a
+      //    row, fewer shuffle levels and block-tier combines a value.
+      //    Measured on the H200 (`rkc tune --try`, session 43, bench/
+      //    results/2026-11-29-h200-ce-values64-try-dfe1ca0.txt), 64 values
+      //    against 32 at N = 8k / 16k / 32k: cross-entropy 1.06x / 1.06x /
+      //    1.10x, argmax 1.06x / 1.15x / 1.02x, logsumexp 1.14x / 1.13x /
+      //    1.17x (128 threads in registers at 8k; 256-512 staged
+      //    asynchronously, below: held in registers cross-entropy takes 87
+      //    of them, one or two CTAs an SM, 0.99x / 0.76x at 16k / 32k). At
+      //    4k (64 threads) mixed: cross-entropy 0.85-0.94x, argmax 1.00x,
+      //    logsumexp 1.06-1.09x. Over random programs (`...-deep-ro-
+      //    random-try-d350ad6.txt`): those with one sum, max or min of the
+      //    row ran at 0.97-1.00 of the copy roofline already and lost 4-7 %
+      //    staged (not taken); of the 36 plans the conditions take, 33
+      //    gained (up to 1.28x), one lost 6 % (8k, 132 registers), two 1-2 %.
+      //    One [M, N] input, no math but exp in the row maps, one live
+      //    fragment: rows of two inputs or maps through log1p, erf or atan
+      //    grew to 100-167 registers at 128 threads, and two spilled.
       deepReadOnly16 = t.fastMemory() && p.outputRowBytes == 0 && p.inputElemBytes == 2 &&
                        oneRowInput(p) && p.rowMathOps == p.rowExpOps && p.liveFrags <= 1.0 &&
+                       (p.stateWords >= 2 || p.reductions >= 2) &&
                        o.values <= 0 && p.rows > t.planSms() &&
                        nvec >= kDeepReadOnly16MinThreads * kDeepReadOnlyChunks &&
                        nvec <= kDeepReadOnly16MaxThreads * kDeepReadOnlyChunks;

@@ -412,13 +412,16 @@ int main() {
   RowProblem roHeavy = ro;
   roHeavy.combineMathOps = 2;
   expectEq(rowPlan(roHeavy).threads, 128, "f32 x 4096 read-only, exp in the combiner: threads");
-  // ... and 16-bit rows of 8k-32k take 8 on fast memory (session 43): in
-  // registers at 128 threads, staged from 256; not at a wave of rows or
-  // less, not with the values named, not on the H100.
+  // ... and 16-bit rows of 8k-32k with a state of two words (argmax,
+  // cross-entropy) take 8 on fast memory (session 43): in registers at 128
+  // threads, staged from 256; not at a wave of rows or less, not with the
+  // values named, not on the H100, not a one-word sum.
   for (auto [cols, threads, staging] :
        {std::tuple{8192LL, 128, Staging::Registers}, std::tuple{16384LL, 256, Staging::Async},
         std::tuple{32768LL, 512, Staging::Async}}) {
     RowProblem deep = rowProblem((1LL << 27) / cols, cols, 2, false, 0);
+    RowProblem sum = deep;
+    deep.stateWords = 2;
     RowPlan fast = rowPlan(deep, "sm_90a", "", 4917);
     std::string what = "bf16 x " + std::to_string(cols) + " read-only, fast: ";
     expectEq(fast.values, 64, (what + "values").c_str());
@@ -426,6 +429,7 @@ int main() {
     expectEq((int)fast.staging, (int)staging, (what + "staging").c_str());
     expectEq(rowPlan(deep).values, 32, (what + "H100 values").c_str());
     expectEq(rowPlan(deep, "sm_90a", "values=32", 4917).values, 32, (what + "named values").c_str());
+    expectEq(rowPlan(sum, "sm_90a", "", 4917).values, 32, (what + "a sum: values").c_str());
     deep.rows = 132;
     expectEq(rowPlan(deep, "sm_90a", "", 4917).values, 32, (what + "one wave: values").c_str());
   }
