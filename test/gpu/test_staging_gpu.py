@@ -406,3 +406,60 @@ def test_shifted_rows(op, dt, M, N, sched):
     vector = int(dict(kv.split("=") for kv in plan.split(","))["vector"])
     assert vector > 1 and N % vector, plan
     _assert_rel_close(out, _reference(op, ins), _tol(op, dt), plan)
+
+
+# Read-only 16-bit rows at 8 vectors a thread (planner rule 3 on fast
+# memory, session 43: 128 threads in registers, 256-512 staged): the
+# heuristic's plan (which takes the rule on an H200, not on an H100) and
+# the rule's layouts forced by schedule in both stagings, so that every
+# device runs them; more than a wave of rows, whole, partial (12000) and
+# shifted (16001) rows, bf16 and f16. argmax must match exactly (a repeated
+# maximum: the lowest index), cross-entropy and logsumexp within 1e-4.
+DEEP_READ_ONLY_CASES = [(op, dt, 264, N, "") for op in ("cross_entropy", "argmax", "logsumexp")
+                        for dt in ("bf16", "f16") for N in (8192, 16384, 32768)] + [
+    (op, "bf16", 264, N, "") for op in ("cross_entropy", "argmax", "logsumexp")
+    for N in (12000, 16001)]
+
+
+def _read_only_row(op, dt, M, N, sched, gen):
+    """Compiles op (cross_entropy's shipped spec, examples' argmax /
+    logsumexp) with `sched`, runs it on seeded rows; (plan, outputs, refs)."""
+    if op == "cross_entropy":
+        text, name = _spec(op), None
+    else:
+        with open(os.path.join(EXAMPLES, op + ".mlir")) as f:
+            text, name = f.read(), op + ".mlir"
+    f = rkc.compile(text, spec_name=name, schedule=sched or None)
+    arg = "logits" if op == "cross_entropy" else "x"
+    plan = f.kernel("%s=%dx%d" % (arg, M, N), dtype=dt).plan
+    if op == "cross_entropy":
+        ins = _inputs(op, dt, M, N, gen)
+        refs = _reference(op, ins)
+    else:
+        x = (torch.randn(M, N, generator=gen, device="cuda") * 3.0).to(DT[dt])
+        x[::7, N // 3] = 100.0
+        x[::7, N - 2] = 100.0
+        ins = [x]
+        xd = x.double()
+        refs = [torch.logsumexp(xd, -1)] if op == "logsumexp" else [torch.argmax(xd, -1)]
+    out = _as_list(f(*ins))
+    torch.cuda.synchronize()
+    return plan, out, refs
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("op,dt,M,N,sched", DEEP_READ_ONLY_CASES,
+                         ids=_case_ids(DEEP_READ_ONLY_CASES))
+def test_deep_read_only_rows(op, dt, M, N, sched):
+    _skip()
+    threads = min(512, 1 << ((N + 63) // 64 - 1).bit_length())
+    for s in ("", "threads=%d,values=64,staging=registers" % threads,
+              "threads=%d,values=64,staging=async" % threads):
+        gen = _generator("deep-read-only", op, dt, M, N)
+        plan, out, refs = _read_only_row(op, dt, M, N, s, gen)
+        if s:
+            assert "values=64," in plan and "threads=%d," % threads in plan, plan
+        if op == "argmax":
+            assert torch.equal(out[0].cpu(), refs[0].cpu()), plan
+        else:
+            _assert_rel_close(out, refs, _read_once_tol(dt), plan)
