@@ -654,6 +654,9 @@ static Expected<RowPlan> planRowWith(const RowProblem &p, const Target &t,
       while (threads < maxThreads &&
              ceilDiv(nvec, threads) > std::min(chunks, kmaxFor(threads)))
         threads *= 2;
+      // (Where the registers estimate stopped the widening short of 8,
+      // the rule did not act: no remark, and the staging below as before.)
+      deepReadOnly16 = deepReadOnly16 && ceilDiv(nvec, threads) > kTargetChunks;
       if (deepReadOnly16)
         note(llvm::formatv("{0} vector loads a thread: a read-only row of 16-bit data on fast "
                            "memory (fewer threads a row, fewer combines a value)",

@@ -324,6 +324,19 @@ READ_ONCE_CASES = [
 def test_read_once_rows_streamed(op, dt, M, N, sched):
     _skip()
     gen = _generator("read-once", op, dt, M, N)
+    plan, out, refs = _read_only_row(op, dt, M, N, sched, gen)
+    assert "staging=stream" in plan and "cluster=1," in plan, plan
+    if op == "argmax":
+        assert torch.equal(out[0].cpu(), refs[0].cpu()), plan
+        return
+    _assert_rel_close(out, refs, _read_once_tol(dt), plan)
+
+
+def _read_only_row(op, dt, M, N, sched, gen):
+    """Compiles a read-only row op (cross_entropy's shipped spec, examples'
+    argmax / logsumexp) with `sched` ("" for the planner's), runs it on
+    seeded [M, N] rows (argmax's with a repeated maximum in some rows: the
+    lowest index must win); (plan, outputs, float64 references)."""
     if op in ("logsumexp", "argmax"):
         with open(os.path.join(EXAMPLES, op + ".mlir")) as f:
             text = f.read()
@@ -332,13 +345,11 @@ def test_read_once_rows_streamed(op, dt, M, N, sched):
     f = rkc.compile(text, spec_name=op + ".mlir", schedule=sched or None)
     arg = "logits" if op == "cross_entropy" else "x"
     plan = f.kernel("%s=%dx%d" % (arg, M, N), dtype=dt).plan
-    assert "staging=stream" in plan and "cluster=1," in plan, plan
     if op == "cross_entropy":
         ins = _inputs(op, dt, M, N, gen)
         refs = _reference(op, ins)
     else:
         x = (torch.randn(M, N, generator=gen, device="cuda") * 3.0).to(DT[dt])
-        # A repeated maximum in some rows: the lowest index must win.
         x[::7, N // 3] = 100.0
         x[::7, N - 2] = 100.0
         ins = [x]
@@ -346,10 +357,7 @@ def test_read_once_rows_streamed(op, dt, M, N, sched):
         refs = [torch.logsumexp(xd, -1)] if op == "logsumexp" else [torch.argmax(xd, -1)]
     out = _as_list(f(*ins))
     torch.cuda.synchronize()
-    if op == "argmax":
-        assert torch.equal(out[0].cpu(), refs[0].cpu()), plan
-        return
-    _assert_rel_close(out, refs, _read_once_tol(dt), plan)
+    return plan, out, refs
 
 
 # The same read-once rows with N odd: shifted rows (each read from the
@@ -419,32 +427,6 @@ DEEP_READ_ONLY_CASES = [(op, dt, 264, N, "") for op in ("cross_entropy", "argmax
                         for dt in ("bf16", "f16") for N in (8192, 16384, 32768)] + [
     (op, "bf16", 264, N, "") for op in ("cross_entropy", "argmax", "logsumexp")
     for N in (12000, 16001)]
-
-
-def _read_only_row(op, dt, M, N, sched, gen):
-    """Compiles op (cross_entropy's shipped spec, examples' argmax /
-    logsumexp) with `sched`, runs it on seeded rows; (plan, outputs, refs)."""
-    if op == "cross_entropy":
-        text, name = _spec(op), None
-    else:
-        with open(os.path.join(EXAMPLES, op + ".mlir")) as f:
-            text, name = f.read(), op + ".mlir"
-    f = rkc.compile(text, spec_name=name, schedule=sched or None)
-    arg = "logits" if op == "cross_entropy" else "x"
-    plan = f.kernel("%s=%dx%d" % (arg, M, N), dtype=dt).plan
-    if op == "cross_entropy":
-        ins = _inputs(op, dt, M, N, gen)
-        refs = _reference(op, ins)
-    else:
-        x = (torch.randn(M, N, generator=gen, device="cuda") * 3.0).to(DT[dt])
-        x[::7, N // 3] = 100.0
-        x[::7, N - 2] = 100.0
-        ins = [x]
-        xd = x.double()
-        refs = [torch.logsumexp(xd, -1)] if op == "logsumexp" else [torch.argmax(xd, -1)]
-    out = _as_list(f(*ins))
-    torch.cuda.synchronize()
-    return plan, out, refs
 
 
 @pytest.mark.gpu
