@@ -646,11 +646,9 @@ static Expected<RowPlan> planRowWith(const RowProblem &p, const Target &t,
                           p.rows >= 2 * t.planSms() && ceilDiv(nvec, 512) <= kmaxFor(512);
       if ((halfCtas || twoCtasPerSm) && maxThreads > 512)
         maxThreads = 512;
-      int64_t chunks = (p.outputRowBytes == 0 && p.inputElemBytes == 4 &&
-                        (t.fastMemory() || p.combineMathOps > 0)) ||
-                               deepReadOnly16
-                           ? kDeepReadOnlyChunks
-                           : kTargetChunks;
+      bool deepReadOnly32 = p.outputRowBytes == 0 && p.inputElemBytes == 4 &&
+                            (t.fastMemory() || p.combineMathOps > 0);
+      int64_t chunks = deepReadOnly32 || deepReadOnly16 ? kDeepReadOnlyChunks : kTargetChunks;
       while (threads < maxThreads &&
              ceilDiv(nvec, threads) > std::min(chunks, kmaxFor(threads)))
         threads *= 2;
