@@ -1151,7 +1151,19 @@ static Expected<RowPlan> planRowWith(const RowProblem &p, const Target &t,
   if (readOnlyInRegisters && o.staging < 0 && pl.staging == Staging::Registers &&
       o.minBlocks < 0 && pl.threads <= kReadOnlyTwoCtasThreads)
     pl.minBlocks = 2;
-  bool readOnlyRow = pl.ctasPerRow() == 1 && p.outputRowBytes == 0 && t.hasClusters();
+  // On fast memory (the H200), read-only 16-bit rows several to a CTA over
+  // more than a wave of CTAs stay in registers: the same layouts staged
+  // asynchronously measured slower in the tuner's harness
+  // (docs/performance-notes.md, session 44; N = 256 / 512 / 640 / 1k /
+  // 1536 / 2k): cross-entropy bf16 1.078x / 1.078x / 1.051x / 1.043x /
+  // 1.017x / 1.022x, f16 1.009-1.057x, argmax bf16 1.007-1.029x, logsumexp
+  // bf16 1.018-1.040x (0.996x at 256). min_blocks = 2 added nothing there
+  // and cost logsumexp 10-15 %, so none is asked.
+  bool shortReadOnlyInRegisters = t.fastMemory() && pl.ctasPerRow() == 1 && pl.rows > 1 &&
+                                  p.outputRowBytes == 0 && oneRowInput(p) &&
+                                  p.inputElemBytes == 2 && !shifted && !oneWave(pl, p, t);
+  bool readOnlyRow = pl.ctasPerRow() == 1 && p.outputRowBytes == 0 && t.hasClusters() &&
+                     !shortReadOnlyInRegisters;
   bool wideRow = pl.ctasPerRow() == 1 && pl.rows == 1 && pl.threads >= 256 && !oneWave(pl, p, t) &&
                  t.hasClusters();
   bool shiftedRow = pl.ctasPerRow() == 1 && shifted && !oneWave(pl, p, t) && t.hasClusters();
@@ -1162,6 +1174,10 @@ static Expected<RowPlan> planRowWith(const RowProblem &p, const Target &t,
     if (checkPlan(async, p, t).empty())
       pl = async;
   }
+  if (o.staging < 0 && pl.staging == Staging::Registers && shortReadOnlyInRegisters)
+    note(llvm::formatv("staging = registers: read-only rows of 16-bit data, {0} to a CTA, stay "
+                       "in registers on fast memory (staged, they measured slower)",
+                       pl.rows));
   // Three CTAs of 512 threads an SM for 16-bit rows staged asynchronously
   // one per CTA (LayerNorm, RMSNorm: one [M, N] input, one result, no math
   // in the row maps) on fast memory: LayerNorm bf16 at N = 16384 ran at 54

@@ -2066,6 +2066,81 @@ func.func @rms_bf16_16k(%x: tensor<8192x16384xbf16> {rk.name = "x"}, %w: tensor<
 // NOT-FAST-LABEL: func.func @rms_bf16_16k
 // NOT-FAST-SAME:    tier.tv_layout<threads = 512, values = 32, vector = 8, rows = 1>, tier.schedule = #tier.schedule<reduce = block, cluster = 1, staging = async, unroll = 4, min_blocks = 0, evict_last = 1>}
 
+// Read-only 16-bit rows several to a CTA (N = 256-2k) over more than a
+// wave of CTAs stay in registers on fast memory (docs/planner.md rule 5,
+// session 44: staged asynchronously they ran 1-8 % slower on the H200);
+// on the H100 they are staged. Not a one-wave grid (256 rows: 64 CTAs),
+// not shifted rows (N = 1001), not two [M, N] inputs: staged as before.
+// expected-remark@below {{plan: for a device of 4917 GB/s (fast memory per SM)}}
+// expected-remark@below {{plan: vector = 8: 16-byte accesses of 2-byte elements}}
+// expected-remark@below {{plan: 32 threads per row, 32 values per thread (4 vector loads in flight)}}
+// expected-remark@below {{plan: cluster = 1}}
+// expected-remark@below {{plan: rows per CTA: 4 (128 threads)}}
+// expected-remark@below {{plan: reductions climb to the warp tier}}
+// expected-remark@below {{plan: staging = registers: read-only rows of 16-bit data, 4 to a CTA, stay in registers on fast memory (staged, they measured slower)}}
+// expected-remark@below {{plan: staging = registers: the row stays in registers and is read from global memory once}}
+func.func @argmax_bf16_1k(%x: tensor<131072x1024xbf16>) -> (tensor<131072xi64>, tensor<131072xf32>) {
+  %v, %i = rk.reduce argmax %x : tensor<131072x1024xbf16> -> tensor<131072xf32>, tensor<131072xi64>
+  return %i, %v : tensor<131072xi64>, tensor<131072xf32>
+}
+// FAST-LABEL: func.func @argmax_bf16_1k
+// FAST-SAME:    tier.tv_layout<threads = 32, values = 32, vector = 8, rows = 4>, tier.schedule = #tier.schedule<reduce = warp, cluster = 1, staging = registers, unroll = 4, min_blocks = 0>}
+// NOT-FAST-LABEL: func.func @argmax_bf16_1k
+// NOT-FAST-SAME:    tier.tv_layout<threads = 32, values = 32, vector = 8, rows = 4>, tier.schedule = #tier.schedule<reduce = warp, cluster = 1, staging = async, unroll = 4, min_blocks = 0>}
+
+// expected-remark@below {{plan: for a device of 4917 GB/s (fast memory per SM)}}
+// expected-remark@below {{plan: vector = 8: 16-byte accesses of 2-byte elements}}
+// expected-remark@below {{plan: 32 threads per row, 32 values per thread (4 vector loads in flight)}}
+// expected-remark@below {{plan: cluster = 1}}
+// expected-remark@below {{plan: rows per CTA: 4 (128 threads)}}
+// expected-remark@below {{plan: reductions climb to the warp tier}}
+// expected-remark@below {{plan: staging = async: the row is copied to shared memory with cp.async and read back where it is used; global memory is read once}}
+func.func @argmax_bf16_1k_one_wave(%x: tensor<256x1024xbf16>) -> (tensor<256xi64>, tensor<256xf32>) {
+  %v, %i = rk.reduce argmax %x : tensor<256x1024xbf16> -> tensor<256xf32>, tensor<256xi64>
+  return %i, %v : tensor<256xi64>, tensor<256xf32>
+}
+// FAST-LABEL: func.func @argmax_bf16_1k_one_wave
+// FAST-SAME:    tier.tv_layout<threads = 32, values = 32, vector = 8, rows = 4>, tier.schedule = #tier.schedule<reduce = warp, cluster = 1, staging = async, unroll = 4, min_blocks = 0>}
+// NOT-FAST-LABEL: func.func @argmax_bf16_1k_one_wave
+// NOT-FAST-SAME:    tier.tv_layout<threads = 32, values = 32, vector = 8, rows = 4>, tier.schedule = #tier.schedule<reduce = warp, cluster = 1, staging = async, unroll = 4, min_blocks = 0>}
+
+// expected-remark@below {{plan: for a device of 4917 GB/s (fast memory per SM)}}
+// expected-remark@below {{plan: vector = 8: 16-byte accesses of 2-byte elements (shifted rows: N is not a multiple of 8, so each row is read from the aligned address up to 7 elements before it)}}
+// expected-remark@below {{plan: 32 threads per row, 32 values per thread (4 vector loads in flight)}}
+// expected-remark@below {{plan: cluster = 1}}
+// expected-remark@below {{plan: rows per CTA: 4 (128 threads)}}
+// expected-remark@below {{plan: reductions climb to the warp tier}}
+// expected-remark@below {{plan: staging = async: the row is copied to shared memory with cp.async and read back where it is used; global memory is read once}}
+func.func @argmax_bf16_1001_shifted(%x: tensor<131072x1001xbf16>) -> (tensor<131072xi64>, tensor<131072xf32>) {
+  %v, %i = rk.reduce argmax %x : tensor<131072x1001xbf16> -> tensor<131072xf32>, tensor<131072xi64>
+  return %i, %v : tensor<131072xi64>, tensor<131072xf32>
+}
+// FAST-LABEL: func.func @argmax_bf16_1001_shifted
+// FAST-SAME:    tier.tv_layout<threads = 32, values = 32, vector = 8, rows = 4>, tier.schedule = #tier.schedule<reduce = warp, cluster = 1, staging = async, unroll = 4, min_blocks = 0>}
+// NOT-FAST-LABEL: func.func @argmax_bf16_1001_shifted
+// NOT-FAST-SAME:    tier.tv_layout<threads = 32, values = 32, vector = 8, rows = 4>, tier.schedule = #tier.schedule<reduce = warp, cluster = 1, staging = async, unroll = 4, min_blocks = 0>}
+
+// expected-remark@below {{plan: for a device of 4917 GB/s (fast memory per SM)}}
+// expected-remark@below {{plan: vector = 8: 16-byte accesses of 2-byte elements}}
+// expected-remark@below {{plan: 32 threads per row, 32 values per thread (4 vector loads in flight)}}
+// expected-remark@below {{plan: cluster = 1}}
+// expected-remark@below {{plan: rows per CTA: 4 (128 threads)}}
+// expected-remark@below {{plan: reductions climb to the warp tier}}
+// expected-remark@below {{plan: staging = async: the row is copied to shared memory with cp.async and read back where it is used; global memory is read once}}
+func.func @dot_bf16_1k_two_inputs(%x: tensor<131072x1024xbf16>, %y: tensor<131072x1024xbf16>) -> tensor<131072xf32> {
+  %p = rk.map %x, %y {
+  ^bb0(%a: f32, %b: f32):
+    %v = arith.mulf %a, %b : f32
+    rk.yield %v : f32
+  } : tensor<131072x1024xbf16>, tensor<131072x1024xbf16> -> tensor<131072x1024xf32>
+  %s = rk.reduce add %p : tensor<131072x1024xf32> -> tensor<131072xf32>
+  return %s : tensor<131072xf32>
+}
+// FAST-LABEL: func.func @dot_bf16_1k_two_inputs
+// FAST-SAME:    tier.tv_layout<threads = 32, values = 32, vector = 8, rows = 4>, tier.schedule = #tier.schedule<reduce = warp, cluster = 1, staging = async, unroll = 4, min_blocks = 0>}
+// NOT-FAST-LABEL: func.func @dot_bf16_1k_two_inputs
+// NOT-FAST-SAME:    tier.tv_layout<threads = 32, values = 32, vector = 8, rows = 4>, tier.schedule = #tier.schedule<reduce = warp, cluster = 1, staging = async, unroll = 4, min_blocks = 0>}
+
 //--- device_sms.mlir
 // Planned for a device of 78 SMs (an H20; the JIT passes the current
 // device's count). A single streamed row of 1M is split over the largest

@@ -435,12 +435,38 @@ DEEP_READ_ONLY_CASES = [(op, dt, 264, N, "") for op in ("cross_entropy", "argmax
 def test_deep_read_only_rows(op, dt, M, N, sched):
     _skip()
     threads = min(512, 1 << ((N + 63) // 64 - 1).bit_length())
-    for s in ("", "threads=%d,values=64,staging=registers" % threads,
-              "threads=%d,values=64,staging=async" % threads):
-        gen = _generator("deep-read-only", op, dt, M, N)
+    _check_read_only_schedules("deep-read-only", op, dt, M, N, (
+        "", "threads=%d,values=64,staging=registers" % threads,
+        "threads=%d,values=64,staging=async" % threads))
+
+
+# Read-only 16-bit rows several to a CTA (N = 256-2k; planner rule 5 on
+# fast memory, session 44: in registers on an H200, staged on an H100):
+# the heuristic's plan and both stagings forced, more than a wave of rows
+# (4099: the last CTA's rows partly past M), whole and partial (1000) rows.
+SHORT_READ_ONLY_CASES = [(op, dt, 4099, N, "") for op in ("cross_entropy", "argmax", "logsumexp")
+                         for dt in ("bf16", "f16") for N in (256, 640, 2048)] + [
+    (op, "bf16", 4099, 1000, "") for op in ("cross_entropy", "argmax", "logsumexp")]
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("op,dt,M,N,sched", SHORT_READ_ONLY_CASES,
+                         ids=_case_ids(SHORT_READ_ONLY_CASES))
+def test_short_read_only_rows(op, dt, M, N, sched):
+    _skip()
+    _check_read_only_schedules("short-read-only", op, dt, M, N,
+                               ("", "staging=registers", "staging=async"))
+
+
+def _check_read_only_schedules(tag, op, dt, M, N, scheds):
+    """_read_only_row under each schedule of `scheds` ("": the planner's):
+    a forced schedule's fields must be in the plan; argmax must match
+    exactly, cross-entropy and logsumexp within _read_once_tol."""
+    for s in scheds:
+        gen = _generator(tag, op, dt, M, N)
         plan, out, refs = _read_only_row(op, dt, M, N, s, gen)
         if s:
-            assert "values=64," in plan and "threads=%d," % threads in plan, plan
+            assert all(f + "," in plan + "," for f in s.split(",")), (s, plan)
         if op == "argmax":
             assert torch.equal(out[0].cpu(), refs[0].cpu()), plan
         else:
