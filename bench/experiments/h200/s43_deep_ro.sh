@@ -16,16 +16,5 @@ PATH=$PWD/.bundle/bin:$PATH RKC_DISABLE_TUNING_DB=1 RKC_LIBRARY=$PWD/.bundle/lib
   python3 "$here/deep_read_only_try.py" "$here/deep-read-only-random.txt" > "$out/deep-ro-random-try.txt" 2>&1
 echo "random tries done at $SECONDS s"
 cat "$out/deep-ro-ab.txt"
-python3 - "$out/deep-ro-random-try.txt" <<'PY'
-import re, sys
-cur = None
-for l in open(sys.argv[1]):
-    if l.startswith("--"):
-        cur = l.strip()
-    elif l.startswith("  try") and cur:
-        m = re.search(r"([\d.]+)x", l)
-        print(cur, "heuristic/old = %.3f" % (1 / float(m.group(1))) if m else l.strip())
-    elif "error" in l:
-        print(cur, l.strip())
-PY
+grep "heuristic/old\|^-- .*error" "$out/deep-ro-random-try.txt"
 tar czf "$1/s43c.tgz" -C "$out" . && rm -rf "$out"

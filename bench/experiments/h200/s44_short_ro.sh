@@ -22,16 +22,5 @@ cat "$out/sro-ab.txt"
 PATH=$PWD/.bundle/bin:$PATH RKC_DISABLE_TUNING_DB=1 RKC_LIBRARY=$PWD/.bundle/lib/librkc.so \
   timeout 240 python3 "$here/deep_read_only_try.py" "$here/short-read-only-random.txt" > "$out/sro-random-try.txt" 2>&1
 echo "random tries done at $SECONDS s"
-python3 - "$out/sro-random-try.txt" <<'PY'
-import re, sys
-cur = None
-for l in open(sys.argv[1]):
-    if l.startswith("--"):
-        cur = l.strip()
-    elif l.startswith("  try") and cur:
-        m = re.search(r"([\d.]+)x", l)
-        print(cur, "heuristic/old = %.3f" % (1 / float(m.group(1))) if m else l.strip())
-    elif "error" in l:
-        print(cur, l.strip())
-PY
+grep "heuristic/old\|^-- .*error" "$out/sro-random-try.txt"
 tar czf "$1/s44b.tgz" -C "$out" . && rm -rf "$out"
