@@ -10,6 +10,7 @@
 
 #include "rkc/Tuning.h"
 #include "rkc/Jit.h"
+#include "rkc/OutputFile.h"
 #include "rkc/Plan/RowPlan.h"
 #include "rkc/Plan/Target.h"
 
@@ -287,17 +288,7 @@ llvm::Error TuningDb::exportTo(const std::string &path) const {
   std::string text;
   for (const TuningEntry &e : entries())
     text += formatLine(e) + "\n";
-  std::error_code ec;
-  std::string tmp = path + ".tmp";
-  {
-    llvm::raw_fd_ostream os(tmp, ec);
-    if (ec)
-      return llvm::createStringError("cannot write " + path + ": " + ec.message());
-    os << text;
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0)
-    return llvm::createStringError("cannot write " + path);
-  return llvm::Error::success();
+  return writeOutputFile(path, text);
 }
 
 llvm::Expected<int> TuningDb::importFrom(const std::string &path) {

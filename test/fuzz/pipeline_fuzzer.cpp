@@ -1,7 +1,8 @@
 // libFuzzer target: spec text + a shape request -> the whole rkc pipeline
 // to tier IR and CUDA text (no NVRTC). The last three bytes of the input
-// pick the request: dtype and architecture (sm_90a, sm_80, sm_86, sm_89),
-// then three dimension sizes D0, D1, D2 from a list of awkward and ordinary
+// pick the request: dtype, architecture (sm_90a, sm_80, sm_86, sm_89) and
+// device (SMs and DRAM bandwidth: an H200, an H100 PCIe or unknown), then
+// three dimension sizes D0, D1, D2 from a list of awkward and ordinary
 // sizes. The first argument of the first function gets [D0, D1] (rank 2),
 // [D1] (rank 1) or the first `rank` of D0, D1, D2; an argument with a
 // quantized (#rk.quant) type gets [D1, D2] (the [K, N] of a GEMV whose
@@ -42,6 +43,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   // of shared memory a CTA (the GEMV's acts = global fallback, row staging).
   static const char *archs[] = {"sm_90a", "sm_80", "sm_86", "sm_89"};
   o.arch = archs[knob(0) >> 6];
+  // A device's SMs and memory bandwidth, as the JIT passes them: an H200
+  // (132 SMs, 4917 GB/s: fast memory per SM, the planner rules measured
+  // there), an H100 PCIe (114, 2039) or unknown (the arch's defaults).
+  static const int sms[] = {0, 132, 114, 0};
+  static const int dramGBs[] = {0, 4917, 2039, 0};
+  o.sms = sms[(knob(0) >> 2) & 3];
+  o.dramGBs = dramGBs[(knob(0) >> 2) & 3];
   for (auto func : module->getOps<mlir::func::FuncOp>()) {
     bool first = true;
     for (unsigned i = 0; i < func.getNumArguments(); ++i) {

@@ -13,6 +13,7 @@
 
 #include "rkc/Compile.h"
 #include "rkc/Occupancy.h"
+#include "rkc/OutputFile.h"
 #include "rkc/Run.h"
 #include "rkc/Tuning.h"
 
@@ -59,32 +60,11 @@ int error(const llvm::Twine &msg) {
   return 1;
 }
 
-/// Writes `data` to `path` atomically: a temporary file in the same
-/// directory, renamed over the target only once complete.
-int writeAtomically(const std::string &path, StringRef data) {
-  llvm::SmallString<256> tmp;
-  int fd;
-  llvm::SmallString<256> dir(path);
-  llvm::sys::path::remove_filename(dir);
-  if (dir.empty())
-    dir = ".";
-  llvm::SmallString<256> model(dir);
-  llvm::sys::path::append(model, ".rkc-%%%%%%%%.tmp");
-  if (std::error_code ec = llvm::sys::fs::createUniqueFile(model, fd, tmp))
-    return error("error: cannot write '" + path + "': " + ec.message());
-  {
-    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
-    os << data;
-    os.flush();
-    if (os.has_error()) {
-      llvm::sys::fs::remove(tmp);
-      return error("error: cannot write '" + path + "': " + os.error().message());
-    }
-  }
-  if (std::error_code ec = llvm::sys::fs::rename(tmp, path)) {
-    llvm::sys::fs::remove(tmp);
-    return error("error: cannot write '" + path + "': " + ec.message());
-  }
+/// Writes `data` to the output file `path` (rkc/OutputFile.h: whole or not
+/// at all; devices such as /dev/null written through).
+int writeOutput(const std::string &path, StringRef data) {
+  if (llvm::Error e = rkc::writeOutputFile(path, data))
+    return error("error: " + llvm::toString(std::move(e)));
   return 0;
 }
 
@@ -267,7 +247,7 @@ int compileCommand(std::vector<std::string> args) {
     llvm::outs() << text;
     return 0;
   }
-  return writeAtomically(out, text);
+  return writeOutput(out, text);
 }
 
 /// rkc run: random inputs on the GPU, checked against the double-precision
@@ -537,10 +517,28 @@ int tuneCommand(std::vector<std::string> args) {
   return failures ? 1 : 0;
 }
 
+int dispatch(std::vector<std::string> args);
+
 } // namespace
 
 int main(int argc, char **argv) {
-  std::vector<std::string> args(argv + 1, argv + argc);
+  int rc = dispatch(std::vector<std::string>(argv + 1, argv + argc));
+  // Output on stdout (`--emit ptx` without -o, tables) that could not be
+  // written (a full disk, a closed pipe): an error, not LLVM's fatal one
+  // when the stream is destroyed.
+  llvm::outs().flush();
+  if (llvm::outs().has_error()) {
+    std::error_code ec = llvm::outs().error();
+    llvm::outs().clear_error();
+    llvm::errs() << "error: cannot write to standard output: " << ec.message() << "\n";
+    return 1;
+  }
+  return rc;
+}
+
+namespace {
+
+int dispatch(std::vector<std::string> args) {
   if (args.empty())
     return usage(llvm::errs(), 1);
   std::string cmd = args[0];
@@ -566,3 +564,5 @@ int main(int argc, char **argv) {
   llvm::errs() << "error: unknown command '" << cmd << "'\n";
   return usage(llvm::errs(), 1);
 }
+
+} // namespace
