@@ -235,7 +235,7 @@ LogicalResult KernelEmitter::emitKSplit(rkc::KernelInfo &info, tier::KSplitLayou
                 "  constexpr int THREADS = WARPS * 32;\n"
                 "  constexpr int KWARPS = {10}; // warps splitting K (the others: columns)\n"
                 "  constexpr int TILE_COLS = 32 * COLS * (WARPS / KWARPS);\n"
-                "  constexpr int TILES = (N + TILE_COLS - 1) / TILE_COLS;\n"
+                "  constexpr int TILES = (N - 1) / TILE_COLS + 1;\n"
                 "  constexpr int KPR = {7}; // values of K per packed row\n"
                 "  constexpr int KW = K / KPR; // packed rows\n"
                 "  constexpr int GR = {8}; // packed rows per scale group\n"

@@ -32,6 +32,7 @@
 
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <map>
 
 using namespace mlir;
@@ -1446,6 +1447,13 @@ LogicalResult KernelEmitter::emit(rkc::KernelInfo &info) {
   rp.keep = sched.getKeep();
   rp.evictLast = sched.getEvictLast();
   info.plan = rp.str();
+  // Column indices are ints (rkc/vec.cuh): the layout's sweep of the row,
+  // PASSES x PASS_COLS columns, and a chunk past it must stay below 2^31.
+  int64_t sweptCols = passes * C * T * V;
+  if (sweptCols + C * T * W > std::numeric_limits<int32_t>::max())
+    return func.emitError() << "rows of " << cols << " elements are too long: the layout ("
+                            << info.plan << ") sweeps " << sweptCols
+                            << " columns, and column indices must stay below 2^31";
   os << "// kernel " << info.name << ": " << info.plan << "\n";
   os << decls;
   os << "extern \"C\" __global__ void ";
