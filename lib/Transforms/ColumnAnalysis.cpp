@@ -19,7 +19,9 @@ bool rkc::isColumnProgram(func::FuncOp func) {
 FailureOr<Operation *> rkc::columnOp(func::FuncOp func) {
   Operation *the = nullptr;
   for (Operation &op : func.getBody().front()) {
-    if (isa<func::ReturnOp>(op))
+    // Constants are left by other ops' decompositions, hoisted without a
+    // location: the op they came from is reported instead.
+    if (isa<func::ReturnOp>(op) || op.hasTrait<OpTrait::ConstantLike>())
       continue;
     if (!isa<rk::GemvOp, rk::QuantizeOp, rk::DequantizeOp>(op))
       return op.emitError()
@@ -38,6 +40,14 @@ FailureOr<Operation *> rkc::columnOp(func::FuncOp func) {
       if (!isa<func::ReturnOp>(use.getOwner()))
         return use.getOwner()->emitError(
             "the results of a quantized op can only be returned");
+  // The kernel writes each result of the op once, in order: the function
+  // returns exactly those (a result returned twice would get one output).
+  auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
+  if (ret.getOperands() != ValueRange(the->getResults()))
+    return ret.emitError() << "a spec with a quantized op returns that op's results once "
+                              "each, in order (it has "
+                           << the->getNumResults() << ", this returns " << ret.getNumOperands()
+                           << " values)";
   return the;
 }
 

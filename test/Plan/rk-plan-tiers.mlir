@@ -2937,6 +2937,32 @@ func.func @two_ops(%x: tensor<1x4096xf16>, %q: tensor<4096x4096xi4, #rk.quant<bi
 
 // -----
 
+// A constant (as other ops' decompositions leave them, hoisted without a
+// location) is passed over: the op it serves is the one reported.
+func.func @constant_and_map(%x: tensor<1x4096xf16>, %q: tensor<4096x4096xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, %s: tensor<32x4096xf16>) -> (tensor<1x4096xf16>, tensor<1x4096xf16>) {
+  %c = arith.constant 2.0 : f32
+  %o = rk.gemv %x, %q, %s : (tensor<1x4096xf16>, tensor<4096x4096xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, tensor<32x4096xf16>) -> tensor<1x4096xf16>
+  // expected-error@below {{'rk.map' cannot share a kernel with a quantized op}}
+  %y = rk.map %x, %c {
+  ^bb0(%a: f32, %b: f32):
+    %m = arith.mulf %a, %b : f32
+    rk.yield %m : f32
+  } : tensor<1x4096xf16>, f32 -> tensor<1x4096xf16>
+  return %o, %y : tensor<1x4096xf16>, tensor<1x4096xf16>
+}
+
+// -----
+
+// Its kernel writes the op's result once: a spec returning it twice (or
+// with another value) is refused, not given one output for two results.
+func.func @returned_twice(%x: tensor<1x4096xf16>, %q: tensor<4096x4096xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, %s: tensor<32x4096xf16>) -> (tensor<1x4096xf16>, tensor<1x4096xf16>) {
+  %o = rk.gemv %x, %q, %s : (tensor<1x4096xf16>, tensor<4096x4096xi4, #rk.quant<bits = 4, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = k8>>, tensor<32x4096xf16>) -> tensor<1x4096xf16>
+  // expected-error@below {{a spec with a quantized op returns that op's results once each, in order (it has 1, this returns 2 values)}}
+  return %o, %o : tensor<1x4096xf16>, tensor<1x4096xf16>
+}
+
+// -----
+
 // int8 weights are k4-packed (four values of K per 32-bit word).
 func.func @int8_unpacked(%x: tensor<1x256xf16>, %q: tensor<256x64xi8, #rk.quant<bits = 8, group_size = 128, axis = 0, scale = f16, symmetric = true, packing = none>>, %s: tensor<2x64xf16>) -> tensor<1x64xf16> {
   // expected-error@below {{8-bit weights are lowered with packing = k4 (four values of K per 32-bit word; docs/quantization.md)}}
