@@ -8,6 +8,7 @@ cannot be found.
 """
 
 import ctypes
+import operator
 import os
 import struct
 import threading
@@ -197,9 +198,10 @@ def last_error():
 def _enc(s):
     if s is None:
         return None
-    if isinstance(s, bytes):
-        return s
-    return str(s).encode("utf-8")
+    b = s if isinstance(s, bytes) else str(s).encode("utf-8")
+    if b"\0" in b:  # C strings: the text would end there, silently
+        raise ValueError("rkc: a NUL character in %r" % (s[:60],))
+    return b
 
 
 class ArgInfo(tuple):
@@ -242,6 +244,9 @@ class Kernel(object):
         lib = library()
         self._lib = lib
         self._handle = None
+        if not isinstance(spec_text, (str, bytes)):
+            raise TypeError("rkc.Kernel: the spec must be text (str), got %s"
+                            % type(spec_text).__name__)
         if isinstance(shapes, dict):
             shapes = format_shapes(shapes)
         handle = ctypes.c_void_p()
@@ -321,7 +326,12 @@ class Kernel(object):
         if rows is None:
             m = self._rows_c
         elif rows.__class__ is int:
-            m = self._rows_c if rows == self.rows else ctypes.c_int64(rows)
+            if rows == self.rows:
+                m = self._rows_c
+            elif -1 << 63 <= rows < 1 << 63:  # librkc checks the sign
+                m = ctypes.c_int64(rows)
+            else:
+                raise ValueError("rows must be below 2^63, got %d" % rows)
         else:
             m = None
         if m is not None and (stream is None or stream.__class__ is int):
@@ -334,8 +344,17 @@ class Kernel(object):
                 if st:
                     raise_launch_error(st)
                 return
+        # The slow path (pointers or rows that are not plain ints): what
+        # ctypes would truncate or refuse with a bare "wrong type".
+        for v in ptrs:
+            if v is not None and not isinstance(v, ctypes.c_void_p):
+                v = _index("pointer", v)
+                if not 0 <= v < 1 << 64:
+                    raise ValueError("a device pointer must be in 0..2^64-1, got %d" % v)
+        m = self.rows if rows is None else _index("rows", rows)
+        if not -1 << 63 <= m < 1 << 63:
+            raise ValueError("rows must be below 2^63, got %d" % m)
         p = self._ptr_t(*ptrs)
-        m = self.rows if rows is None else rows
         st = self._launch(self._handle, p, s, m, stream)
         if st != RKC_OK:
             raise RkcError(last_error() or ("rkcKernelLaunch failed with status %d" % st), st)
@@ -353,11 +372,23 @@ class Kernel(object):
             self._handle = None
 
 
+def _index(what, v):
+    """v as an int (int, numpy or torch integer scalars): a float or a bool
+    is a TypeError, not truncated."""
+    if isinstance(v, bool):
+        raise TypeError("%s must be an int, got %r" % (what, v))
+    try:
+        return operator.index(v)
+    except TypeError:
+        raise TypeError("%s must be an int, got %r" % (what, v)) from None
+
+
 def format_shapes(shapes):
     """{"x": (128, 4096), "w": (4096,)} -> "x=128x4096;w=4096"."""
     parts = []
     for name, dims in shapes.items():
-        if isinstance(dims, int):
+        if not isinstance(dims, (tuple, list)):
             dims = (dims,)
-        parts.append("%s=%s" % (name, "x".join(str(int(d)) for d in dims)))
+        parts.append("%s=%s" % (name, "x".join(str(_index("shape of %r" % name, d))
+                                                for d in dims)))
     return ";".join(parts)

@@ -17,6 +17,9 @@ _texts = {}
 
 
 def spec_path(name):
+    """The file of a shipped spec, e.g. spec_path("rms_norm")."""
+    if name not in SPEC_NAMES:
+        raise ValueError("unknown rkc spec %r (shipped: %s)" % (name, ", ".join(SPEC_NAMES)))
     return os.path.join(SPEC_DIR, name + ".mlir")
 
 

@@ -1065,6 +1065,9 @@ def compile(spec_text, spec_name=None, schedule=None, dtype=None, **dims):
     rkc.RkcError with the spec location; they are reported at the first call,
     when the shapes are known.
     """
+    if not isinstance(spec_text, str):
+        raise TypeError("rkc.compile: the spec must be text (str), got %s"
+                        % type(spec_text).__name__)
     return CompiledSpec(spec_text, spec_name=spec_name, schedule=schedule, dtype=dtype, dims=dims)
 
 

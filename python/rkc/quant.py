@@ -124,8 +124,16 @@ def kernel(op, dtype, bits=4, group_size=128, symmetric=True, scale="f16", axis=
     if K is None or N is None or (op == "gemv" and M is None):
         raise TypeError("rkc.quant.kernel: %s needs %s" % (op, "M, K and N" if op == "gemv"
                                                            else "K and N"))
-    axis = 1 if axis in (1, -1) else axis
-    group = _spec_group(group_size, K if axis == 0 else N)
+    for what, v in (("M", M), ("K", K), ("N", N)):
+        if v is not None and _int("quant.kernel", what, v) <= 0:
+            raise ValueError("rkc.quant.kernel: %s must be positive, got %d" % (what, v))
+    bits = _bits("quant.kernel", bits)
+    if axis not in (0, 1, -1) or isinstance(axis, bool):
+        raise ValueError("rkc.quant.kernel: axis must be 0 (along K) or 1 (per token), got %r"
+                         % (axis,))
+    axis = 1 if axis in (1, -1) else 0
+    group = _spec_group(_group("quant.kernel", bits, group_size, K if axis == 0 else N,
+                               "K" if axis == 0 else "D"), K if axis == 0 else N)
     scale = _SCALE_ALIASES.get(str(scale), str(scale))
     shapes = _shapes(op, bits, group, symmetric, axis, bias, M, K, N)
     if schedule is not None:

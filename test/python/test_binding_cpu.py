@@ -512,6 +512,30 @@ def test_launch_validation():
     with pytest.raises(rkc.RkcError) as e:
         k.launch([good, good, good], [4000, 0, 0], 4)
     assert "smaller than its row length (4096)" in str(e.value)
+    # What ctypes would truncate or refuse without saying why.
+    with pytest.raises(ValueError, match="rows must be below 2"):
+        k.launch([good, good, good], None, 1 << 70)
+    with pytest.raises(TypeError, match="rows must be an int, got 1.5"):
+        k.launch([good, good, good], None, 1.5)
+    with pytest.raises(ValueError, match="device pointer must be in 0..2"):
+        k.launch([1 << 65, good, good], None, 4)
+    with pytest.raises(ValueError, match="device pointer must be in 0..2"):
+        k.launch([-good, good, good], None, 4)
+
+
+@needs_lib
+def test_request_checks():
+    text = builtin_text("rms_norm")
+    with pytest.raises(TypeError, match="shape of 'x' must be an int, got 4.7"):
+        rkc.Kernel(text, {"x": (4.7, 4096)}, "bf16")
+    with pytest.raises(ValueError, match="NUL"):
+        rkc.Kernel(text + "\0garbage", "x=4x4096", "bf16")
+    with pytest.raises(TypeError, match="the spec must be text"):
+        rkc.Kernel(None, "x=4x4096", "bf16")
+    with pytest.raises(TypeError, match="rkc.compile: the spec must be text"):
+        rkc.compile(None)
+    with pytest.raises(ValueError, match="unknown rkc spec"):
+        rkc.spec_path("../__init__")
 
 
 @needs_lib

@@ -237,14 +237,35 @@ def test_group_of_the_whole_axis_is_one_group():
 
 @needs_lib
 @pytest.mark.parametrize("kw,pattern", [
-    (dict(op="gemv", dtype="f16", bits=8, group_size=128, M=1, K=4100, N=64),
-     "4100"),                 # the compiler names the bad dimension (wording in flux)
     (dict(op="gemv", dtype="f16", M=17, K=256, N=64), "at most 16 activation rows"),
 ])
 def test_compiler_rejects(kw, pattern):
     compile_or_skip(lambda: quant.kernel("gemv", "f16", M=1, K=256, N=64))
     with pytest.raises(rkc.RkcError, match=pattern):
         quant.kernel(**kw)
+
+
+# quant.kernel checks its parameters as rkc.quantize does, before the
+# compiler sees a spec (a negative group once reached it as a spec named
+# gemv_w4a16_g-1 that did not parse).
+@pytest.mark.parametrize("kw,exc,pattern", [
+    (dict(bits=8, group_size=128, K=4100), ValueError, "group_size 128 does not divide K = 4100"),
+    (dict(group_size=-1), ValueError, "group_size must be 0 .* or positive, got -1"),
+    (dict(group_size=None), TypeError, "group_size must be an int, got None"),
+    (dict(group_size=3), ValueError, "group_size 3 does not divide K = 4096"),
+    (dict(group_size=8192), ValueError, "group_size 8192 does not divide K = 4096"),
+    (dict(bits="x"), TypeError, "bits must be an int"),
+    (dict(bits=2), ValueError, "bits must be 4 .* or 8"),
+    (dict(M=0), ValueError, "M must be positive, got 0"),
+    (dict(K=4096.5), TypeError, "K must be an int"),
+    (dict(N=True), TypeError, "N must be an int"),
+    (dict(axis=2), ValueError, "axis must be 0 .* or 1"),
+])
+def test_kernel_checks_parameters(kw, exc, pattern):
+    args = dict(op="gemv", dtype="f16", M=1, K=4096, N=4096)
+    args.update(kw)
+    with pytest.raises(exc, match=pattern):
+        quant.kernel(**args)
 
 
 @needs_lib
