@@ -178,6 +178,9 @@ Expected<PlanOverride> parseOverride(StringRef text) {
     // one before C++20 (clang rejects it; the fuzz build is clang's).
     std::pair<StringRef, StringRef> kv = item.trim().split('=');
     StringRef key = kv.first.trim(), val = kv.second.trim();
+    if (!item.contains('='))
+      return llvm::createStringError("schedule: '" + item.trim().str() +
+                                     "' is not FIELD=VALUE (e.g. threads=256)");
     auto kw = llvm::find_if(kKeywordFields, [&](const KeywordField &f) { return key == f.key; });
     if (kw != std::end(kKeywordFields)) {
       Expected<int> code = keywordValue(*kw, val);
@@ -186,6 +189,15 @@ Expected<PlanOverride> parseOverride(StringRef text) {
       o.*(kw->field) = *code;
       continue;
     }
+    static const char *const kIntegerFields[] = {"threads", "values",     "vector", "rows",
+                                                 "cluster", "split",      "unroll", "min_blocks",
+                                                 "kwarps",  "keep",       "mma",    "prefetch"};
+    if (llvm::none_of(kIntegerFields, [&](const char *f) { return key == f; }))
+      return llvm::createStringError(
+          "schedule: unknown field '" + key.str() +
+          "' (threads, values, vector, rows, cluster, split, staging, unroll, "
+          "min_blocks, prefetch, keep, evict = last or normal; column kernels: mma = 0 or 1, kwarps, acts = smem "
+          "or global)");
     int64_t v;
     bool zeroOk = key == "min_blocks" || key == "mma" || key == "prefetch" || key == "keep";
     if (val.getAsInteger(10, v) || v < 0 || (v == 0 && !zeroOk))
@@ -208,12 +220,6 @@ Expected<PlanOverride> parseOverride(StringRef text) {
                                        val.str() + "'");
       (key == "mma" ? o.mma : o.prefetch) = (int)v;
     }
-    else
-      return llvm::createStringError(
-          "schedule: unknown field '" + key.str() +
-          "' (threads, values, vector, rows, cluster, split, staging, unroll, "
-          "min_blocks, prefetch, keep, evict = last or normal; column kernels: mma = 0 or 1, kwarps, acts = smem "
-          "or global)");
   }
   return o;
 }

@@ -296,6 +296,8 @@ def test_compile_error_has_location(text, shapes, dtype, pattern):
 
 @needs_lib
 @pytest.mark.parametrize("sched,pattern", [("vector=3", "power of two"), ("bogus=1", "unknown field"),
+                                           ("bogus=x", "unknown field 'bogus'"),
+                                           ("5", "'5' is not FIELD=VALUE"),
                                            ("threads=x", "integer"),
                                            ("split=3", "split = 3 must be a power of two"),
                                            ("split=4,cluster=2", "takes cluster = 1")])
