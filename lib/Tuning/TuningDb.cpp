@@ -98,6 +98,22 @@ std::optional<TuningEntry> TuningDb::parseLine(llvm::StringRef line) {
   str("heuristic", e.heuristic);
   if (auto g = o->getInteger("dram_gbs"))
     e.dramGBs = (int)*g;
+  // Content, not only shape: a row whose numbers or schedule could not come
+  // from `rkc tune` (an edited or corrupted file) is malformed. M and N are
+  // positive whole numbers below 2^53 (exact in a JSON double), times
+  // positive and finite, the dtype one of the three, the schedule one the
+  // planner parses.
+  auto count = [](double v) { return v >= 1 && v < 9007199254740992.0 && v == std::floor(v); };
+  auto time = [](double v) { return v > 0 && std::isfinite(v); };
+  if (!count(rows) || !count(cols) || !time(e.ms) || !time(e.heuristicMs) ||
+      !(e.tbps >= 0 && std::isfinite(e.tbps)) ||
+      (e.dtype != "f32" && e.dtype != "bf16" && e.dtype != "f16") ||
+      !llvm::StringRef(e.arch).starts_with("sm_") || e.key.empty())
+    return std::nullopt;
+  if (auto sched = plan::parseOverride(e.schedule); !sched) {
+    llvm::consumeError(sched.takeError());
+    return std::nullopt;
+  }
   e.rows = (int64_t)rows;
   e.cols = (int64_t)cols;
   return e;
@@ -131,8 +147,10 @@ static std::optional<std::string> userDbPath() {
   return dir->substr(0, dir->rfind('/')) + "/tuning.jsonl";
 }
 
-static void parseInto(llvm::StringRef text, llvm::StringRef origin,
-                      std::vector<TuningEntry> &out) {
+/// Appends the usable rows of `text` to `out`, warning about the others;
+/// returns how many were malformed.
+static int parseInto(llvm::StringRef text, llvm::StringRef origin,
+                     std::vector<TuningEntry> &out) {
   llvm::SmallVector<llvm::StringRef> lines;
   text.split(lines, '\n', -1, false);
   int bad = 0, foreign = 0, stale = 0;
@@ -156,6 +174,7 @@ static void parseInto(llvm::StringRef text, llvm::StringRef origin,
     llvm::errs() << "rkc: warning: tuning database " << origin << ": ignored " << stale
                  << " rows timed with other generated code (codegen revision != "
                  << kCodegenRevision << "); re-tune those shapes with `rkc tune`\n";
+  return bad;
 }
 
 void TuningDb::reload() {
@@ -296,7 +315,9 @@ llvm::Expected<int> TuningDb::importFrom(const std::string &path) {
   if (!buf)
     return llvm::createStringError("cannot read " + path + ": " + buf.getError().message());
   std::vector<TuningEntry> rows;
-  parseInto((*buf)->getBuffer(), path, rows);
+  if (parseInto((*buf)->getBuffer(), path, rows) > 0 && rows.empty())
+    return llvm::createStringError("no row of " + path + " can be imported: every row is "
+                                   "malformed or of another rkc version or codegen revision");
   for (const TuningEntry &e : rows)
     if (llvm::Error err = add(e))
       return std::move(err);

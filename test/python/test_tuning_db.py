@@ -137,6 +137,31 @@ def test_import_export_round_trip_and_rejected_rows(tmp_path):
     assert mine == [(r["key"], r["schedule"]) for r in good]
 
 
+def test_rows_whose_content_rkc_tune_cannot_write_are_malformed(tmp_path):
+    """Rows of the right JSON shape with numbers or a schedule no tuning run
+    writes (an edited or corrupted file) are malformed, not imported; a file
+    with nothing importable is an error."""
+    cache = tmp_path / "cache"
+    key, machine = key_and_machine(cache, "x=64x4096")
+    good = row(key, machine, "x=64x4096", 4096, TUNED)
+    bad = []
+    for change in [dict(M=0), dict(M=-1), dict(M=2 ** 70), dict(M=1.5), dict(N=0), dict(ms=-1),
+                   dict(ms=0), dict(heuristic_ms=float("inf")), dict(schedule="values=0"),
+                   dict(schedule="xxx"), dict(dtype="f64"), dict(arch="10")]:
+        r = dict(good)
+        r.update(change)
+        bad.append(json.dumps(r))
+    src = tmp_path / "bad.jsonl"
+    src.write_text("\n".join(bad) + "\n")
+    r = rkc("tune", "--import", src, cache=cache, check=False)
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "ignored %d malformed" % len(bad) in r.stderr
+    assert "no row of" in r.stderr and "can be imported" in r.stderr
+    src.write_text("\n".join(bad + [json.dumps(good)]) + "\n")
+    r = rkc("tune", "--import", src, cache=cache)
+    assert "imported 1 entries" in r.stdout
+
+
 def test_exact_entry_is_used_and_other_machine_is_not(tmp_path):
     cache = tmp_path / "cache"
     heuristic, _ = plan_of(cache, "x=64x4096")
