@@ -72,7 +72,8 @@ int runCommand(std::vector<std::string> args);
 
 /// The value after option args[i] into `dst` (advancing i); false if none.
 bool takeValue(const std::vector<std::string> &args, size_t &i, std::string &dst) {
-  if (i + 1 >= args.size())
+  // Not another option (`--dtype --shape x=...` would swallow --shape), not empty.
+  if (i + 1 >= args.size() || StringRef(args[i + 1]).starts_with("--") || args[i + 1].empty())
     return false;
   dst = args[++i];
   return true;
@@ -143,7 +144,9 @@ int compileCommand(std::vector<std::string> args) {
         dst = a.split('=').second.str();
         return true;
       }
-      if (i + 1 >= args.size())
+      // The next argument, unless it is another option (`--dtype --emit
+      // cuda` swallowed --emit) or empty.
+      if (i + 1 >= args.size() || StringRef(args[i + 1]).starts_with("--") || args[i + 1].empty())
         return false;
       dst = args[++i];
       return true;
@@ -170,7 +173,8 @@ int compileCommand(std::vector<std::string> args) {
     } else if (flag("--streaming")) {
       if (!value(req.options.streaming)) return error("error: --streaming needs a value");
     } else if (a == "-o") {
-      if (i + 1 >= args.size()) return error("error: -o needs a file name");
+      if (i + 1 >= args.size() || args[i + 1].empty() || StringRef(args[i + 1]).starts_with("--"))
+        return error("error: -o needs a file name");
       out = args[++i];
     } else if (a == "--print-plan") {
       printPlan = true;
@@ -412,6 +416,9 @@ int tuneCommand(std::vector<std::string> args) {
   } else {
     jobs.push_back(shapes);
   }
+  if (jobs.empty() || llvm::any_of(jobs, [](const auto &j) { return j.empty(); }))
+    return error("error: rkc tune needs the shapes to tune: --shape NAME=D0xD1... or --shapes "
+                 "FILE (a file with at least one line)");
   if ((sms || dramGBs) && !printKey)
     return error("error: --sms and --dram-gbs describe a device for --print-key; tuning "
                  "plans for the GPU it times on");
