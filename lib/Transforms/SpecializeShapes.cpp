@@ -246,6 +246,9 @@ struct SpecializeShapes
   LogicalResult specialize(func::FuncOp func, Type dt) {
     if (func.isExternal())
       return success();
+    if (func.getNumResults() == 0)
+      return func.emitError("the function returns nothing: a kernel spec returns at least one "
+                            "result");
     ShapeSolver solver(func);
     if (failed(bindRequest(func, solver)))
       return failure();

@@ -37,6 +37,7 @@
 // RUN: rk-opt %t/cannot_infer.mlir --rk-specialize-shapes="shapes=w=4096 dtype=bf16" -verify-diagnostics
 // RUN: rk-opt %t/cannot_infer_result.mlir --rk-specialize-shapes="shapes=x=4x8" -verify-diagnostics
 // RUN: rk-opt %t/not_tensor.mlir --rk-specialize-shapes="shapes=eps=4" -verify-diagnostics
+// RUN: rk-opt %t/no_result.mlir --rk-specialize-shapes="shapes=x=4x8 dtype=bf16" -verify-diagnostics
 
 //--- by_name.mlir
 func.func @rms_norm(%x: tensor<?x?x!rk.dtype> {rk.name = "x"},
@@ -281,4 +282,11 @@ func.func @k(%x: tensor<?x?xf32> {rk.name = "x"}) -> tensor<?xf32> {
 // expected-error @+1 {{argument 'eps' is not a tensor}}
 func.func @k(%x: tensor<4x8xf32> {rk.name = "x"}, %e: f32 {rk.name = "eps"}) -> tensor<4x8xf32> {
   return %x : tensor<4x8xf32>
+}
+
+//--- no_result.mlir
+// A kernel writes at least one result (this one compiled to an empty kernel).
+// expected-error @+1 {{the function returns nothing: a kernel spec returns at least one result}}
+func.func @k(%x: tensor<?x?x!rk.dtype> {rk.name = "x"}) {
+  return
 }
