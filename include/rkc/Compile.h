@@ -39,6 +39,7 @@ struct CompileResult {
   std::vector<char> cubin;
   std::vector<KernelInfo> kernels;
   std::vector<std::string> remarks; ///< plan decisions
+  std::vector<std::string> warnings; ///< "file:line:col: warning: ..." (a --dtype a spec ignores)
   std::optional<plan::RowProblem> problem; ///< what the planner saw (row program)
   std::optional<plan::KSplitProblem> columnProblem; ///< ... (column program)
   std::string nvrtcLog;

@@ -31,8 +31,8 @@ llvm::Expected<std::string> rkc::nvrtcVersion() { return nvrtc::version(); }
 
 namespace {
 
-/// Collects errors as "file:line:col: error: msg" text and remarks as plain
-/// lines, instead of printing them.
+/// Collects errors as "file:line:col: error: msg" text, warnings as such
+/// lines and remarks as plain lines, instead of printing them.
 class Diagnostics {
 public:
   Diagnostics(mlir::MLIRContext &ctx, llvm::SourceMgr &mgr)
@@ -43,12 +43,21 @@ public:
         remarks.push_back(d.str());
         return mlir::success();
       }
+      if (d.getSeverity() == mlir::DiagnosticSeverity::Warning) {
+        std::string where;
+        if (auto loc = llvm::dyn_cast<mlir::FileLineColLoc>(d.getLocation()))
+          where = (loc.getFilename().str() + ":" + std::to_string(loc.getLine()) + ":" +
+                   std::to_string(loc.getColumn()) + ": ");
+        warnings.push_back(where + "warning: " + d.str());
+        return mlir::success();
+      }
       return mlir::failure(); // to the source manager handler
     });
   }
 
   std::string errors;
   std::vector<std::string> remarks;
+  std::vector<std::string> warnings; ///< "file:line:col: warning: msg"
 
 private:
   llvm::raw_string_ostream os;
@@ -113,6 +122,11 @@ llvm::Expected<rkc::CompileResult> rkc::compile(const CompileRequest &req) {
     return fail(req.specName + ": error: cannot parse the spec");
 
   CompileResult res;
+  // Every successful return carries the warnings (a --dtype the spec ignores).
+  auto done = [&]() -> CompileResult {
+    res.warnings = diags.warnings;
+    return std::move(res);
+  };
   auto print = [&](std::string &out) {
     llvm::raw_string_ostream os(out);
     module->print(os);
@@ -142,7 +156,7 @@ llvm::Expected<rkc::CompileResult> rkc::compile(const CompileRequest &req) {
     }
   }
   if (req.upTo == Emit::Rk)
-    return res;
+    return done();
   {
     // The rest of the pipeline, from the row program to tier.
     mlir::PassManager pm(&ctx);
@@ -154,11 +168,11 @@ llvm::Expected<rkc::CompileResult> rkc::compile(const CompileRequest &req) {
   }
   res.remarks = diags.remarks;
   if (req.upTo == Emit::Tier)
-    return res;
+    return done();
   if (mlir::failed(emitCuda(*module, res.cuda, res.kernels)))
     return fail("CUDA emission failed");
   if (req.upTo == Emit::Cuda)
-    return res;
+    return done();
   std::string arch = res.kernels.empty() ? req.options.arch : res.kernels[0].arch;
   auto out = nvrtc::compile(res.cuda, arch, req.upTo == Emit::Cubin);
   if (!out) {
@@ -168,5 +182,5 @@ llvm::Expected<rkc::CompileResult> rkc::compile(const CompileRequest &req) {
   res.ptx = std::move(out->ptx);
   res.cubin = std::move(out->cubin);
   res.nvrtcLog = std::move(out->log);
-  return res;
+  return done();
 }

@@ -213,6 +213,8 @@ int compileCommand(std::vector<std::string> args) {
   auto res = rkc::compile(req);
   if (!res)
     return error(llvm::toString(res.takeError()));
+  for (const std::string &w : res->warnings)
+    llvm::errs() << w << "\n";
 
   if (printPlan) {
     printRemarks(res->remarks);
