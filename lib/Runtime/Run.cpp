@@ -553,8 +553,18 @@ llvm::Expected<double> Harness::copyRooflineTbps() {
 }
 
 llvm::Expected<RunReport> rkc::runOnDevice(CompileRequest req, const RunOptions &opt) {
-  if (llvm::Error e = resolveArch(req))
+  if (llvm::Error e = resolveArch(req)) {
+    // No device to ask (no driver): a spec or shape error is still the
+    // first thing to report, so the request is checked for sm_90a first.
+    CompileRequest check = req;
+    check.options.arch = "sm_90a";
+    check.upTo = Emit::Tier;
+    if (auto c = compile(check); !c) {
+      llvm::consumeError(std::move(e));
+      return c.takeError();
+    }
     return std::move(e);
+  }
   req.upTo = Emit::Cubin;
   auto kernel = Kernel::get(req);
   if (!kernel)

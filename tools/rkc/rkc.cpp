@@ -298,8 +298,11 @@ int runCommand(std::vector<std::string> args) {
   if (int rc = readSpec(spec, req))
     return rc;
   auto rep = rkc::runOnDevice(req, opt);
-  if (!rep)
-    return error("error: " + llvm::toString(rep.takeError()));
+  if (!rep) {
+    // A compile error is located ("file:line:col: error: ..."); others are not.
+    std::string msg = llvm::toString(rep.takeError());
+    return error(StringRef(msg).contains(": error: ") ? msg : "error: " + msg);
+  }
   if (printPlan)
     printRemarks(rep->remarks);
   llvm::outs() << "plan: " << rep->plan << "\n";
