@@ -226,8 +226,13 @@ struct SpecializeShapes
   void runOnOperation() override {
     Type dt = parseDType();
     if (!dtype.empty() && !dt) {
-      getOperation().emitError() << "unsupported dtype '" << dtype
-                                 << "' (expected f32, bf16 or f16)";
+      // At the first function (the module's own location is line 0).
+      Operation *at = getOperation();
+      for (auto func : getOperation().getOps<func::FuncOp>()) {
+        at = func;
+        break;
+      }
+      at->emitError() << "unsupported dtype '" << dtype << "' (expected f32, bf16 or f16)";
       return signalPassFailure();
     }
     for (auto func : getOperation().getOps<func::FuncOp>())

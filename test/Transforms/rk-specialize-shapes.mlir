@@ -248,9 +248,10 @@ func.func @k(%x: tensor<?x?x!rk.dtype> {rk.name = "x"}) -> tensor<?x?x!rk.dtype>
 }
 
 //--- bad_dtype.mlir
-// The error is reported on the module (an explicit one, to have a location).
-// expected-error @+1 {{unsupported dtype 'f64' (expected f32, bf16 or f16)}}
+// The error is reported at the first function (an implicit module's own
+// location would be line 0).
 module {
+  // expected-error @+1 {{unsupported dtype 'f64' (expected f32, bf16 or f16)}}
   func.func @k(%x: tensor<?x?x!rk.dtype> {rk.name = "x"}) -> tensor<?x?x!rk.dtype> {
     %y = rk.softmax %x : (tensor<?x?x!rk.dtype>) -> tensor<?x?x!rk.dtype>
     return %y : tensor<?x?x!rk.dtype>
