@@ -371,8 +371,8 @@ std::string checkPlan(const RowPlan &pl, const RowProblem &p, const Target &t) {
                              : llvm::formatv("{0:f2}", frags).str(),
                          pl.ctaThreads(), regs);
   }
-  if (pl.unroll < 1)
-    return "unroll must be at least 1";
+  if (pl.unroll < 1 || pl.unroll > 64) // as the column kernels' (KSplitPlan)
+    return llvm::formatv("unroll = {0} must be in [1, 64]", pl.unroll).str();
   // A launch bound no SM can meet: ptxas ignores it silently and the
   // kernel runs at whatever occupancy its registers give.
   if (pl.minBlocks > 0 && (pl.minBlocks * pl.ctaThreads() > t.maxThreadsPerSm ||
