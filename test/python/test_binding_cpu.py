@@ -298,7 +298,7 @@ def test_compile_error_has_location(text, shapes, dtype, pattern):
 @pytest.mark.parametrize("sched,pattern", [("vector=3", "power of two"), ("bogus=1", "unknown field"),
                                            ("bogus=x", "unknown field 'bogus'"),
                                            ("5", "'5' is not FIELD=VALUE"),
-                                           ("unroll=100", r"unroll = 100 must be in \[1, 64\]"),
+                                           ("unroll=100", "unroll = 100 must be in [1, 64]"),
                                            ("threads=x", "integer"),
                                            ("split=3", "split = 3 must be a power of two"),
                                            ("split=4,cluster=2", "takes cluster = 1")])
