@@ -529,27 +529,6 @@ int tuneCommand(std::vector<std::string> args) {
   return failures ? 1 : 0;
 }
 
-int dispatch(std::vector<std::string> args);
-
-} // namespace
-
-int main(int argc, char **argv) {
-  int rc = dispatch(std::vector<std::string>(argv + 1, argv + argc));
-  // Output on stdout (`--emit ptx` without -o, tables) that could not be
-  // written (a full disk, a closed pipe): an error, not LLVM's fatal one
-  // when the stream is destroyed.
-  llvm::outs().flush();
-  if (llvm::outs().has_error()) {
-    std::error_code ec = llvm::outs().error();
-    llvm::outs().clear_error();
-    llvm::errs() << "error: cannot write to standard output: " << ec.message() << "\n";
-    return 1;
-  }
-  return rc;
-}
-
-namespace {
-
 int dispatch(std::vector<std::string> args) {
   if (args.empty())
     return usage(llvm::errs(), 1);
@@ -578,3 +557,18 @@ int dispatch(std::vector<std::string> args) {
 }
 
 } // namespace
+
+int main(int argc, char **argv) {
+  int rc = dispatch(std::vector<std::string>(argv + 1, argv + argc));
+  // Output on stdout (`--emit ptx` without -o, tables) that could not be
+  // written (a full disk, a closed pipe): an error, not LLVM's fatal one
+  // when the stream is destroyed.
+  llvm::outs().flush();
+  if (llvm::outs().has_error()) {
+    std::error_code ec = llvm::outs().error();
+    llvm::outs().clear_error();
+    llvm::errs() << "error: cannot write to standard output: " << ec.message() << "\n";
+    return 1;
+  }
+  return rc;
+}
