@@ -387,7 +387,7 @@ def format_shapes(shapes):
     """{"x": (128, 4096), "w": (4096,)} -> "x=128x4096;w=4096"."""
     parts = []
     for name, dims in shapes.items():
-        if not isinstance(dims, (tuple, list)):
+        if hasattr(dims, "__index__"):  # one dimension given as a number
             dims = (dims,)
         parts.append("%s=%s" % (name, "x".join(str(_index("shape of %r" % name, d))
                                                 for d in dims)))
