@@ -54,7 +54,7 @@ GRAPH_BUFFERS = 48
 COLD_NS = (4096, 262144)                          # cold-compile shapes (M = 2^27 / N), bf16
 LAUNCH_ITERS = 10000
 IMPLS = ("rkc", "rkc-tuned", "torch", "torch.compile")
-DEFAULT_IMPLS = ("rkc", "torch", "torch.compile")
+DEFAULT_IMPLS = ("rkc", "rkc-tuned", "torch", "torch.compile")
 IMPL_ALIASES = {"eager": "torch", "compile": "torch.compile", "inductor": "torch.compile",
                 "tuned": "rkc-tuned"}
 PARTS = ("sweep", "small", "latency")
@@ -1167,7 +1167,8 @@ def build_parser():
                    help="sweep N in {256, 1024, 4096, 16384, 65536, 262144} only")
     p.add_argument("--impls", default=",".join(DEFAULT_IMPLS),
                    help="comma list of rkc, rkc-tuned, torch (eager), torch.compile (default: "
-                        "rkc,torch,torch.compile; rkc-tuned runs only once rkc has a tuning DB)")
+                        "all four; rkc-tuned is left out with a note where the tuning database "
+                        "has no rows for the device)")
     p.add_argument("--parts", default=",".join(PARTS),
                    help="comma list of sweep, small, latency (default: all)")
     p.add_argument("--out", default=None,
