@@ -65,6 +65,36 @@ private:
   mlir::DiagnosticEngine::HandlerID id;
 };
 
+/// Brackets ((, [, {, <) a spec may nest. MLIR's parser recurses once per
+/// level, so a spec of a few tens of KiB nested 15,000 deep overflowed the
+/// stack; real specs nest fewer than 20.
+constexpr int kMaxSpecNesting = 256;
+
+/// Where `text` first nests deeper than kMaxSpecNesting brackets (an offset
+/// into it), or npos. Strings and `//` comments are skipped, `->` is not a
+/// bracket.
+size_t tooDeeplyNested(llvm::StringRef text) {
+  int depth = 0;
+  for (size_t i = 0, n = text.size(); i < n; ++i) {
+    char c = text[i];
+    if (c == '"') {
+      for (++i; i < n && text[i] != '"'; ++i)
+        if (text[i] == '\\')
+          ++i;
+    } else if (c == '/' && i + 1 < n && text[i + 1] == '/') {
+      i = text.find('\n', i);
+      if (i == llvm::StringRef::npos)
+        break;
+    } else if (c == '(' || c == '[' || c == '{' || c == '<') {
+      if (++depth > kMaxSpecNesting)
+        return i;
+    } else if (c == ')' || c == ']' || c == '}' || (c == '>' && (i == 0 || text[i - 1] != '-'))) {
+      depth = std::max(depth - 1, 0);
+    }
+  }
+  return llvm::StringRef::npos;
+}
+
 } // namespace
 
 std::string rkc::specSignature(llvm::StringRef specText) {
@@ -77,7 +107,7 @@ std::string rkc::specSignature(llvm::StringRef specText) {
       return it->second;
   }
   std::string canonical = specText.str();
-  {
+  if (tooDeeplyNested(specText) == llvm::StringRef::npos) { // else compile() says why
     mlir::DialectRegistry registry;
     registerSpecDialects(registry); // user text: see registerSpecDialects
     mlir::MLIRContext ctx(registry, mlir::MLIRContext::Threading::DISABLED);
@@ -116,6 +146,14 @@ llvm::Expected<rkc::CompileResult> rkc::compile(const CompileRequest &req) {
 
   if (req.specText.find_first_not_of(" \t\r\n") == std::string::npos)
     return llvm::createStringError(req.specName + ":1:1: error: the spec is empty");
+  if (size_t at = tooDeeplyNested(req.specText); at != llvm::StringRef::npos) {
+    llvm::StringRef before = llvm::StringRef(req.specText).take_front(at);
+    size_t line = before.count('\n') + 1;
+    size_t col = at - (before.rfind('\n') == llvm::StringRef::npos ? -1 : before.rfind('\n'));
+    return llvm::createStringError(req.specName + ":" + std::to_string(line) + ":" +
+                                   std::to_string(col) + ": error: the spec nests more than " +
+                                   std::to_string(kMaxSpecNesting) + " brackets deep");
+  }
   mlir::OwningOpRef<mlir::ModuleOp> module =
       mlir::parseSourceFile<mlir::ModuleOp>(mgr, mlir::ParserConfig(&ctx));
   if (!module)
