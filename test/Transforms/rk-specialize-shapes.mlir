@@ -38,6 +38,7 @@
 // RUN: rk-opt %t/cannot_infer_result.mlir --rk-specialize-shapes="shapes=x=4x8" -verify-diagnostics
 // RUN: rk-opt %t/not_tensor.mlir --rk-specialize-shapes="shapes=eps=4" -verify-diagnostics
 // RUN: rk-opt %t/no_result.mlir --rk-specialize-shapes="shapes=x=4x8 dtype=bf16" -verify-diagnostics
+// RUN: rk-opt %t/bad_name.mlir --rk-specialize-shapes="shapes=x=4x8 dtype=bf16" -verify-diagnostics
 
 //--- by_name.mlir
 func.func @rms_norm(%x: tensor<?x?x!rk.dtype> {rk.name = "x"},
@@ -290,4 +291,13 @@ func.func @k(%x: tensor<4x8xf32> {rk.name = "x"}, %e: f32 {rk.name = "eps"}) -> 
 // expected-error @+1 {{the function returns nothing: a kernel spec returns at least one result}}
 func.func @k(%x: tensor<?x?x!rk.dtype> {rk.name = "x"}) {
   return
+}
+
+//--- bad_name.mlir
+// Names are what --shape addresses and what the kernel's argument list
+// records (the disk cache's entry too): "a b" or "a=b" could never be
+// given a shape, and a space split the cached entry into other fields.
+// expected-error @+1 {{argument #1 is named 'w b': an rk.name is letters, digits, '_', '.' and '-'}}
+func.func @k(%x: tensor<?x?x!rk.dtype> {rk.name = "x"}, %w: tensor<?x!rk.dtype> {rk.name = "w b"}) -> tensor<?x?x!rk.dtype> {
+  return %x : tensor<?x?x!rk.dtype>
 }
