@@ -31,7 +31,9 @@ typedef enum rkc_status {
   RKC_ERROR_CUDA = 4              /* a CUDA driver call failed */
 } rkc_status;
 
-/* The message of the last failed call on this thread ("" if none). */
+/* The message of the last failed call on this thread ("" if none; a
+ * successful rkcKernelCompile clears it, other successful calls leave it).
+ * The pointer stays valid until this thread's next failing call. */
 const char *rkcGetLastError(void);
 /* rkc's version, e.g. "0.1.0". */
 const char *rkcVersion(void);
@@ -44,6 +46,9 @@ rkc_status rkcKernelCompile(const char *spec_text, const char *spec_name,
                             const char *shapes, const char *dtype,
                             const char *arch, const char *schedule,
                             rkc_kernel *out);
+/* Releases the handle (NULL: nothing). The kernel itself stays cached in
+ * the process for other handles and later requests of the same key. Using
+ * or destroying a handle after rkcKernelDestroy is undefined, as with free. */
 void rkcKernelDestroy(rkc_kernel kernel);
 
 /* Arguments, in launch order: the spec's inputs, then its results. */
@@ -85,7 +90,9 @@ unsigned rkcKernelLaunchFlags(rkc_kernel kernel);
 
 /* Launches on `stream` (a CUstream, NULL = default stream). `ptrs` holds one
  * device pointer per argument; `strides` a row stride in elements per
- * argument (NULL, or 0 for an entry: contiguous rows); `rows` is M.
+ * argument (NULL, or 0 for an entry: contiguous rows): exactly
+ * rkcKernelNumArgs entries each (the library cannot check the arrays'
+ * lengths); `rows` is M.
  * A kernel whose plan has `split=S` (rows split over CTAs that combine
  * through global memory) is launched cooperatively, without PDL, and its
  * first launch on a stream allocates and zeroes a small workspace kept for

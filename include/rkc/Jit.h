@@ -22,6 +22,12 @@ namespace rkc {
 /// kernel). See docs/runtime.md.
 constexpr unsigned kLaunchPdl = 1u;
 
+/// Requests the in-process caches hold (Kernel::get's and getTuned's):
+/// past it, the finished entries are dropped (kernels in use stay alive
+/// through their handles; a dropped request is compiled again, or read
+/// from the disk cache, when next asked). About 25 KiB a kernel.
+constexpr size_t kMaxCachedKernels = 2048;
+
 /// A compiled kernel: the compile result plus, per CUDA context, the loaded
 /// module. Thread-safe; shared between all users of the same request.
 class Kernel {

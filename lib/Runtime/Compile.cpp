@@ -124,7 +124,16 @@ std::string rkc::specSignature(llvm::StringRef specText) {
   std::string h =
       llvm::toHex(llvm::SHA256::hash(llvm::arrayRefFromStringRef(canonical)), true).substr(0, 32);
   std::lock_guard<std::mutex> lock(mu);
-  memo[specText] = h;
+  // Bounded (keyed by whole spec texts, failed compiles' included): a
+  // process that compiles ever new specs keeps at most ~kMemoBytes of them.
+  static size_t bytes = 0;
+  constexpr size_t kMemoBytes = 16 << 20;
+  if (bytes + specText.size() > kMemoBytes) {
+    memo.clear();
+    bytes = 0;
+  }
+  if (memo.try_emplace(specText, h).second)
+    bytes += specText.size();
   return h;
 }
 

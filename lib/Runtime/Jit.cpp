@@ -76,6 +76,23 @@ struct Cache {
   std::mutex mu;
   std::map<std::string, std::shared_future<Flight>> entries;
 };
+
+/// Drops the finished entries of `entries` once it holds `limit`: a
+/// process that compiles ever new requests (a server with per-request
+/// shapes) keeps a bounded cache rather than every kernel it ever built
+/// (~25 KiB each). Kernels in use stay alive through their handles; a
+/// dropped request compiles again (or comes from the disk cache) when next
+/// asked. Entries still compiling stay (single flight).
+template <class Map> void bound(Map &entries, size_t limit) {
+  if (entries.size() < limit)
+    return;
+  for (auto it = entries.begin(); it != entries.end();) {
+    if (it->second.wait_for(std::chrono::seconds(0)) == std::future_status::ready)
+      it = entries.erase(it);
+    else
+      ++it;
+  }
+}
 Cache &cache() {
   static Cache c;
   return c;
@@ -132,6 +149,7 @@ llvm::Expected<std::shared_ptr<Kernel>> Kernel::get(CompileRequest req) {
     if (it != c.entries.end()) {
       future = it->second;
     } else {
+      bound(c.entries, kMaxCachedKernels);
       future = promise.get_future().share();
       c.entries.emplace(key, future);
       owner = true;
@@ -261,6 +279,11 @@ llvm::Error Kernel::launch(void *const *ptrs, const int64_t *strides, int64_t ro
   const KernelInfo &k = info();
   if (rows < 1)
     return llvm::createStringError(llvm::formatv("rows must be positive, got {0}", rows).str());
+  // Rows beyond what one launch's grid can hold, refused before the grid's
+  // arithmetic could overflow (rows near 2^63 wrapped it, and a cluster
+  // kernel launched one group for them).
+  if (rows / std::max<int64_t>(k.rowsPerCta, 1) > (int64_t)0x7fffffff)
+    return llvm::createStringError("too many rows for one launch");
   size_t n = k.args.size();
   std::vector<int64_t> st(n, 0);
   // Shifted rows (N not a multiple of the vector, templates/rkc/vec.cuh):

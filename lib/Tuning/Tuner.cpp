@@ -786,6 +786,8 @@ llvm::Expected<std::shared_ptr<Kernel>> rkc::getTuned(CompileRequest req) {
   auto k = getTunedSlow(std::move(req));
   if (k) {
     std::lock_guard<std::mutex> lock(memoMu);
+    if (memo.size() >= kMaxCachedKernels) // bounded as Kernel::get's (rkc/Jit.h)
+      memo.clear();
     memo.emplace(std::move(fast), *k);
   }
   return k;

@@ -515,6 +515,10 @@ def test_launch_validation():
     with pytest.raises(rkc.RkcError) as e:
         k.launch([good, good, good], [4000, 0, 0], 4)
     assert "smaller than its row length (4096)" in str(e.value)
+    # Rows past one launch's grid: refused before the grid's arithmetic
+    # could wrap (a cluster kernel launched one group for 2^62 + 1 rows).
+    with pytest.raises(rkc.RkcError, match="too many rows for one launch"):
+        k.launch([good, good, good], None, (1 << 62) + 1)
     # What ctypes would truncate or refuse without saying why.
     with pytest.raises(ValueError, match="rows must be below 2"):
         k.launch([good, good, good], None, 1 << 70)
