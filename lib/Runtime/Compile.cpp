@@ -167,6 +167,14 @@ llvm::Expected<rkc::CompileResult> rkc::compile(const CompileRequest &req) {
       mlir::parseSourceFile<mlir::ModuleOp>(mgr, mlir::ParserConfig(&ctx));
   if (!module)
     return fail(req.specName + ": error: cannot parse the spec");
+  // One kernel a spec: a second function would be dropped without a word.
+  int funcs = 0;
+  for (auto func : module->getOps<mlir::func::FuncOp>())
+    if (!func.isExternal() && ++funcs == 2) {
+      func.emitError("a spec holds one function (one kernel); this is a second: give it "
+                     "its own spec");
+      return fail(req.specName + ": error: more than one function");
+    }
 
   CompileResult res;
   // Every successful return carries the warnings (a --dtype the spec ignores).
