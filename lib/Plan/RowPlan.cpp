@@ -319,8 +319,14 @@ std::string checkPlan(const RowPlan &pl, const RowProblem &p, const Target &t) {
   if (pl.rows < 1 || pl.ctaThreads() > t.maxThreadsPerCta ||
       pl.ctaThreads() % 32 != 0)
     return llvm::formatv("threads x rows ({0} x {1}) must be a multiple of 32 "
-                         "and at most {2}",
-                         pl.threads, pl.rows, t.maxThreadsPerCta);
+                         "and at most {2}{3}",
+                         pl.threads, pl.rows, t.maxThreadsPerCta,
+                         pl.ctasPerRow() > 1
+                             ? llvm::formatv(" (a row of {0} elements over {1} CTAs: too short "
+                                             "to split that far)",
+                                             p.cols, pl.ctasPerRow())
+                                   .str()
+                             : std::string());
   if (!isPow2(pl.cluster) || pl.cluster > t.maxCluster)
     return t.hasClusters()
                ? llvm::formatv("cluster = {0} must be a power of two up to {1}",

@@ -354,7 +354,8 @@ struct SpecializeShapes
     }
     llvm::StringSet<> given;
     for (const std::string &entry : shapes) {
-      auto [name, dimsText] = StringRef(entry).split('=');
+      auto [untrimmed, dimsText] = StringRef(entry).split('=');
+      StringRef name = untrimmed.trim(); // " x = 4 x 8" names x
       if (!given.insert(name).second)
         return func.emitError() << "--shape " << name << " is given twice";
       auto it = byName.find(name);
