@@ -6,6 +6,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -91,6 +92,14 @@ LogicalResult RkDialect::verifyRegionArgAttribute(Operation *op,
   if (!name || name.getValue().empty())
     return op->emitError() << "'rk.name' of argument #" << argIndex
                            << " must be a non-empty string";
+  // A name is what --shape addresses and what the kernel's argument list
+  // (and the disk cache's record of it) holds: "a b" or "a=b" could never
+  // be given a shape, and a space split the cached record into other fields.
+  if (!llvm::all_of(name.getValue(), [](char c) {
+        return llvm::isAlnum(c) || c == '_' || c == '.' || c == '-';
+      }))
+    return op->emitError() << "argument #" << argIndex << " is named '" << name.getValue()
+                           << "': an rk.name is letters, digits, '_', '.' and '-'";
   Region &region = op->getRegion(regionIndex);
   for (BlockArgument other : region.getArguments()) {
     if (other.getArgNumber() >= argIndex)

@@ -339,16 +339,7 @@ struct SpecializeShapes
     llvm::StringMap<unsigned> byName;
     std::string names;
     for (BlockArgument arg : func.getArguments()) {
-      std::string n = argName(func, arg.getArgNumber());
-      // A name is what --shape addresses and what the kernel's argument
-      // list (and the disk cache's entry of it) records: letters, digits,
-      // '_', '.', '-' ("a b" or "a=b" could never be given a shape, and a
-      // name with spaces read back from the disk cache as other fields).
-      if (n.empty() || !llvm::all_of(n, [](char c) {
-            return llvm::isAlnum(c) || c == '_' || c == '.' || c == '-';
-          }))
-        return func.emitError() << "argument #" << arg.getArgNumber() << " is named '" << n
-                                << "': an rk.name is letters, digits, '_', '.' and '-'";
+      std::string n = argName(func, arg.getArgNumber()); // checked by the rk verifier
       byName[n] = arg.getArgNumber();
       names += (names.empty() ? "" : ", ") + n;
     }

@@ -1279,6 +1279,13 @@ func.func @arg_name_empty(%x: tensor<4x8xf32> {rk.name = "x"}, %w: tensor<8xf32>
 
 // -----
 
+// expected-error @+1 {{argument #1 is named 'w=2': an rk.name is letters, digits, '_', '.' and '-'}}
+func.func @arg_name_not_a_name(%x: tensor<4x8xf32> {rk.name = "x"}, %w: tensor<8xf32> {rk.name = "w=2"}) {
+  return
+}
+
+// -----
+
 // expected-error @+1 {{'rk.name' of argument #0 must be a non-empty string}}
 func.func @arg_name_not_string(%x: tensor<4x8xf32> {rk.name = 1 : i64}) {
   return
