@@ -156,6 +156,31 @@ static const KeywordField kKeywordFields[] = {
     {"acts", &PlanOverride::acts, {{"smem", 1}, {"global", 0}}, 2},
 };
 
+/// The schedule's integer fields: a count (`field`) or a 0 / 1 switch
+/// (`flag`), and whether 0 is a value.
+namespace {
+struct IntegerField {
+  const char *key;
+  int64_t PlanOverride::*field;
+  int PlanOverride::*flag;
+  bool zeroOk;
+};
+} // namespace
+static const IntegerField kIntegerFields[] = {
+    {"threads", &PlanOverride::threads, nullptr, false},
+    {"values", &PlanOverride::values, nullptr, false},
+    {"vector", &PlanOverride::vector, nullptr, false},
+    {"rows", &PlanOverride::rows, nullptr, false},
+    {"cluster", &PlanOverride::cluster, nullptr, false},
+    {"split", &PlanOverride::split, nullptr, false},
+    {"unroll", &PlanOverride::unroll, nullptr, false},
+    {"min_blocks", &PlanOverride::minBlocks, nullptr, true},
+    {"kwarps", &PlanOverride::kwarps, nullptr, false},
+    {"keep", &PlanOverride::keep, nullptr, true},
+    {"mma", nullptr, &PlanOverride::mma, true},
+    {"prefetch", nullptr, &PlanOverride::prefetch, true},
+};
+
 /// `val` as the code of keyword field `f`, or the error that names its values.
 static Expected<int> keywordValue(const KeywordField &f, StringRef val) {
   std::string list;
@@ -174,13 +199,13 @@ Expected<PlanOverride> parseOverride(StringRef text) {
   llvm::SmallVector<StringRef> items;
   text.split(items, ',', -1, /*KeepEmpty=*/false);
   for (StringRef item : items) {
+    if (!item.contains('='))
+      return llvm::createStringError("schedule: '" + item.trim().str() +
+                                     "' is not FIELD=VALUE (e.g. threads=256)");
     // Plain variables, not a structured binding: a lambda may not capture
     // one before C++20 (clang rejects it; the fuzz build is clang's).
     std::pair<StringRef, StringRef> kv = item.trim().split('=');
     StringRef key = kv.first.trim(), val = kv.second.trim();
-    if (!item.contains('='))
-      return llvm::createStringError("schedule: '" + item.trim().str() +
-                                     "' is not FIELD=VALUE (e.g. threads=256)");
     auto kw = llvm::find_if(kKeywordFields, [&](const KeywordField &f) { return key == f.key; });
     if (kw != std::end(kKeywordFields)) {
       Expected<int> code = keywordValue(*kw, val);
@@ -189,36 +214,25 @@ Expected<PlanOverride> parseOverride(StringRef text) {
       o.*(kw->field) = *code;
       continue;
     }
-    static const char *const kIntegerFields[] = {"threads", "values",     "vector", "rows",
-                                                 "cluster", "split",      "unroll", "min_blocks",
-                                                 "kwarps",  "keep",       "mma",    "prefetch"};
-    if (llvm::none_of(kIntegerFields, [&](const char *f) { return key == f; }))
+    auto in = llvm::find_if(kIntegerFields, [&](const IntegerField &f) { return key == f.key; });
+    if (in == std::end(kIntegerFields))
       return llvm::createStringError(
           "schedule: unknown field '" + key.str() +
           "' (threads, values, vector, rows, cluster, split, staging, unroll, "
           "min_blocks, prefetch, keep, evict = last or normal; column kernels: mma = 0 or 1, kwarps, acts = smem "
           "or global)");
     int64_t v;
-    bool zeroOk = key == "min_blocks" || key == "mma" || key == "prefetch" || key == "keep";
-    if (val.getAsInteger(10, v) || v < 0 || (v == 0 && !zeroOk))
+    if (val.getAsInteger(10, v) || v < 0 || (v == 0 && !in->zeroOk))
       return llvm::createStringError(
           "schedule: '" + key.str() + "' needs a " +
-          (zeroOk ? "non-negative" : "positive") + " integer, got '" + val.str() + "'");
-    if (key == "threads") o.threads = v;
-    else if (key == "values") o.values = v;
-    else if (key == "vector") o.vector = v;
-    else if (key == "rows") o.rows = v;
-    else if (key == "cluster") o.cluster = v;
-    else if (key == "split") o.split = v;
-    else if (key == "unroll") o.unroll = v;
-    else if (key == "min_blocks") o.minBlocks = v;
-    else if (key == "kwarps") o.kwarps = v;
-    else if (key == "keep") o.keep = v;
-    else if (key == "mma" || key == "prefetch") {
-      if (v > 1)
-        return llvm::createStringError("schedule: '" + key.str() + "' is 0 or 1, got '" +
-                                       val.str() + "'");
-      (key == "mma" ? o.mma : o.prefetch) = (int)v;
+          (in->zeroOk ? "non-negative" : "positive") + " integer, got '" + val.str() + "'");
+    if (!in->flag) {
+      o.*(in->field) = v;
+    } else if (v > 1) {
+      return llvm::createStringError("schedule: '" + key.str() + "' is 0 or 1, got '" +
+                                     val.str() + "'");
+    } else {
+      o.*(in->flag) = (int)v;
     }
   }
   return o;
@@ -1156,9 +1170,12 @@ static Expected<RowPlan> planRowWith(const RowProblem &p, const Target &t,
   // 128 threads (N = 4096) it is worth 2.3 % to logsumexp (session 21).
   // (Rule 3's 16-bit read-only rows at 8 vectors a thread in CTAs of 256
   // threads or more are staged: their measurement, above.)
-  bool readOnlyInRegisters = pl.ctasPerRow() == 1 && p.outputRowBytes == 0 &&
-                             p.inputElemBytes == 2 && pl.rows == 1 && pl.threads <= 512 &&
-                             !shifted && !oneWave(pl, p, t) && t.hasClusters() &&
+  // A read-only 16-bit row in one CTA, not shifted, over more than a wave:
+  // the rows the two register rules below take, one or several to a CTA.
+  bool readOnly16 = pl.ctasPerRow() == 1 && p.outputRowBytes == 0 && p.inputElemBytes == 2 &&
+                    !shifted && !oneWave(pl, p, t);
+  bool readOnlyInRegisters = readOnly16 && pl.rows == 1 && pl.threads <= 512 &&
+                             t.hasClusters() &&
                              !(deepReadOnly16 && pl.threads >= kDeepReadOnly16AsyncThreads);
   if (readOnlyInRegisters && o.staging < 0 && pl.staging == Staging::Registers &&
       o.minBlocks < 0 && pl.threads <= kReadOnlyTwoCtasThreads)
@@ -1171,9 +1188,7 @@ static Expected<RowPlan> planRowWith(const RowProblem &p, const Target &t,
   // 1.017x / 1.022x, f16 1.009-1.057x, argmax bf16 1.007-1.029x, logsumexp
   // bf16 1.018-1.040x (0.996x at 256). min_blocks = 2 added nothing there
   // and cost logsumexp 10-15 %, so none is asked.
-  bool shortReadOnlyInRegisters = t.fastMemory() && pl.ctasPerRow() == 1 && pl.rows > 1 &&
-                                  p.outputRowBytes == 0 && oneRowInput(p) &&
-                                  p.inputElemBytes == 2 && !shifted && !oneWave(pl, p, t);
+  bool shortReadOnlyInRegisters = readOnly16 && pl.rows > 1 && t.fastMemory() && oneRowInput(p);
   bool readOnlyRow = pl.ctasPerRow() == 1 && p.outputRowBytes == 0 && t.hasClusters() &&
                      !shortReadOnlyInRegisters;
   bool wideRow = pl.ctasPerRow() == 1 && pl.rows == 1 && pl.threads >= 256 && !oneWave(pl, p, t) &&

@@ -83,7 +83,7 @@ struct Cache {
 /// (~25 KiB each). Kernels in use stay alive through their handles; a
 /// dropped request compiles again (or comes from the disk cache) when next
 /// asked. Entries still compiling stay (single flight).
-template <class Map> void bound(Map &entries, size_t limit) {
+void bound(std::map<std::string, std::shared_future<Flight>> &entries, size_t limit) {
   if (entries.size() < limit)
     return;
   for (auto it = entries.begin(); it != entries.end();) {

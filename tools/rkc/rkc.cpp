@@ -144,12 +144,7 @@ int compileCommand(std::vector<std::string> args) {
         dst = a.split('=').second.str();
         return true;
       }
-      // The next argument, unless it is another option (`--dtype --emit
-      // cuda` swallowed --emit) or empty.
-      if (i + 1 >= args.size() || StringRef(args[i + 1]).starts_with("--") || args[i + 1].empty())
-        return false;
-      dst = args[++i];
-      return true;
+      return takeValue(args, i, dst);
     };
     auto flag = [&](StringRef name) { return a == name || a.starts_with((name + "=").str()); };
     std::string v;
@@ -173,9 +168,8 @@ int compileCommand(std::vector<std::string> args) {
     } else if (flag("--streaming")) {
       if (!value(req.options.streaming)) return error("error: --streaming needs a value");
     } else if (a == "-o") {
-      if (i + 1 >= args.size() || args[i + 1].empty() || StringRef(args[i + 1]).starts_with("--"))
+      if (!takeValue(args, i, out))
         return error("error: -o needs a file name");
-      out = args[++i];
     } else if (a == "--print-plan") {
       printPlan = true;
     } else if (a == "-h" || a == "--help") {
