@@ -111,3 +111,20 @@ func.func @evict_two_rows(%x: tensor<512x4096xbf16> {rk.name = "x"}, %r: tensor<
   tier.store %yf, %y : !tier.frag<16 x f32>, tensor<512x4096xbf16>
   return
 }
+
+// -----
+
+// A row whose layout sweeps 2^31 columns or more (256 threads x 32 values
+// x 128 CTAs over 2^31 - 1 columns): the kernels' column indices are ints.
+// expected-error @+1 {{rows of 2147483647 elements are too long: the layout (threads=256,values=32,vector=4,rows=1,cluster=1,staging=stream,unroll=8,min_blocks=0,split=128) sweeps 2147483648 columns, and column indices must stay below 2^31}}
+func.func @sweep_past_int(%arg0: tensor<1x2147483647xf32> {rk.name = "x"}, %arg1: tensor<1xf32> {rk.name = "out0", tier.output}) attributes {tier.arch = "sm_90a", tier.layout = #tier.tv_layout<threads = 256, values = 32, vector = 4, rows = 1>, tier.schedule = #tier.schedule<reduce = grid, cluster = 1, staging = stream, unroll = 8, min_blocks = 0, split = 128>} {
+  %0 = tier.load %arg0 {fill = 0.000000e+00 : f32} : tensor<1x2147483647xf32> -> <32 x f32>
+  %1 = tier.thread_reduce %0 {
+  } {init = [0.000000e+00 : f32], kind = #rk<reduce_kind add>} : !tier.frag<32 x f32> -> f32
+  %2 = tier.warp_reduce %1 {
+  } {kind = #rk<reduce_kind add>, width = 32 : i64} : f32 -> f32
+  %3 = tier.grid_reduce %2 {
+  } {kind = #rk<reduce_kind add>, split = 128 : i64, warps = 8 : i64} : f32 -> f32
+  tier.store_row_scalar %3, %arg1 : f32, tensor<1xf32>
+  return
+}
